@@ -1,0 +1,75 @@
+#include "cli/cli_app.h"
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+#include <headroom/version.h>
+
+#include <CLI/CLI.hpp>
+#include <exception>
+#include <map>
+#include <ostream>
+#include <string>
+
+namespace headroom::cli {
+
+namespace {
+
+bool looksLikeOption(const std::string &argument) {
+    return !argument.empty() && argument[0] == '-';
+}
+
+} // namespace
+
+int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &err) {
+    CLI::App app("Headroom: train real models on modest hardware without out-of-memory errors",
+                 "headroom-cli");
+    app.set_version_flag("--version", std::string("headroom-cli ") + kVersion);
+    app.require_subcommand(1);
+    app.fallthrough(false);
+
+    const Streams streams{out, err};
+    std::map<std::string, CommandRunner> runners;
+    runners["devices"] = addDevicesCommand(app, streams);
+
+    // Name an unknown command or option plainly: CLI11 would first complain that a
+    // subcommand is missing.
+    if (argc > 1) {
+        const std::string first = argv[1];
+        const bool known_option = first == "-h" || first == "--help" || first == "--version";
+        if (looksLikeOption(first) && !known_option) {
+            err << "headroom-cli: unknown option '" << first << "'\n\n" << app.help();
+            return kExitBadInput;
+        }
+        if (!looksLikeOption(first) && runners.count(first) == 0) {
+            err << "headroom-cli: unknown command '" << first << "'\n\n" << app.help();
+            return kExitBadInput;
+        }
+    }
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp &) {
+        out << app.help();
+        return kExitSuccess;
+    } catch (const CLI::CallForVersion &version) {
+        out << version.what() << '\n';
+        return kExitSuccess;
+    } catch (const CLI::ParseError &error) {
+        // help() delegates to the subcommand being parsed, so usage matches the mistake.
+        err << "headroom-cli: " << error.what() << "\n\n" << app.help();
+        return kExitBadInput;
+    }
+
+    try {
+        for (const CLI::App *sub : app.get_subcommands()) {
+            return runners.at(sub->get_name())();
+        }
+    } catch (const std::exception &error) {
+        err << "headroom-cli: internal error: " << error.what() << '\n';
+        return kExitInternalError;
+    }
+    return kExitInternalError;
+}
+
+} // namespace headroom::cli

@@ -1,0 +1,24 @@
+#pragma once
+
+#include <functional>
+#include <iosfwd>
+
+namespace CLI {
+class App;
+}
+
+namespace headroom::cli {
+
+// Where a command writes: machine-readable output on `out`, people's text on `err`.
+struct Streams {
+    std::ostream &out;
+    std::ostream &err;
+};
+
+// Each command adds its subcommand to the app and returns the function that runs it once
+// parsing succeeded. The function returns an ExitCode.
+using CommandRunner = std::function<int()>;
+
+CommandRunner addDevicesCommand(CLI::App &app, Streams streams);
+
+} // namespace headroom::cli

@@ -1,0 +1,10 @@
+#include "cli/cli_app.h"
+
+#include <headroom/engine.h>
+
+#include <iostream>
+
+int main(int argc, char **argv) {
+    headroom::initializeEngine();
+    return headroom::cli::runCli(argc, argv, std::cout, std::cerr);
+}

@@ -1,0 +1,65 @@
+#include "MainWindow.h"
+
+#include <headroom/engine.h>
+#include <headroom/version.h>
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QLibraryInfo>
+#include <QLocale>
+#include <QTimer>
+#include <QTranslator>
+
+namespace {
+
+void installTranslations(QApplication &app) {
+    auto *qt_translator = new QTranslator(&app);
+    if (qt_translator->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
+                            QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
+        QApplication::installTranslator(qt_translator);
+    }
+    auto *translator = new QTranslator(&app);
+    if (translator->load(QLocale(), QStringLiteral("headroom"), QStringLiteral("_"),
+                         QStringLiteral(":/i18n"))) {
+        QApplication::installTranslator(translator);
+    }
+}
+
+} // namespace
+
+int main(int argc, char *argv[]) {
+    headroom::initializeEngine();
+    QApplication app(argc, argv);
+    QApplication::setApplicationName(QStringLiteral("Headroom"));
+    QApplication::setOrganizationName(QStringLiteral("Headroom"));
+    QApplication::setApplicationVersion(QString::fromLatin1(headroom::kVersion));
+    QGuiApplication::setDesktopFileName(QString::fromLatin1(headroom::kApplicationId));
+    installTranslations(app);
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QApplication::translate(
+        "main", "Train real models on modest hardware without out-of-memory errors."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    const QCommandLineOption smoke(
+        QStringLiteral("smoke"),
+        QApplication::translate("main", "Start, show the main window once, and exit 0."));
+    parser.addOption(smoke);
+    parser.addPositionalArgument(QStringLiteral("project"),
+                                 QApplication::translate("main", "Project file to open."),
+                                 QStringLiteral("[project]"));
+    parser.process(app);
+
+    headroom::ui::MainWindow window;
+    window.show();
+
+    if (parser.isSet(smoke)) {
+        // Packaging tests start the installed app this way: it must construct, lay out and
+        // paint the window, then leave.
+        QTimer::singleShot(0, &app, [&window]() {
+            const bool painted = !window.grab().isNull();
+            QApplication::exit(painted && window.isVisible() ? 0 : 1);
+        });
+    }
+    return QApplication::exec();
+}

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Headroom developer entry point: installs what is missing, builds, runs or tests.
+#
+#   ./headroom.sh run     install deps, build (Release), start the app with the sample project
+#                         (headless training with headroom-cli when there is no display)
+#   ./headroom.sh test    install deps, build (Release), run the whole suite through ctest
+#   ./headroom.sh deps    only install the Debian packages that are missing
+#   ./headroom.sh build   only configure and build (Release)
+#
+# Environment: HEADROOM_BUILD_DIR (default build/release), HEADROOM_JOBS (default: all cores).
+set -euo pipefail
+
+repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+build_dir="${HEADROOM_BUILD_DIR:-$repo_root/build/release}"
+jobs="${HEADROOM_JOBS:-$(nproc 2>/dev/null || echo 2)}"
+
+# Every package comes from Debian 12. libopenblas0-pthread matters: without it LibTorch falls
+# back to reference BLAS and trains ~17x slower. qt6-qpa-plugins holds the xcb platform plugin
+# (a real window), fonts-dejavu-core gives text to offscreen and Xvfb rendering.
+packages=(
+  cmake g++ ninja-build ccache git
+  qt6-base-dev qt6-tools-dev qt6-l10n-tools libqt6svg6-dev libqt6sql6-sqlite qt6-qpa-plugins
+  libqcustomplot-dev libqcustomplot2.1-qt6
+  libtorch-dev libopenblas0-pthread
+  libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev
+  fonts-dejavu-core xvfb xauth
+)
+
+say() { printf '\033[1mheadroom:\033[0m %s\n' "$*" >&2; }
+
+as_root() {
+  if [ "$(id -u)" -eq 0 ]; then
+    "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo "$@"
+  else
+    say "need root to install packages: run as root or install sudo"
+    exit 1
+  fi
+}
+
+missing_packages() {
+  local pkg
+  for pkg in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q '^install ok installed$'; then
+      printf '%s\n' "$pkg"
+    fi
+  done
+}
+
+install_deps() {
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    say "this script installs Debian packages; on other systems install the equivalents of: ${packages[*]}"
+    return 0
+  fi
+  local missing
+  mapfile -t missing < <(missing_packages)
+  if [ "${#missing[@]}" -eq 0 ]; then
+    return 0
+  fi
+  say "installing missing packages: ${missing[*]}"
+  # Refresh the package lists only when apt does not know a package we need.
+  local pkg needs_update=0
+  for pkg in "${missing[@]}"; do
+    if ! apt-cache policy "$pkg" 2>/dev/null | grep -q 'Candidate: [0-9]'; then
+      needs_update=1
+      break
+    fi
+  done
+  if [ "$needs_update" -eq 1 ]; then
+    as_root apt-get update -q
+  fi
+  as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+}
+
+build() {
+  if [ ! -f "$build_dir/CMakeCache.txt" ]; then
+    say "configuring (Release) in $build_dir"
+    cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
+  fi
+  say "building with $jobs jobs"
+  cmake --build "$build_dir" --parallel "$jobs"
+}
+
+has_display() {
+  [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ "$(uname -s)" = Darwin ]
+}
+
+run_app() {
+  local sample_dir="$build_dir/sample"
+  local sample="$sample_dir/sample-gpt.headroom"
+  if has_display; then
+    say "starting Headroom with the sample project"
+    exec "$build_dir/app/headroom" "$sample"
+  fi
+  say "no display found (DISPLAY and WAYLAND_DISPLAY are unset): running the sample project headless"
+  "$build_dir/app/headroom-cli" devices
+  mkdir -p "$sample_dir"
+  if [ ! -f "$sample" ]; then
+    "$build_dir/app/headroom-cli" new "$sample" --recipe gpt \
+      --data "$repo_root/resources/sample/corpus.txt" --set train.steps=150
+  fi
+  "$build_dir/app/headroom-cli" train "$sample"
+  "$build_dir/app/headroom-cli" runs "$sample"
+}
+
+run_tests() {
+  say "running the test suite"
+  cd "$build_dir"
+  QT_QPA_PLATFORM=offscreen ctest --output-on-failure --parallel "$jobs"
+}
+
+command="${1:-}"
+case "$command" in
+  run) install_deps; build; run_app ;;
+  test) install_deps; build; run_tests ;;
+  deps) install_deps ;;
+  build) install_deps; build ;;
+  *)
+    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+    exit 2
+    ;;
+esac
