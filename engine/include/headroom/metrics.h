@@ -1,0 +1,42 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace headroom {
+
+// One optimizer step, as observers, the project file and `train --json` see it.
+struct StepMetrics {
+    std::int64_t step = 0; // 1-based optimizer step
+    double loss = 0;
+    double lr = 0;
+    double grad_norm = 0;
+    int micro_batch = 0;
+    int accumulation = 0;
+    double tokens_per_s = 0;
+    double samples_per_s = 0;
+    std::uint64_t mem_live = 0;
+    std::uint64_t mem_peak = 0;
+    double elapsed_s = 0; // since the run (or resumed run) started
+    std::string samples_digest;
+};
+
+// A validation pass. accuracy is for classifiers, rmse for regressors; NaN when not applicable.
+struct EvalMetrics {
+    std::int64_t step = 0;
+    double loss = 0;
+    double accuracy = 0;
+    double rmse = 0;
+    std::int64_t examples = 0;
+};
+
+// Something that happened during a run: "checkpoint", "nan_loss", "eval", "oom_recovered", ...
+// details is a JSON object text with the kind-specific fields.
+struct EngineEvent {
+    std::string kind;
+    std::int64_t step = 0;
+    std::string message;
+    std::string details = "{}";
+};
+
+} // namespace headroom

@@ -1,0 +1,129 @@
+#pragma once
+
+#include <headroom/metrics.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace headroom {
+
+// Anything wrong with a project file: not a Headroom project, newer schema, I/O failure...
+// The message says which file and what is wrong.
+class ProjectError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+enum class RunStatus { Running, Paused, Finished, Stopped, Failed, Interrupted };
+std::string toString(RunStatus status);
+RunStatus runStatusFromString(const std::string &text); // throws ProjectError on unknown text
+
+struct RunRecord {
+    std::int64_t id = 0;
+    RunStatus status = RunStatus::Running;
+    std::string config_json;  // snapshot of the Config the run used
+    std::string device;       // "cpu", "cuda:0", "mps"
+    std::string started_at;   // ISO 8601 UTC
+    std::string ended_at;     // empty while running
+    std::int64_t resumed_from = 0; // run id this run continued, 0 for a fresh run
+    std::int64_t last_step = 0;
+    std::int64_t target_steps = 0;
+    std::optional<double> final_loss;
+    std::optional<double> final_val_loss;
+    std::uint64_t peak_bytes = 0;
+    std::int64_t oom_recoveries = 0;
+    std::string message;      // why it ended (diagnosis, error), may be empty
+    std::string summary_json = "{}"; // recipe-specific final figures (accuracy, rmse, schema...)
+};
+
+struct CheckpointRecord {
+    std::int64_t id = 0;
+    std::int64_t run_id = 0;
+    std::int64_t step = 0;
+    std::string path;   // relative to the project's data folder
+    std::string sha256; // hex digest of the file
+    std::uint64_t bytes = 0;
+    std::string created_at;
+};
+
+struct EventRecord {
+    std::int64_t run_id = 0;
+    EngineEvent event;
+};
+
+struct EvalRecord {
+    std::int64_t run_id = 0;
+    EvalMetrics metrics;
+};
+
+// A Headroom project: one SQLite file (`NAME.headroom`) and a sibling folder
+// (`NAME.headroom.d/`) for checkpoints. Not thread-safe: one Project per thread; the
+// MetricsWriter opens its own connection.
+class Project {
+public:
+    // Creates a new project file; throws if the file exists.
+    static Project create(const std::string &path, const std::string &config_json);
+    // Opens (and migrates) an existing project; throws ProjectError with a specific message.
+    static Project open(const std::string &path);
+
+    Project(Project &&) noexcept;
+    Project &operator=(Project &&) noexcept;
+    ~Project();
+
+    const std::string &path() const;
+    std::string dataDirectory() const; // PATH.d, created on demand
+    int schemaVersion() const;
+
+    std::string configJson() const;
+    void setConfigJson(const std::string &config_json);
+
+    // Named blobs stored inside the project (e.g. "tokenizer" -> SentencePiece model proto).
+    void putBlob(const std::string &name, const std::string &bytes);
+    std::optional<std::string> blob(const std::string &name) const;
+
+    std::int64_t beginRun(const std::string &config_json, const std::string &device,
+                          std::int64_t target_steps, std::int64_t resumed_from);
+    void updateRun(const RunRecord &record); // status, ended_at, last_step, finals, message...
+    std::vector<RunRecord> runs() const;
+    std::optional<RunRecord> run(std::int64_t id) const;
+    // Runs left "running" by a process that died are marked interrupted.
+    int markAbandonedRunsInterrupted();
+
+    void addCheckpoint(const CheckpointRecord &record);
+    std::vector<CheckpointRecord> checkpoints(std::int64_t run_id) const;
+    // Latest checkpoint of this run or, following resumed_from, of the runs it continued.
+    std::optional<CheckpointRecord> latestCheckpoint(std::int64_t run_id) const;
+
+    std::vector<StepMetrics> metrics(std::int64_t run_id) const;
+    std::vector<EvalRecord> evaluations(std::int64_t run_id) const;
+    std::vector<EventRecord> events(std::int64_t run_id) const;
+
+private:
+    struct Impl;
+    explicit Project(std::unique_ptr<Impl> impl);
+    std::unique_ptr<Impl> impl_;
+};
+
+// Writes step metrics, evaluations and events of one run from its own thread in batched
+// transactions, so the training step never waits on the disk.
+class MetricsWriter {
+public:
+    MetricsWriter(const std::string &project_path, std::int64_t run_id);
+    ~MetricsWriter(); // flushes and joins
+
+    void post(const StepMetrics &metrics);
+    void post(const EvalMetrics &metrics);
+    void post(const EngineEvent &event);
+    // Blocks until everything posted so far is committed. Throws ProjectError if a write failed.
+    void flush();
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+} // namespace headroom

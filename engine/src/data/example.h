@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace headroom::data {
+
+// One training or validation sample, torch-free; recipes collate them into tensors.
+struct Example {
+    // Stable identity: the example's ordinal in the (unshuffled) data set, with the epoch in
+    // the top 16 bits. Hashed into the per-step samples_digest.
+    std::uint64_t id = 0;
+
+    // gpt: seq_len + 1 token ids (inputs are [0, seq_len), targets are [1, seq_len]).
+    std::vector<std::int32_t> tokens;
+
+    // tabular: standardized numeric features, category indices per categorical column
+    // (0 = unknown / missing), and the target (class index, or standardized value for
+    // regression).
+    std::vector<float> numeric;
+    std::vector<std::int64_t> categorical;
+    double target = 0;
+};
+
+inline std::uint64_t makeExampleId(std::uint64_t epoch, std::uint64_t ordinal) {
+    return (epoch << 48) | (ordinal & ((std::uint64_t{1} << 48) - 1));
+}
+
+} // namespace headroom::data

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "data/data_spec.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headroom::data {
+
+enum class TokenizerKind { Byte, Bpe, Unigram };
+TokenizerKind parseTokenizerKind(const std::string &text); // "byte" | "bpe" | "unigram"
+std::string toString(TokenizerKind kind);
+
+class Tokenizer {
+public:
+    virtual ~Tokenizer() = default;
+    virtual TokenizerKind kind() const = 0;
+    virtual std::int32_t vocabSize() const = 0;
+    // Separates documents (lines / JSONL records) in the token stream.
+    virtual std::int32_t endOfTextId() const = 0;
+    virtual std::vector<std::int32_t> encode(const std::string &utf8) const = 0;
+    virtual std::string decode(const std::vector<std::int32_t> &ids) const = 0;
+    // Bytes that recreate this tokenizer with loadTokenizer (empty for Byte).
+    virtual std::string serialize() const = 0;
+};
+
+// Bytes 0..255 are ids 0..255, end-of-text is 256: vocabulary 257, nothing to train.
+std::unique_ptr<Tokenizer> makeByteTokenizer();
+
+// Trains a SentencePiece model (BPE or unigram) on the text of the data set's training split.
+// Throws DataError on bad data, std::runtime_error when SentencePiece refuses (message says why,
+// e.g. vocabulary too large for the corpus).
+std::unique_ptr<Tokenizer> trainSentencePiece(const DataSpec &spec, TokenizerKind kind,
+                                              std::int32_t vocab_size);
+
+// Recreates a tokenizer from kind + serialize() output.
+std::unique_ptr<Tokenizer> loadTokenizer(TokenizerKind kind, const std::string &serialized);
+
+} // namespace headroom::data

@@ -1,0 +1,35 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <vector>
+
+namespace headroom::models {
+
+struct TabularMlpOptions {
+    TabularMlpOptions(std::int64_t numeric_features, std::int64_t outputs)
+        : numeric_features_(numeric_features), outputs_(outputs) {}
+    TORCH_ARG(std::int64_t, numeric_features);
+    // Category count per categorical column, including the "unknown" id 0.
+    TORCH_ARG(std::vector<std::int64_t>, cardinalities) = {};
+    // 0 = automatic per column: min(16, (cardinality + 1) / 2), at least 2.
+    TORCH_ARG(std::int64_t, embedding_dim) = 0;
+    TORCH_ARG(std::vector<std::int64_t>, hidden) = std::vector<std::int64_t>{128, 64};
+    TORCH_ARG(double, dropout) = 0.1;
+    // Number of classes, or 1 for regression.
+    TORCH_ARG(std::int64_t, outputs);
+};
+
+// MLP over [standardized numeric features | embeddings of categorical columns]:
+// Linear -> GELU -> Dropout per hidden layer, then a Linear head.
+class TabularMlpImpl : public torch::nn::Module {
+public:
+    explicit TabularMlpImpl(const TabularMlpOptions &options);
+    // numeric [B, F] float, categorical [B, C] int64 -> [B, outputs]
+    torch::Tensor forward(const torch::Tensor &numeric, const torch::Tensor &categorical);
+    const TabularMlpOptions &options() const;
+};
+TORCH_MODULE(TabularMlp);
+
+} // namespace headroom::models
