@@ -3,6 +3,8 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 
+#include <headroom/config.h>
+#include <headroom/project.h>
 #include <headroom/version.h>
 
 #include <CLI/CLI.hpp>
@@ -31,6 +33,10 @@ int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &e
     const Streams streams{out, err};
     std::map<std::string, CommandRunner> runners;
     runners["devices"] = addDevicesCommand(app, streams);
+    runners["new"] = addNewCommand(app, streams);
+    runners["train"] = addTrainCommand(app, streams);
+    runners["runs"] = addRunsCommand(app, streams);
+    runners["export"] = addExportCommand(app, streams);
 
     // Name an unknown command or option plainly: CLI11 would first complain that a
     // subcommand is missing.
@@ -65,6 +71,12 @@ int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &e
         for (const CLI::App *sub : app.get_subcommands()) {
             return runners.at(sub->get_name())();
         }
+    } catch (const InputError &error) {
+        err << "headroom-cli: " << error.what() << '\n';
+        return kExitBadInput;
+    } catch (const ProjectError &error) {
+        err << "headroom-cli: " << error.what() << '\n';
+        return kExitBadInput;
     } catch (const std::exception &error) {
         err << "headroom-cli: internal error: " << error.what() << '\n';
         return kExitInternalError;

@@ -20,5 +20,9 @@ struct Streams {
 using CommandRunner = std::function<int()>;
 
 CommandRunner addDevicesCommand(CLI::App &app, Streams streams);
+CommandRunner addNewCommand(CLI::App &app, Streams streams);
+CommandRunner addTrainCommand(CLI::App &app, Streams streams);
+CommandRunner addRunsCommand(CLI::App &app, Streams streams);
+CommandRunner addExportCommand(CLI::App &app, Streams streams);
 
 } // namespace headroom::cli

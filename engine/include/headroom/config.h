@@ -8,10 +8,16 @@
 
 namespace headroom {
 
-// A bad key or value. The message names the key and the accepted values.
-class ConfigError : public std::runtime_error {
+// Bad input from the user: a data file, an argument, a value. The message names the problem.
+class InputError : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+// A bad key or value. The message names the key and the accepted values.
+class ConfigError : public InputError {
+public:
+    using InputError::InputError;
 };
 
 enum class KeyType { String, Choice, Integer, Real, Boolean, Bytes, Path };

@@ -118,4 +118,18 @@ std::uint64_t processResidentBytes() {
 #endif
 }
 
+std::uint64_t processPeakResidentBytes() {
+#if defined(__linux__)
+    return readKibibyteField("/proc/self/status", "VmHWM");
+#elif defined(_WIN32)
+    PROCESS_MEMORY_COUNTERS counters{};
+    if (GetProcessMemoryInfo(GetCurrentProcess(), &counters, sizeof counters)) {
+        return counters.PeakWorkingSetSize;
+    }
+    return 0;
+#else
+    return processResidentBytes();
+#endif
+}
+
 } // namespace headroom::device

@@ -21,4 +21,7 @@ int logicalCoreCount();
 // Resident set size of this process, in bytes (0 where unknown).
 std::uint64_t processResidentBytes();
 
+// Highest resident set size this process has had, in bytes (0 where unknown).
+std::uint64_t processPeakResidentBytes();
+
 } // namespace headroom::device

@@ -1,0 +1,95 @@
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+#include <headroom/project.h>
+#include <headroom/units.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <memory>
+#include <ostream>
+
+namespace headroom::cli {
+
+namespace {
+
+nlohmann::json optionalNumber(const std::optional<double> &value) {
+    return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json runToJson(const RunRecord &run) {
+    return {{"id", run.id},
+            {"status", toString(run.status)},
+            {"device", run.device},
+            {"started_at", run.started_at},
+            {"ended_at", run.ended_at},
+            {"resumed_from", run.resumed_from},
+            {"last_step", run.last_step},
+            {"target_steps", run.target_steps},
+            {"final_loss", optionalNumber(run.final_loss)},
+            {"final_val_loss", optionalNumber(run.final_val_loss)},
+            {"peak_bytes", run.peak_bytes},
+            {"oom_recoveries", run.oom_recoveries},
+            {"message", run.message},
+            {"summary", nlohmann::json::parse(run.summary_json.empty() ? "{}" : run.summary_json)},
+            {"config", nlohmann::json::parse(run.config_json.empty() ? "{}" : run.config_json)}};
+}
+
+std::string formatLoss(const std::optional<double> &value) {
+    if (!value) {
+        return "-";
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f", *value);
+    return text;
+}
+
+} // namespace
+
+CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
+    CLI::App *command = app.add_subcommand("runs", "List the runs of a project");
+    auto project_path = std::make_shared<std::string>();
+    auto as_json = std::make_shared<bool>(false);
+    command->add_option("PROJECT", *project_path, "Project file")->required();
+    command->add_flag("--json", *as_json, "Print a JSON array");
+
+    return [streams, project_path, as_json]() {
+        const Project project = Project::open(*project_path);
+        const std::vector<RunRecord> runs = project.runs();
+        if (*as_json) {
+            nlohmann::json list = nlohmann::json::array();
+            for (const RunRecord &run : runs) {
+                list.push_back(runToJson(run));
+            }
+            streams.out << list.dump(2) << '\n';
+            return static_cast<int>(kExitSuccess);
+        }
+        if (runs.empty()) {
+            streams.out << "no runs yet: headroom-cli train " << *project_path << '\n';
+            return static_cast<int>(kExitSuccess);
+        }
+        char line[256];
+        std::snprintf(line, sizeof line, "%-4s %-12s %-11s %-10s %-10s %-10s %-7s %-20s %s\n", "run",
+                      "status", "steps", "loss", "val loss", "peak mem", "device", "started",
+                      "from");
+        streams.out << line;
+        for (const RunRecord &run : runs) {
+            const std::string steps =
+                std::to_string(run.last_step) + "/" + std::to_string(run.target_steps);
+            std::snprintf(line, sizeof line, "%-4lld %-12s %-11s %-10s %-10s %-10s %-7s %-20s %s\n",
+                          static_cast<long long>(run.id), toString(run.status).c_str(),
+                          steps.c_str(), formatLoss(run.final_loss).c_str(),
+                          formatLoss(run.final_val_loss).c_str(),
+                          formatBytes(run.peak_bytes).c_str(), run.device.c_str(),
+                          run.started_at.c_str(),
+                          run.resumed_from ? ("run " + std::to_string(run.resumed_from)).c_str()
+                                           : "-");
+            streams.out << line;
+        }
+        return static_cast<int>(kExitSuccess);
+    };
+}
+
+} // namespace headroom::cli

@@ -1,0 +1,215 @@
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+#include <headroom/session.h>
+#include <headroom/units.h>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <mutex>
+#include <ostream>
+
+namespace headroom::cli {
+
+namespace {
+
+std::atomic<Session *> g_interruptible_session{nullptr};
+
+extern "C" void stopOnSignal(int) {
+    if (Session *session = g_interruptible_session.load()) {
+        session->requestStopFromSignal();
+    }
+}
+
+nlohmann::json finiteOrNull(double value) {
+    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+// Prints progress: JSON lines on stdout with --json, and human text on stderr always.
+class ProgressPrinter final : public SessionObserver {
+public:
+    ProgressPrinter(Streams streams, bool json) : streams_(streams), json_(json) {}
+
+    void onStep(const StepMetrics &m) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (json_) {
+            const nlohmann::json line = {{"type", "step"},
+                                         {"step", m.step},
+                                         {"loss", finiteOrNull(m.loss)},
+                                         {"lr", m.lr},
+                                         {"micro_batch", m.micro_batch},
+                                         {"accumulation", m.accumulation},
+                                         {"tokens_per_s", m.tokens_per_s},
+                                         {"samples_per_s", m.samples_per_s},
+                                         {"mem_live", m.mem_live},
+                                         {"mem_peak", m.mem_peak},
+                                         {"grad_norm", finiteOrNull(m.grad_norm)},
+                                         {"samples_digest", m.samples_digest}};
+            streams_.out << line.dump() << '\n' << std::flush;
+        }
+        if (m.step == 1 || m.step % every_ == 0 || m.step == target_) {
+            char text[200];
+            std::snprintf(text, sizeof text,
+                          "step %6lld/%lld  loss %.4f  lr %.2e  %.0f %s/s  mem %s\n",
+                          static_cast<long long>(m.step), static_cast<long long>(target_), m.loss,
+                          m.lr, m.tokens_per_s > 0 ? m.tokens_per_s : m.samples_per_s,
+                          m.tokens_per_s > 0 ? "tok" : "samples", formatBytes(m.mem_live).c_str());
+            streams_.err << text << std::flush;
+        }
+    }
+
+    void onEval(const EvalMetrics &m) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (json_) {
+            const nlohmann::json line = {{"type", "eval"},
+                                         {"step", m.step},
+                                         {"loss", finiteOrNull(m.loss)},
+                                         {"accuracy", finiteOrNull(m.accuracy)},
+                                         {"rmse", finiteOrNull(m.rmse)},
+                                         {"examples", m.examples}};
+            streams_.out << line.dump() << '\n' << std::flush;
+        }
+        char text[160];
+        int used = std::snprintf(text, sizeof text, "  validation at step %lld: loss %.4f",
+                                 static_cast<long long>(m.step), m.loss);
+        if (std::isfinite(m.accuracy)) {
+            used += std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                                  ", accuracy %.1f%%", 100.0 * m.accuracy);
+        }
+        if (std::isfinite(m.rmse)) {
+            std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used), ", RMSE %.4g",
+                          m.rmse);
+        }
+        streams_.err << text << " (" << m.examples << " examples)\n" << std::flush;
+    }
+
+    void onEvent(const EngineEvent &event) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (json_) {
+            nlohmann::json line = nlohmann::json::parse(event.details, nullptr, false);
+            if (!line.is_object()) {
+                line = nlohmann::json::object();
+            }
+            line["type"] = "event";
+            line["kind"] = event.kind;
+            line["step"] = event.step;
+            line["message"] = event.message;
+            streams_.out << line.dump() << '\n' << std::flush;
+        }
+        if (event.kind != "checkpoint" || verbose_checkpoints_) {
+            streams_.err << "  " << event.kind << ": " << event.message << '\n' << std::flush;
+        }
+    }
+
+    void onStateChanged(SessionState state, const std::string &message) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        if (state == SessionState::Preparing || state == SessionState::Running) {
+            if (!message.empty()) {
+                streams_.err << message << '\n' << std::flush;
+            }
+        }
+    }
+
+    void onRunStarted(const RunInfo &info) override {
+        std::lock_guard<std::mutex> lock(mutex_);
+        target_ = info.target_steps;
+        every_ = std::max<std::int64_t>(1, (info.stop_step - info.start_step) / 20);
+        if (json_) {
+            const nlohmann::json line = {{"type", "start"},
+                                         {"run_id", info.run_id},
+                                         {"resumed_from", info.resumed_from},
+                                         {"start_step", info.start_step},
+                                         {"stop_step", info.stop_step},
+                                         {"target_steps", info.target_steps},
+                                         {"device", info.device},
+                                         {"model", info.model}};
+            streams_.out << line.dump() << '\n' << std::flush;
+        }
+        streams_.err << "run " << info.run_id << " on " << info.device << ": steps "
+                     << info.start_step + 1 << ".." << info.stop_step << " of "
+                     << info.target_steps << '\n'
+                     << std::flush;
+    }
+
+private:
+    Streams streams_;
+    bool json_;
+    bool verbose_checkpoints_ = false;
+    std::mutex mutex_;
+    std::int64_t target_ = 0;
+    std::int64_t every_ = 10;
+};
+
+} // namespace
+
+CommandRunner addTrainCommand(CLI::App &app, Streams streams) {
+    CLI::App *command = app.add_subcommand("train", "Train, or continue a run with --resume");
+    struct Options {
+        SessionRequest request;
+        std::int64_t steps = 0;
+        bool json = false;
+    };
+    auto options = std::make_shared<Options>();
+    command->add_option("PROJECT", options->request.project_path, "Project file")->required();
+    command->add_option("--steps", options->steps,
+                        "Stop (with a checkpoint) after N optimizer steps of this session")
+        ->check(CLI::PositiveNumber);
+    command->add_flag("--resume", options->request.resume,
+                      "Continue the latest run from its last checkpoint");
+    command->add_option("--set", options->request.overrides,
+                        "KEY=VALUE for this run (repeatable)");
+    command->add_flag("--json", options->json, "One JSON object per line on stdout");
+
+    return [streams, options]() {
+        options->request.max_steps = options->steps;
+        Session session(options->request);
+        ProgressPrinter printer(streams, options->json);
+        session.addObserver(&printer);
+
+        g_interruptible_session.store(&session);
+        auto previous_int = std::signal(SIGINT, stopOnSignal);
+        auto previous_term = std::signal(SIGTERM, stopOnSignal);
+        session.start();
+        const RunResult result = session.wait();
+        std::signal(SIGINT, previous_int);
+        std::signal(SIGTERM, previous_term);
+        g_interruptible_session.store(nullptr);
+
+        if (options->json) {
+            const nlohmann::json done = {
+                {"type", "done"},
+                {"run_id", result.run_id},
+                {"status", toString(result.state)},
+                {"step", result.last_step},
+                {"target_steps", result.target_steps},
+                {"final_loss", result.final_loss ? nlohmann::json(*result.final_loss) : nullptr},
+                {"final_val_loss",
+                 result.final_val_loss ? nlohmann::json(*result.final_val_loss) : nullptr},
+                {"message", result.message}};
+            streams.out << done.dump() << '\n' << std::flush;
+        }
+        switch (result.failure) {
+        case FailureKind::None:
+            streams.err << result.message << " (run " << result.run_id << ")\n";
+            return static_cast<int>(kExitSuccess);
+        case FailureKind::BadInput:
+            streams.err << "headroom-cli: " << result.message << '\n';
+            return static_cast<int>(kExitBadInput);
+        case FailureKind::CannotContinue:
+            streams.err << "headroom-cli: the run could not continue: " << result.message << '\n';
+            return static_cast<int>(kExitCannotContinue);
+        case FailureKind::Internal:
+            break;
+        }
+        streams.err << "headroom-cli: internal error: " << result.message << '\n';
+        return static_cast<int>(kExitInternalError);
+    };
+}
+
+} // namespace headroom::cli

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace headroom {
+
+// The non-training steps of the workflow, shared by headroom-cli and the desktop app. They
+// throw InputError (bad data, config or arguments; the message names the problem) or
+// ProjectError (the project file).
+
+struct NewProjectRequest {
+    std::string project_path;
+    std::string recipe;    // "gpt" | "tabular"
+    std::string data_path; // as the user typed it (relative to the working directory)
+    std::string config_json; // optional: a JSON object of key: value settings
+    std::vector<std::string> overrides; // "key=value", applied last
+};
+
+// Validates the settings and the whole data file, prepares the tokenizer (SentencePiece is
+// trained here) or the tabular schema, then creates the project. Nothing is written when a
+// check fails. Returns lines describing what was created.
+std::vector<std::string> createProject(const NewProjectRequest &request,
+                                       const std::function<void(const std::string &)> &progress);
+
+// Writes a run's step metrics (with validation figures at the steps that have them) as CSV.
+// Returns the number of rows written.
+std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_id,
+                              const std::string &csv_path);
+
+// Writes the weights of a run's latest checkpoint as safetensors, with the config, recipe,
+// tokenizer and step in the metadata. Returns the step of the exported checkpoint.
+std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
+                           const std::string &safetensors_path);
+
+} // namespace headroom

@@ -1,0 +1,262 @@
+#include <headroom/config.h>
+#include <headroom/units.h>
+
+#include <nlohmann/json.hpp>
+
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <sstream>
+
+namespace headroom {
+
+namespace {
+
+std::string joined(const std::vector<std::string> &items, const char *separator) {
+    std::string text;
+    for (const std::string &item : items) {
+        if (!text.empty()) {
+            text += separator;
+        }
+        text += item;
+    }
+    return text;
+}
+
+std::string formatLimit(double value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+[[noreturn]] void reject(const KeySpec &spec, const std::string &value, const std::string &accepted) {
+    throw ConfigError("bad value '" + value + "' for " + spec.name + ": expected " + accepted);
+}
+
+std::string rangeText(const KeySpec &spec, const char *kind) {
+    return std::string(kind) + " from " + formatLimit(spec.minimum) + " to " +
+           formatLimit(spec.maximum);
+}
+
+bool parseInteger(const std::string &text, long long &value) {
+    if (text.empty()) {
+        return false;
+    }
+    errno = 0;
+    char *end = nullptr;
+    value = std::strtoll(text.c_str(), &end, 10);
+    return errno == 0 && end == text.c_str() + text.size();
+}
+
+bool parseReal(const std::string &text, double &value) {
+    if (text.empty()) {
+        return false;
+    }
+    errno = 0;
+    char *end = nullptr;
+    value = std::strtod(text.c_str(), &end);
+    return errno == 0 && end == text.c_str() + text.size() && std::isfinite(value);
+}
+
+bool isDeviceName(const std::string &value) {
+    if (value == "auto" || value == "cpu" || value == "cuda" || value == "mps") {
+        return true;
+    }
+    long long index = 0;
+    return value.rfind("cuda:", 0) == 0 && parseInteger(value.substr(5), index) && index >= 0 &&
+           index < 64;
+}
+
+bool isPositiveIntegerList(const std::string &value) {
+    std::stringstream items(value);
+    std::string item;
+    int count = 0;
+    while (std::getline(items, item, ',')) {
+        long long width = 0;
+        if (!parseInteger(item, width) || width < 1 || width > 1048576) {
+            return false;
+        }
+        ++count;
+    }
+    return count > 0 && value.back() != ',';
+}
+
+// Validates one value against its key and returns the stored (normalized) text.
+std::string normalize(const KeySpec &spec, const std::string &value) {
+    switch (spec.type) {
+    case KeyType::Choice:
+        for (const std::string &accepted : spec.choices) {
+            if (value == accepted) {
+                return value;
+            }
+        }
+        reject(spec, value, "one of " + joined(spec.choices, ", "));
+    case KeyType::Integer: {
+        long long number = 0;
+        if (!parseInteger(value, number) || static_cast<double>(number) < spec.minimum ||
+            static_cast<double>(number) > spec.maximum) {
+            reject(spec, value, rangeText(spec, "a whole number"));
+        }
+        return std::to_string(number);
+    }
+    case KeyType::Real: {
+        double number = 0;
+        if (!parseReal(value, number) || number < spec.minimum || number > spec.maximum) {
+            reject(spec, value, rangeText(spec, "a number"));
+        }
+        return value;
+    }
+    case KeyType::Boolean:
+        if (value == "true" || value == "1" || value == "yes" || value == "on") {
+            return "true";
+        }
+        if (value == "false" || value == "0" || value == "no" || value == "off") {
+            return "false";
+        }
+        reject(spec, value, "true or false");
+    case KeyType::Bytes:
+        if (value == "none" || parseBytes(value)) {
+            return value;
+        }
+        reject(spec, value, "a size such as 512MiB or 8GiB, or none");
+    case KeyType::Path:
+        if (value.find('\0') != std::string::npos) {
+            reject(spec, value, "a file path");
+        }
+        return value;
+    case KeyType::String:
+        if (spec.name == "device" && !isDeviceName(value)) {
+            reject(spec, value, "auto, cpu, cuda, cuda:N or mps");
+        }
+        if (spec.name == "model.hidden" && !isPositiveIntegerList(value)) {
+            reject(spec, value, "comma-separated layer widths such as 128,64");
+        }
+        return value;
+    }
+    return value;
+}
+
+const KeySpec &requireKey(const std::string &key) {
+    const KeySpec *spec = findConfigKey(key);
+    if (spec == nullptr) {
+        std::vector<std::string> names;
+        for (const KeySpec &known : configKeys()) {
+            names.push_back(known.name);
+        }
+        throw ConfigError("unknown key '" + key + "'; known keys: " + joined(names, ", "));
+    }
+    return *spec;
+}
+
+} // namespace
+
+Config::Config() {
+    for (const KeySpec &spec : configKeys()) {
+        values_[spec.name] = spec.default_value;
+    }
+}
+
+void Config::set(const std::string &key, const std::string &value) {
+    const KeySpec &spec = requireKey(key);
+    values_[key] = normalize(spec, value);
+}
+
+void Config::setAssignment(const std::string &assignment) {
+    const auto equals = assignment.find('=');
+    if (equals == std::string::npos || equals == 0) {
+        throw ConfigError("bad --set '" + assignment + "': expected KEY=VALUE");
+    }
+    set(assignment.substr(0, equals), assignment.substr(equals + 1));
+}
+
+const std::string &Config::text(const std::string &key) const {
+    requireKey(key);
+    return values_.at(key);
+}
+
+std::int64_t Config::integer(const std::string &key) const {
+    return std::stoll(text(key));
+}
+
+double Config::real(const std::string &key) const { return std::stod(text(key)); }
+
+bool Config::boolean(const std::string &key) const { return text(key) == "true"; }
+
+std::uint64_t Config::bytes(const std::string &key) const {
+    const std::string &value = text(key);
+    return value == "none" ? 0 : parseBytes(value).value_or(0);
+}
+
+std::map<std::string, std::string> Config::changed() const {
+    std::map<std::string, std::string> result;
+    for (const KeySpec &spec : configKeys()) {
+        const std::string &value = values_.at(spec.name);
+        if (value != spec.default_value) {
+            result[spec.name] = value;
+        }
+    }
+    return result;
+}
+
+void Config::validate() const {
+    if (text("data.path").empty()) {
+        throw ConfigError("data.path is empty: give the training data file");
+    }
+    const std::string &recipe = text("recipe");
+    const std::string &format = text("data.format");
+    if (recipe == "gpt") {
+        if (integer("model.params") == 0 && integer("model.dim") % integer("model.heads") != 0) {
+            throw ConfigError("model.dim (" + text("model.dim") +
+                              ") must be divisible by model.heads (" + text("model.heads") + ")");
+        }
+    } else if (recipe == "tabular") {
+        if (format != "auto" && format != "csv") {
+            throw ConfigError("data.format=" + format +
+                              " does not work with recipe=tabular: tabular data must be csv");
+        }
+    }
+    if (integer("data.stride") > integer("model.seq_len")) {
+        throw ConfigError("data.stride (" + text("data.stride") + ") is larger than model.seq_len (" +
+                          text("model.seq_len") + "): tokens between windows would be skipped");
+    }
+}
+
+std::string Config::toJson(int indent) const {
+    nlohmann::ordered_json document = nlohmann::ordered_json::object();
+    for (const KeySpec &spec : configKeys()) {
+        document[spec.name] = values_.at(spec.name);
+    }
+    return document.dump(indent);
+}
+
+Config Config::fromJson(const std::string &json) {
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(json);
+    } catch (const nlohmann::json::exception &error) {
+        throw ConfigError(std::string("config is not valid JSON: ") + error.what());
+    }
+    if (!document.is_object()) {
+        throw ConfigError("config must be a JSON object of \"key\": \"value\" pairs");
+    }
+    Config config;
+    for (const auto &item : document.items()) {
+        const nlohmann::json &value = item.value();
+        std::string text;
+        if (value.is_string()) {
+            text = value.get<std::string>();
+        } else if (value.is_boolean()) {
+            text = value.get<bool>() ? "true" : "false";
+        } else if (value.is_number_integer()) {
+            text = std::to_string(value.get<long long>());
+        } else if (value.is_number()) {
+            text = value.dump();
+        } else {
+            throw ConfigError("bad value for " + item.key() + ": expected a string or a number");
+        }
+        config.set(item.key(), text);
+    }
+    return config;
+}
+
+} // namespace headroom

@@ -1,0 +1,118 @@
+// The registry of configuration keys: one place for names, types, defaults and limits.
+#include <headroom/config.h>
+
+namespace headroom {
+
+namespace {
+
+KeySpec choice(const char *name, const char *default_value, std::vector<std::string> choices,
+               const char *description) {
+    KeySpec spec;
+    spec.name = name;
+    spec.type = KeyType::Choice;
+    spec.default_value = default_value;
+    spec.choices = std::move(choices);
+    spec.description = description;
+    return spec;
+}
+
+KeySpec integer(const char *name, const char *default_value, double minimum, double maximum,
+                const char *description) {
+    KeySpec spec;
+    spec.name = name;
+    spec.type = KeyType::Integer;
+    spec.default_value = default_value;
+    spec.minimum = minimum;
+    spec.maximum = maximum;
+    spec.description = description;
+    return spec;
+}
+
+KeySpec real(const char *name, const char *default_value, double minimum, double maximum,
+             const char *description) {
+    KeySpec spec = integer(name, default_value, minimum, maximum, description);
+    spec.type = KeyType::Real;
+    return spec;
+}
+
+KeySpec text(const char *name, const char *default_value, KeyType type, const char *description) {
+    KeySpec spec;
+    spec.name = name;
+    spec.type = type;
+    spec.default_value = default_value;
+    spec.description = description;
+    return spec;
+}
+
+std::vector<KeySpec> buildKeys() {
+    return {
+        choice("recipe", "gpt", {"gpt", "tabular"},
+               "What to train: a GPT language model or a tabular MLP"),
+        text("device", "auto", KeyType::String, "auto, cpu, cuda, cuda:N or mps"),
+
+        text("data.path", "", KeyType::Path,
+             "Training data file (relative paths are relative to the project file)"),
+        choice("data.format", "auto", {"auto", "text", "jsonl", "csv"},
+               "Data format; auto goes by the file extension"),
+        text("data.text_field", "text", KeyType::String,
+             "JSONL field or CSV column holding the text (gpt)"),
+        text("data.target", "", KeyType::String, "CSV target column (tabular); empty = last"),
+        choice("data.task", "auto", {"auto", "classification", "regression"},
+               "Tabular task; auto infers it from the target column"),
+        integer("data.shuffle_buffer", "1024", 1, 10000000, "Examples held for shuffling"),
+        integer("data.max_examples", "0", 0, 1e12, "Records read from the file; 0 = all"),
+        real("data.validation_fraction", "0.1", 0, 0.5, "Share of records kept for validation"),
+        integer("data.stride", "0", 0, 1000000, "Tokens between windows (gpt); 0 = seq_len"),
+
+        choice("tokenizer", "byte", {"byte", "bpe", "unigram"},
+               "byte needs no training; bpe/unigram train SentencePiece on the corpus"),
+        integer("tokenizer.vocab_size", "1024", 64, 65536, "SentencePiece vocabulary size"),
+
+        integer("model.params", "0", 0, 1e11,
+                "Target parameter count (gpt); 0 = use layers, heads and dim"),
+        integer("model.layers", "4", 1, 128, "Transformer blocks (gpt)"),
+        integer("model.heads", "4", 1, 128, "Attention heads (gpt)"),
+        integer("model.dim", "128", 8, 16384, "Embedding width (gpt)"),
+        integer("model.seq_len", "64", 2, 65536, "Context length in tokens (gpt)"),
+        real("model.dropout", "0.1", 0, 0.9, "Dropout probability"),
+        text("model.hidden", "128,64", KeyType::String,
+             "Hidden layer widths of the tabular MLP, comma-separated"),
+        integer("model.embedding_dim", "0", 0, 1024,
+                "Embedding width of categorical columns (tabular); 0 = automatic"),
+
+        integer("train.micro_batch", "12", 1, 1048576, "Examples per forward/backward pass"),
+        integer("train.accumulation", "1", 1, 1048576,
+                "Micro-batches per optimizer step (effective batch = micro_batch x accumulation)"),
+        real("train.lr", "0.0003", 1e-9, 10, "Peak learning rate (AdamW)"),
+        real("train.min_lr_ratio", "0.1", 0, 1, "Final learning rate as a share of train.lr"),
+        integer("train.warmup_steps", "10", 0, 1e9, "Linear warm-up steps before cosine decay"),
+        integer("train.steps", "200", 1, 1e9, "Optimizer steps of the run"),
+        real("train.weight_decay", "0.01", 0, 10, "AdamW weight decay"),
+        real("train.grad_clip", "1.0", 0, 1e9, "Clip the gradient norm to this; 0 = off"),
+        integer("train.seed", "1234", 0, 9007199254740992.0,
+                "Seed of initialization, dropout and shuffling"),
+        integer("train.checkpoint_every", "50", 0, 1e9,
+                "Steps between checkpoints; 0 = only at the end"),
+        integer("train.eval_every", "50", 0, 1e9, "Steps between validation passes; 0 = only at the end"),
+        integer("train.eval_batches", "8", 1, 1e6, "Micro-batches per validation pass"),
+        integer("train.threads", "0", 0, 4096, "CPU threads for LibTorch; 0 = all cores"),
+    };
+}
+
+} // namespace
+
+const std::vector<KeySpec> &configKeys() {
+    static const std::vector<KeySpec> keys = buildKeys();
+    return keys;
+}
+
+const KeySpec *findConfigKey(const std::string &name) {
+    for (const KeySpec &spec : configKeys()) {
+        if (spec.name == name) {
+            return &spec;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace headroom

@@ -1,0 +1,111 @@
+#include "train/checkpoint.h"
+
+#include "util/files.h"
+
+#include <stdexcept>
+
+namespace headroom::train {
+
+namespace {
+
+constexpr std::int64_t kCheckpointFormat = 1;
+
+torch::Tensor bytesToTensor(const std::string &bytes) {
+    torch::Tensor tensor = torch::empty({static_cast<std::int64_t>(bytes.size())}, torch::kUInt8);
+    std::memcpy(tensor.data_ptr<std::uint8_t>(), bytes.data(), bytes.size());
+    return tensor;
+}
+
+std::string tensorToBytes(const torch::Tensor &tensor) {
+    const torch::Tensor contiguous = tensor.to(torch::kCPU).contiguous();
+    return std::string(reinterpret_cast<const char *>(contiguous.data_ptr<std::uint8_t>()),
+                       static_cast<std::size_t>(contiguous.numel()));
+}
+
+CheckpointMeta readMeta(torch::serialize::InputArchive &archive, const std::string &path) {
+    c10::IValue format;
+    if (!archive.try_read("format", format) || !format.isInt() ||
+        format.toInt() != kCheckpointFormat) {
+        throw std::runtime_error(path + ": not a Headroom checkpoint of a known format");
+    }
+    CheckpointMeta meta;
+    c10::IValue value;
+    archive.read("step", value);
+    meta.step = value.toInt();
+    archive.read("run_id", value);
+    meta.run_id = value.toInt();
+    archive.read("config_json", value);
+    meta.config_json = value.toStringRef();
+    torch::Tensor data_state;
+    archive.read("data_state", data_state);
+    meta.data_state = tensorToBytes(data_state);
+    archive.read("cpu_rng_state", meta.cpu_rng_state);
+    return meta;
+}
+
+torch::serialize::InputArchive openArchive(const std::string &path) {
+    torch::serialize::InputArchive archive;
+    try {
+        archive.load_from(path);
+    } catch (const c10::Error &error) {
+        throw std::runtime_error(path + ": cannot read checkpoint: " + error.what_without_backtrace());
+    }
+    return archive;
+}
+
+} // namespace
+
+void saveCheckpoint(const std::string &path, torch::nn::Module &model,
+                    torch::optim::Optimizer &optimizer, const CheckpointMeta &meta) {
+    torch::serialize::OutputArchive archive;
+    archive.write("format", c10::IValue(kCheckpointFormat));
+    archive.write("step", c10::IValue(meta.step));
+    archive.write("run_id", c10::IValue(meta.run_id));
+    archive.write("config_json", c10::IValue(meta.config_json));
+    archive.write("data_state", bytesToTensor(meta.data_state));
+    archive.write("cpu_rng_state", meta.cpu_rng_state);
+
+    torch::serialize::OutputArchive model_archive;
+    model.save(model_archive);
+    archive.write("model", model_archive);
+    torch::serialize::OutputArchive optimizer_archive;
+    optimizer.save(optimizer_archive);
+    archive.write("optimizer", optimizer_archive);
+
+    const std::string temp_path = path + ".partial";
+    try {
+        archive.save_to(temp_path);
+    } catch (const c10::Error &error) {
+        throw std::runtime_error(path + ": cannot write checkpoint: " + error.what_without_backtrace());
+    }
+    util::commitFile(temp_path, path);
+}
+
+CheckpointMeta readCheckpointMeta(const std::string &path) {
+    torch::serialize::InputArchive archive = openArchive(path);
+    return readMeta(archive, path);
+}
+
+CheckpointMeta loadCheckpoint(const std::string &path, torch::nn::Module &model,
+                              torch::optim::Optimizer &optimizer) {
+    torch::serialize::InputArchive archive = openArchive(path);
+    CheckpointMeta meta = readMeta(archive, path);
+    torch::serialize::InputArchive model_archive;
+    archive.read("model", model_archive);
+    model.load(model_archive);
+    torch::serialize::InputArchive optimizer_archive;
+    archive.read("optimizer", optimizer_archive);
+    optimizer.load(optimizer_archive);
+    return meta;
+}
+
+CheckpointMeta loadCheckpointWeights(const std::string &path, torch::nn::Module &model) {
+    torch::serialize::InputArchive archive = openArchive(path);
+    CheckpointMeta meta = readMeta(archive, path);
+    torch::serialize::InputArchive model_archive;
+    archive.read("model", model_archive);
+    model.load(model_archive);
+    return meta;
+}
+
+} // namespace headroom::train

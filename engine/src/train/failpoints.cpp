@@ -1,0 +1,49 @@
+#include "train/failpoints.h"
+
+#include <cstdlib>
+#include <sstream>
+#include <stdexcept>
+
+namespace headroom::train {
+
+Failpoints Failpoints::fromEnvironment() {
+    const char *text = std::getenv("HEADROOM_FAILPOINT");
+    return text == nullptr ? Failpoints() : parse(text);
+}
+
+Failpoints Failpoints::parse(const std::string &text) {
+    Failpoints failpoints;
+    std::stringstream items(text);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        if (item.empty()) {
+            continue;
+        }
+        const auto at = item.find("@step:");
+        const std::string kind = item.substr(0, at);
+        if (at == std::string::npos || kind != "nan_loss") {
+            throw std::invalid_argument("HEADROOM_FAILPOINT: cannot read '" + item +
+                                        "'; expected nan_loss@step:N");
+        }
+        Point point;
+        point.kind = kind;
+        try {
+            point.step = std::stoll(item.substr(at + 6));
+        } catch (const std::exception &) {
+            throw std::invalid_argument("HEADROOM_FAILPOINT: bad step in '" + item + "'");
+        }
+        failpoints.points_.push_back(point);
+    }
+    return failpoints;
+}
+
+bool Failpoints::nanLossAt(std::int64_t step) const {
+    for (const Point &point : points_) {
+        if (point.kind == "nan_loss" && point.step == step) {
+            return true;
+        }
+    }
+    return false;
+}
+
+} // namespace headroom::train

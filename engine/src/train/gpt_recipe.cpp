@@ -1,0 +1,103 @@
+#include "train/recipe.h"
+
+#include <headroom/config.h>
+
+#include "models/gpt.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace headroom::train {
+
+std::int64_t Recipe::parameterCount() {
+    std::int64_t count = 0;
+    for (const torch::Tensor &parameter : module()->parameters()) {
+        count += parameter.numel();
+    }
+    return count;
+}
+
+namespace {
+
+class GptRecipe final : public Recipe {
+public:
+    GptRecipe(const models::GptOptions &options, torch::Device device)
+        : model_(options), device_(device), seq_len_(options.seq_len()) {
+        model_->to(device_);
+    }
+
+    std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
+
+    torch::Tensor loss(const ExampleBatch &batch) override {
+        const torch::Tensor tokens = collate(batch);
+        using torch::indexing::Slice;
+        return model_->loss(tokens.index({Slice(), Slice(0, seq_len_)}),
+                            tokens.index({Slice(), Slice(1, seq_len_ + 1)}));
+    }
+
+    void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
+        const auto count = static_cast<std::int64_t>(batch.size());
+        totals.loss_sum += loss(batch).item<double>() * static_cast<double>(count);
+        totals.examples += count;
+    }
+
+    std::int64_t tokensPerExample() const override { return seq_len_; }
+    bool reportsAccuracy() const override { return false; }
+    bool reportsRmse() const override { return false; }
+
+    std::string describe() const override {
+        const models::GptOptions &options = model_->options();
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "GPT · %lld layers · dim %lld · %lld heads · context %lld · vocab %lld · "
+                      "%.2f M parameters",
+                      static_cast<long long>(options.layers()),
+                      static_cast<long long>(options.dim()),
+                      static_cast<long long>(options.heads()),
+                      static_cast<long long>(options.seq_len()),
+                      static_cast<long long>(options.vocab_size()),
+                      static_cast<double>(models::gptParameterCount(options)) / 1e6);
+        return text;
+    }
+
+private:
+    torch::Tensor collate(const ExampleBatch &batch) const {
+        const auto rows = static_cast<std::int64_t>(batch.size());
+        const std::int64_t width = seq_len_ + 1;
+        torch::Tensor tokens = torch::empty({rows, width}, torch::kInt64);
+        auto *out = tokens.data_ptr<std::int64_t>();
+        for (std::int64_t row = 0; row < rows; ++row) {
+            const std::vector<std::int32_t> &source = batch[static_cast<std::size_t>(row)]->tokens;
+            TORCH_CHECK(static_cast<std::int64_t>(source.size()) == width,
+                        "example has ", source.size(), " tokens, expected ", width);
+            for (std::int64_t column = 0; column < width; ++column) {
+                out[row * width + column] = source[static_cast<std::size_t>(column)];
+            }
+        }
+        return device_.is_cpu() ? tokens : tokens.to(device_);
+    }
+
+    models::Gpt model_;
+    torch::Device device_;
+    std::int64_t seq_len_;
+};
+
+} // namespace
+
+std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
+                                      torch::Device device) {
+    const std::int64_t seq_len = config.integer("model.seq_len");
+    models::GptOptions options(vocab_size, seq_len);
+    if (config.integer("model.params") > 0) {
+        options = models::gptOptionsForParameterCount(config.integer("model.params"), vocab_size,
+                                                      seq_len);
+    } else {
+        options.layers(config.integer("model.layers"))
+            .heads(config.integer("model.heads"))
+            .dim(config.integer("model.dim"));
+    }
+    options.dropout(config.real("model.dropout"));
+    return std::make_unique<GptRecipe>(options, device);
+}
+
+} // namespace headroom::train

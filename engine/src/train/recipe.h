@@ -1,0 +1,56 @@
+#pragma once
+
+#include "data/example.h"
+
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace headroom {
+class Config;
+}
+namespace headroom::data {
+struct TabularSchema;
+}
+
+namespace headroom::train {
+
+using ExampleBatch = std::vector<const data::Example *>;
+
+// Sums over a validation pass; a recipe adds what it can measure.
+struct EvalTotals {
+    double loss_sum = 0;     // sum of per-example losses
+    double correct = 0;      // classification
+    double squared_error = 0; // regression, in the target's original units
+    std::int64_t examples = 0;
+};
+
+// What the trainer needs from a model family: the module, batch collation and losses.
+class Recipe {
+public:
+    virtual ~Recipe() = default;
+
+    virtual std::shared_ptr<torch::nn::Module> module() = 0;
+    // Mean loss over the batch (a scalar on the training device, attached to the graph).
+    virtual torch::Tensor loss(const ExampleBatch &batch) = 0;
+    // Adds this batch to the totals (called under NoGradGuard, module in eval mode).
+    virtual void evaluate(const ExampleBatch &batch, EvalTotals &totals) = 0;
+    // Tokens an example contributes to throughput (gpt: seq_len; tabular: 0).
+    virtual std::int64_t tokensPerExample() const = 0;
+    virtual bool reportsAccuracy() const = 0;
+    virtual bool reportsRmse() const = 0;
+    // "GPT · 4 layers · dim 128 · 4 heads · 0.82 M parameters"
+    virtual std::string describe() const = 0;
+
+    std::int64_t parameterCount();
+};
+
+std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
+                                      torch::Device device);
+std::unique_ptr<Recipe> makeTabularRecipe(const Config &config, const data::TabularSchema &schema,
+                                          torch::Device device);
+
+} // namespace headroom::train

@@ -1,0 +1,107 @@
+#include "train/run_setup.h"
+
+#include <headroom/config.h>
+#include <headroom/devices.h>
+#include <headroom/project.h>
+
+#include <filesystem>
+
+namespace headroom::train {
+
+namespace {
+// Which records are validation must not change between runs of a project.
+constexpr std::uint64_t kSplitSeed = 0x48454144524f4f4dULL;
+} // namespace
+
+std::string resolveDataPath(const std::string &data_path, const std::string &project_path) {
+    const std::filesystem::path path(data_path);
+    if (path.is_absolute() || project_path.empty()) {
+        return path.lexically_normal().string();
+    }
+    const std::filesystem::path folder = std::filesystem::absolute(project_path).parent_path();
+    return (folder / path).lexically_normal().string();
+}
+
+data::DataSpec dataSpecFromConfig(const Config &config, const std::string &project_path) {
+    data::DataSpec spec;
+    spec.path = resolveDataPath(config.text("data.path"), project_path);
+    const std::string &format = config.text("data.format");
+    spec.format = format == "auto" ? data::guessFormat(spec.path) : data::parseFormat(format);
+    spec.text_field = config.text("data.text_field");
+    spec.target = config.text("data.target");
+    spec.task = config.text("data.task");
+    spec.shuffle_buffer = config.integer("data.shuffle_buffer");
+    spec.max_examples = config.integer("data.max_examples");
+    spec.validation_fraction = config.real("data.validation_fraction");
+    spec.seq_len = config.integer("model.seq_len");
+    spec.stride = config.integer("data.stride");
+    spec.seed = static_cast<std::uint64_t>(config.integer("train.seed"));
+    spec.split_seed = kSplitSeed;
+    return spec;
+}
+
+torch::Device resolveDevice(const std::string &device) {
+    const DeviceReport report = detectDevices();
+    const std::string name = device == "auto" ? preferredDevice(report) : device;
+    if (name == "cpu") {
+        return torch::Device(torch::kCPU);
+    }
+    if (name == "mps") {
+        if (!report.mps.available) {
+            throw ConfigError("device=mps is not available here (" +
+                              std::string(report.mps.built ? "no Apple GPU found"
+                                                           : "this LibTorch has no MPS") +
+                              "); use device=cpu or device=auto");
+        }
+        return torch::Device(torch::kMPS);
+    }
+    // cuda or cuda:N
+    if (!report.cuda_built) {
+        throw ConfigError("device=" + name +
+                          " is not available: this LibTorch build has no CUDA; use device=cpu "
+                          "or device=auto");
+    }
+    const int index = name == "cuda" ? 0 : std::stoi(name.substr(5));
+    if (index >= static_cast<int>(report.cuda.size())) {
+        throw ConfigError("device=" + name + " is not available: " +
+                          std::to_string(report.cuda.size()) + " CUDA device(s) visible");
+    }
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
+}
+
+PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress) {
+    PreparedData prepared;
+    prepared.spec = dataSpecFromConfig(config, project.path());
+    if (config.text("recipe") == "gpt") {
+        const data::TokenizerKind kind = data::parseTokenizerKind(config.text("tokenizer"));
+        if (kind == data::TokenizerKind::Byte) {
+            prepared.tokenizer = data::makeByteTokenizer();
+            return prepared;
+        }
+        const auto vocab_size = static_cast<std::int32_t>(config.integer("tokenizer.vocab_size"));
+        const std::string blob_name =
+            "tokenizer/" + data::toString(kind) + "/" + std::to_string(vocab_size);
+        if (const auto stored = project.blob(blob_name)) {
+            prepared.tokenizer = data::loadTokenizer(kind, *stored);
+        } else {
+            progress("training the " + data::toString(kind) + " tokenizer (vocabulary " +
+                     std::to_string(vocab_size) + ") on the training split");
+            prepared.tokenizer = data::trainSentencePiece(prepared.spec, kind, vocab_size);
+            project.putBlob(blob_name, prepared.tokenizer->serialize());
+        }
+        return prepared;
+    }
+    const std::string blob_name = "tabular_schema/" + prepared.spec.target + "/" +
+                                  prepared.spec.task + "/" +
+                                  std::to_string(prepared.spec.max_examples);
+    if (const auto stored = project.blob(blob_name)) {
+        prepared.schema = data::TabularSchema::fromJson(*stored);
+    } else {
+        progress("reading the training split for column statistics");
+        prepared.schema = data::inferTabularSchema(prepared.spec);
+        project.putBlob(blob_name, prepared.schema->toJson());
+    }
+    return prepared;
+}
+
+} // namespace headroom::train

@@ -1,0 +1,41 @@
+#pragma once
+
+#include "data/data_spec.h"
+#include "data/tabular_schema.h"
+#include "data/tokenizer.h"
+
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+namespace headroom {
+class Config;
+class Project;
+} // namespace headroom
+
+namespace headroom::train {
+
+// The data side of a run: where to read, and the tokenizer or tabular schema it was encoded
+// with. Both are stored in the project the first time, so resumes and exports reuse them.
+struct PreparedData {
+    data::DataSpec spec;
+    std::unique_ptr<data::Tokenizer> tokenizer;  // gpt
+    std::optional<data::TabularSchema> schema; // tabular
+};
+
+// data.path relative to the project file's folder unless absolute.
+std::string resolveDataPath(const std::string &data_path, const std::string &project_path);
+
+data::DataSpec dataSpecFromConfig(const Config &config, const std::string &project_path);
+
+// "auto" -> the best available device; refuses devices this build or machine lacks with a
+// ConfigError that names what is available.
+torch::Device resolveDevice(const std::string &device);
+
+using ProgressCallback = std::function<void(const std::string &)>;
+PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress);
+
+} // namespace headroom::train

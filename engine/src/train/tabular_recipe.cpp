@@ -1,0 +1,150 @@
+#include "train/recipe.h"
+
+#include <headroom/config.h>
+
+#include "data/tabular_schema.h"
+#include "models/tabular_mlp.h"
+
+#include <cstdio>
+#include <sstream>
+
+namespace headroom::train {
+
+namespace {
+
+std::vector<std::int64_t> parseWidths(const std::string &text) {
+    std::vector<std::int64_t> widths;
+    std::stringstream items(text);
+    std::string item;
+    while (std::getline(items, item, ',')) {
+        widths.push_back(std::stoll(item));
+    }
+    return widths;
+}
+
+class TabularRecipe final : public Recipe {
+public:
+    TabularRecipe(const models::TabularMlpOptions &options, const data::TabularSchema &schema,
+                  torch::Device device)
+        : model_(options), device_(device), classification_(schema.classification),
+          target_stddev_(schema.target_stddev), classes_(static_cast<std::int64_t>(schema.classes.size())) {
+        model_->to(device_);
+    }
+
+    std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
+
+    torch::Tensor loss(const ExampleBatch &batch) override {
+        const Collated inputs = collate(batch);
+        const torch::Tensor output = model_->forward(inputs.numeric, inputs.categorical);
+        if (classification_) {
+            return torch::nn::functional::cross_entropy(output, inputs.target.to(torch::kInt64));
+        }
+        return torch::mse_loss(output.squeeze(1), inputs.target);
+    }
+
+    void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
+        const Collated inputs = collate(batch);
+        const torch::Tensor output = model_->forward(inputs.numeric, inputs.categorical);
+        const auto count = static_cast<std::int64_t>(batch.size());
+        if (classification_) {
+            const torch::Tensor labels = inputs.target.to(torch::kInt64);
+            totals.loss_sum += torch::nn::functional::cross_entropy(
+                                   output, labels,
+                                   torch::nn::functional::CrossEntropyFuncOptions().reduction(
+                                       torch::kSum))
+                                   .item<double>();
+            totals.correct += output.argmax(1).eq(labels).sum().item<double>();
+        } else {
+            const torch::Tensor error = output.squeeze(1) - inputs.target;
+            const double squared = error.pow(2).sum().item<double>();
+            totals.loss_sum += squared;
+            totals.squared_error += squared * target_stddev_ * target_stddev_;
+        }
+        totals.examples += count;
+    }
+
+    std::int64_t tokensPerExample() const override { return 0; }
+    bool reportsAccuracy() const override { return classification_; }
+    bool reportsRmse() const override { return !classification_; }
+
+    std::string describe() const override {
+        std::int64_t parameters = 0;
+        for (const torch::Tensor &parameter : model_->parameters()) {
+            parameters += parameter.numel();
+        }
+        const models::TabularMlpOptions &options = model_->options();
+        char text[200];
+        std::snprintf(text, sizeof text,
+                      "Tabular MLP · %s · %lld numeric + %zu categorical inputs · %lld "
+                      "parameters",
+                      classification_ ? ("classifier, " + std::to_string(classes_) + " classes").c_str()
+                                      : "regressor",
+                      static_cast<long long>(options.numeric_features()),
+                      options.cardinalities().size(), static_cast<long long>(parameters));
+        return text;
+    }
+
+private:
+    struct Collated {
+        torch::Tensor numeric;
+        torch::Tensor categorical;
+        torch::Tensor target;
+    };
+
+    Collated collate(const ExampleBatch &batch) const {
+        const auto rows = static_cast<std::int64_t>(batch.size());
+        const models::TabularMlpOptions &options = model_->options();
+        const std::int64_t numeric_width = options.numeric_features();
+        const auto categorical_width = static_cast<std::int64_t>(options.cardinalities().size());
+        Collated result;
+        result.numeric = torch::empty({rows, numeric_width}, torch::kFloat32);
+        result.categorical = torch::empty({rows, categorical_width}, torch::kInt64);
+        result.target = torch::empty({rows}, torch::kFloat32);
+        float *numeric = result.numeric.data_ptr<float>();
+        std::int64_t *categorical = result.categorical.data_ptr<std::int64_t>();
+        float *target = result.target.data_ptr<float>();
+        for (std::int64_t row = 0; row < rows; ++row) {
+            const data::Example &example = *batch[static_cast<std::size_t>(row)];
+            TORCH_CHECK(static_cast<std::int64_t>(example.numeric.size()) == numeric_width &&
+                            static_cast<std::int64_t>(example.categorical.size()) ==
+                                categorical_width,
+                        "tabular example does not match the schema");
+            std::copy(example.numeric.begin(), example.numeric.end(), numeric + row * numeric_width);
+            std::copy(example.categorical.begin(), example.categorical.end(),
+                      categorical + row * categorical_width);
+            target[row] = static_cast<float>(example.target);
+        }
+        if (!device_.is_cpu()) {
+            result.numeric = result.numeric.to(device_);
+            result.categorical = result.categorical.to(device_);
+            result.target = result.target.to(device_);
+        }
+        return result;
+    }
+
+    models::TabularMlp model_;
+    torch::Device device_;
+    bool classification_;
+    double target_stddev_;
+    std::int64_t classes_;
+};
+
+} // namespace
+
+std::unique_ptr<Recipe> makeTabularRecipe(const Config &config, const data::TabularSchema &schema,
+                                          torch::Device device) {
+    const auto outputs =
+        schema.classification ? static_cast<std::int64_t>(schema.classes.size()) : std::int64_t{1};
+    models::TabularMlpOptions options(static_cast<std::int64_t>(schema.numeric.size()), outputs);
+    std::vector<std::int64_t> cardinalities;
+    for (const data::CategoricalColumn &column : schema.categorical) {
+        cardinalities.push_back(static_cast<std::int64_t>(column.categories.size()) + 1);
+    }
+    options.cardinalities(cardinalities)
+        .embedding_dim(config.integer("model.embedding_dim"))
+        .hidden(parseWidths(config.text("model.hidden")))
+        .dropout(config.real("model.dropout"));
+    return std::make_unique<TabularRecipe>(options, schema, device);
+}
+
+} // namespace headroom::train

@@ -1,0 +1,151 @@
+#include <headroom/config.h>
+#include <headroom/project.h>
+#include <headroom/workflow.h>
+
+#include "data/data_error.h"
+#include "export/safetensors.h"
+#include "train/checkpoint.h"
+#include "train/recipe.h"
+#include "train/run_setup.h"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+
+namespace headroom {
+
+namespace {
+
+RunRecord requireRun(const Project &project, std::int64_t run_id) {
+    const std::optional<RunRecord> run = project.run(run_id);
+    if (!run) {
+        throw InputError("run " + std::to_string(run_id) + " not found in " + project.path() +
+                         "; `headroom-cli runs " + project.path() + "` lists the runs");
+    }
+    return *run;
+}
+
+std::string number(double value) {
+    if (!std::isfinite(value)) {
+        return "";
+    }
+    char text[32];
+    std::snprintf(text, sizeof text, "%.9g", value);
+    return text;
+}
+
+} // namespace
+
+std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_id,
+                              const std::string &csv_path) {
+    const Project project = Project::open(project_path);
+    requireRun(project, run_id);
+    std::map<std::int64_t, EvalMetrics> evaluations;
+    for (const EvalRecord &record : project.evaluations(run_id)) {
+        evaluations[record.metrics.step] = record.metrics;
+    }
+    const std::string temp_path = csv_path + ".partial";
+    std::ofstream out(temp_path, std::ios::trunc);
+    if (!out) {
+        throw InputError("cannot write " + csv_path);
+    }
+    out << "step,loss,lr,grad_norm,micro_batch,accumulation,tokens_per_s,samples_per_s,"
+           "mem_live,mem_peak,elapsed_s,samples_digest,val_loss,val_accuracy,val_rmse\n";
+    std::int64_t rows = 0;
+    for (const StepMetrics &metrics : project.metrics(run_id)) {
+        out << metrics.step << ',' << number(metrics.loss) << ',' << number(metrics.lr) << ','
+            << number(metrics.grad_norm) << ',' << metrics.micro_batch << ','
+            << metrics.accumulation << ',' << number(metrics.tokens_per_s) << ','
+            << number(metrics.samples_per_s) << ',' << metrics.mem_live << ',' << metrics.mem_peak
+            << ',' << number(metrics.elapsed_s) << ',' << metrics.samples_digest << ',';
+        const auto evaluation = evaluations.find(metrics.step);
+        if (evaluation != evaluations.end()) {
+            out << number(evaluation->second.loss) << ',' << number(evaluation->second.accuracy)
+                << ',' << number(evaluation->second.rmse);
+        } else {
+            out << ",,";
+        }
+        out << '\n';
+        ++rows;
+    }
+    out.close();
+    if (!out) {
+        throw InputError("cannot write " + csv_path + " (disk full?)");
+    }
+    std::filesystem::rename(temp_path, csv_path);
+    return rows;
+}
+
+std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
+                           const std::string &safetensors_path) {
+    Project project = Project::open(project_path);
+    requireRun(project, run_id);
+    const std::optional<CheckpointRecord> checkpoint = project.latestCheckpoint(run_id);
+    if (!checkpoint) {
+        throw InputError("run " + std::to_string(run_id) + " has no checkpoint to export");
+    }
+    const std::string path =
+        (std::filesystem::path(project.dataDirectory()) / checkpoint->path).string();
+    const train::CheckpointMeta meta = train::readCheckpointMeta(path);
+    const Config config = Config::fromJson(meta.config_json);
+
+    train::PreparedData prepared;
+    try {
+        prepared = train::prepareData(config, project, [](const std::string &) {});
+    } catch (const data::DataError &error) {
+        throw InputError(error.what());
+    }
+    const torch::Device cpu(torch::kCPU);
+    std::unique_ptr<train::Recipe> recipe =
+        prepared.tokenizer ? train::makeGptRecipe(config, prepared.tokenizer->vocabSize(), cpu)
+                           : train::makeTabularRecipe(config, *prepared.schema, cpu);
+    train::loadCheckpointWeights(path, *recipe->module());
+
+    // Tied weights are one tensor: export it once, under its first name.
+    std::vector<torch::Tensor> keep_alive;
+    std::vector<exporting::TensorView> views;
+    std::set<const void *> seen;
+    auto add = [&](const std::string &name, const torch::Tensor &tensor) {
+        if (!seen.insert(tensor.data_ptr()).second) {
+            return;
+        }
+        torch::Tensor contiguous = tensor.detach().to(torch::kCPU).contiguous();
+        const bool is_float = contiguous.scalar_type() == torch::kFloat32;
+        if (!is_float && contiguous.scalar_type() != torch::kInt64) {
+            contiguous = contiguous.to(torch::kFloat32);
+        }
+        exporting::TensorView view;
+        view.name = name;
+        view.dtype = contiguous.scalar_type() == torch::kInt64 ? "I64" : "F32";
+        view.shape = contiguous.sizes().vec();
+        view.data = contiguous.data_ptr();
+        view.bytes = static_cast<std::uint64_t>(contiguous.nbytes());
+        keep_alive.push_back(contiguous);
+        views.push_back(view);
+    };
+    for (const auto &item : recipe->module()->named_parameters()) {
+        add(item.key(), item.value());
+    }
+    for (const auto &item : recipe->module()->named_buffers()) {
+        add(item.key(), item.value());
+    }
+    std::map<std::string, std::string> metadata = {
+        {"format", "pt"},
+        {"headroom.recipe", config.text("recipe")},
+        {"headroom.model", recipe->describe()},
+        {"headroom.step", std::to_string(meta.step)},
+        {"headroom.run", std::to_string(run_id)},
+        {"headroom.config", meta.config_json}};
+    if (prepared.tokenizer) {
+        metadata["headroom.tokenizer"] = config.text("tokenizer");
+    }
+    if (prepared.schema) {
+        metadata["headroom.tabular_schema"] = prepared.schema->toJson();
+    }
+    exporting::writeSafetensors(safetensors_path, views, metadata);
+    return meta.step;
+}
+
+} // namespace headroom
