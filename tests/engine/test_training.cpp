@@ -1,0 +1,318 @@
+#include <headroom/config.h>
+#include <headroom/project.h>
+#include <headroom/session.h>
+#include <headroom/workflow.h>
+
+#include "sample_files.h"
+#include "train/schedule.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <atomic>
+#include <cmath>
+
+namespace {
+
+// A GPT small enough that a step takes milliseconds.
+const QStringList kTinyGpt = {"model.layers=2",       "model.heads=2",       "model.dim=32",
+                              "model.seq_len=16",     "train.micro_batch=4", "train.lr=0.003",
+                              "train.warmup_steps=2", "train.steps=16",      "train.eval_every=8",
+                              "train.eval_batches=2", "train.checkpoint_every=4",
+                              "data.shuffle_buffer=64"};
+
+struct Recorded {
+    std::vector<double> losses;
+    std::vector<std::string> digests;
+};
+
+class Recorder final : public headroom::SessionObserver {
+public:
+    void onStep(const headroom::StepMetrics &metrics) override {
+        recorded.losses.push_back(metrics.loss);
+        recorded.digests.push_back(metrics.samples_digest);
+        if (stop_at != 0 && metrics.step == stop_at && session != nullptr) {
+            session->stop();
+        }
+        if (pause_at != 0 && metrics.step == pause_at && session != nullptr) {
+            session->pause();
+        }
+    }
+    void onEvent(const headroom::EngineEvent &event) override { events.push_back(event.kind); }
+
+    Recorded recorded;
+    std::vector<std::string> events;
+    headroom::Session *session = nullptr;
+    std::int64_t stop_at = 0;
+    std::int64_t pause_at = 0;
+};
+
+std::vector<std::string> toStd(const QStringList &list) {
+    std::vector<std::string> result;
+    for (const QString &item : list) {
+        result.push_back(item.toStdString());
+    }
+    return result;
+}
+
+} // namespace
+
+class TestTraining : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void scheduleWarmsUpThenDecays();
+    void sameSeedGivesSameLosses();
+    void resumeContinuesExactly_data();
+    void resumeContinuesExactly();
+    void stopMidRunCheckpointsAndResumes();
+    void pauseWaitsUntilResumed();
+    void nanLossStopsTheRunCleanly();
+    void badDataMidRunIsBadInput();
+    void runIsRecordedInTheProject();
+    void tabularClassifierLearns();
+
+private:
+    QString newProject(const QString &name, const QStringList &settings,
+                       const QString &recipe = QStringLiteral("gpt"));
+    headroom::RunResult train(const QString &project, Recorder &recorder,
+                              const QStringList &overrides = {}, std::int64_t max_steps = 0,
+                              bool resume = false);
+
+    QTemporaryDir dir_;
+    QString corpus_;
+    QString table_;
+};
+
+void TestTraining::initTestCase() {
+    QVERIFY(dir_.isValid());
+    corpus_ = test_support::writeFile(QDir(dir_.path()), "corpus.txt", test_support::storyText(300));
+    table_ = test_support::writeFile(QDir(dir_.path()), "table.csv", test_support::tabularCsv(400));
+    QVERIFY(!corpus_.isEmpty() && !table_.isEmpty());
+}
+
+QString TestTraining::newProject(const QString &name, const QStringList &settings,
+                                 const QString &recipe) {
+    headroom::NewProjectRequest request;
+    request.project_path = QDir(dir_.path()).filePath(name).toStdString();
+    request.recipe = recipe.toStdString();
+    request.data_path = (recipe == "gpt" ? corpus_ : table_).toStdString();
+    request.overrides = toStd(settings);
+    headroom::createProject(request, [](const std::string &) {});
+    return QString::fromStdString(request.project_path);
+}
+
+headroom::RunResult TestTraining::train(const QString &project, Recorder &recorder,
+                                        const QStringList &overrides, std::int64_t max_steps,
+                                        bool resume) {
+    headroom::SessionRequest request;
+    request.project_path = project.toStdString();
+    request.overrides = toStd(overrides);
+    request.max_steps = max_steps;
+    request.resume = resume;
+    headroom::Session session(request);
+    recorder.session = &session;
+    session.addObserver(&recorder);
+    session.start();
+    const headroom::RunResult result = session.wait();
+    recorder.session = nullptr;
+    return result;
+}
+
+void TestTraining::scheduleWarmsUpThenDecays() {
+    headroom::train::LearningRateSchedule schedule;
+    schedule.peak_lr = 1.0;
+    schedule.min_ratio = 0.1;
+    schedule.warmup_steps = 10;
+    schedule.total_steps = 110;
+    QCOMPARE(schedule.at(1), 0.1);
+    QCOMPARE(schedule.at(10), 1.0);
+    QVERIFY(std::abs(schedule.at(60) - 0.55) < 1e-12); // halfway through the cosine
+    QVERIFY(std::abs(schedule.at(110) - 0.1) < 1e-12);
+    QVERIFY(schedule.at(30) > schedule.at(31));
+}
+
+void TestTraining::sameSeedGivesSameLosses() {
+    Recorder first, second, other_seed;
+    QCOMPARE(train(newProject("seed-a.headroom", kTinyGpt), first).state,
+             headroom::SessionState::Finished);
+    QCOMPARE(train(newProject("seed-b.headroom", kTinyGpt), second).state,
+             headroom::SessionState::Finished);
+    QCOMPARE(first.recorded.losses.size(), std::size_t{16});
+    QCOMPARE(first.recorded.losses, second.recorded.losses);
+    QCOMPARE(first.recorded.digests, second.recorded.digests);
+    QVERIFY(first.recorded.losses.back() < first.recorded.losses.front());
+
+    train(newProject("seed-c.headroom", kTinyGpt + QStringList{"train.seed=99"}), other_seed);
+    QVERIFY(other_seed.recorded.losses != first.recorded.losses);
+    QVERIFY(other_seed.recorded.digests != first.recorded.digests);
+}
+
+void TestTraining::resumeContinuesExactly_data() {
+    QTest::addColumn<QStringList>("settings");
+    QTest::addColumn<int>("first_part");
+    QTest::newRow("at a checkpoint") << kTinyGpt << 8;
+    QTest::newRow("between checkpoints") << kTinyGpt << 6;
+    QTest::newRow("accumulation 2, no dropout")
+        << (kTinyGpt + QStringList{"train.accumulation=2", "model.dropout=0"}) << 5;
+}
+
+void TestTraining::resumeContinuesExactly() {
+    QFETCH(QStringList, settings);
+    QFETCH(int, first_part);
+    static int counter = 0;
+    ++counter;
+    Recorder whole;
+    train(newProject(QString("whole-%1.headroom").arg(counter), settings), whole);
+
+    const QString project = newProject(QString("parts-%1.headroom").arg(counter), settings);
+    Recorder head, tail;
+    const headroom::RunResult stopped = train(project, head, {}, first_part);
+    QCOMPARE(stopped.state, headroom::SessionState::Stopped);
+    QCOMPARE(stopped.last_step, first_part);
+    const headroom::RunResult resumed = train(project, tail, {}, 0, true);
+    QCOMPARE(resumed.state, headroom::SessionState::Finished);
+    QCOMPARE(resumed.last_step, 16);
+
+    Recorded joined = head.recorded;
+    joined.losses.insert(joined.losses.end(), tail.recorded.losses.begin(), tail.recorded.losses.end());
+    joined.digests.insert(joined.digests.end(), tail.recorded.digests.begin(),
+                          tail.recorded.digests.end());
+    QCOMPARE(joined.digests, whole.recorded.digests);
+    QCOMPARE(joined.losses.size(), whole.recorded.losses.size());
+    for (std::size_t i = 0; i < joined.losses.size(); ++i) {
+        const double relative = std::abs(joined.losses[i] - whole.recorded.losses[i]) /
+                                std::abs(whole.recorded.losses[i]);
+        QVERIFY2(relative < 1e-6, qPrintable(QString("step %1: %2 vs %3")
+                                                 .arg(i + 1)
+                                                 .arg(joined.losses[i], 0, 'g', 10)
+                                                 .arg(whole.recorded.losses[i], 0, 'g', 10)));
+    }
+    QVERIFY(std::find(tail.events.begin(), tail.events.end(), "resumed") != tail.events.end());
+}
+
+void TestTraining::stopMidRunCheckpointsAndResumes() {
+    const QString project = newProject("stop.headroom", kTinyGpt);
+    Recorder recorder;
+    recorder.stop_at = 5;
+    const headroom::RunResult result = train(project, recorder);
+    QCOMPARE(result.state, headroom::SessionState::Stopped);
+    QCOMPARE(result.last_step, 5);
+
+    const headroom::Project opened = headroom::Project::open(project.toStdString());
+    const auto run = opened.run(result.run_id);
+    QVERIFY(run);
+    QCOMPARE(run->status, headroom::RunStatus::Stopped);
+    const auto checkpoint = opened.latestCheckpoint(result.run_id);
+    QVERIFY(checkpoint);
+    QCOMPARE(checkpoint->step, 5);
+
+    Recorder rest;
+    const headroom::RunResult resumed = train(project, rest, {}, 0, true);
+    QCOMPARE(resumed.state, headroom::SessionState::Finished);
+    QCOMPARE(rest.recorded.losses.size(), std::size_t{11});
+}
+
+void TestTraining::pauseWaitsUntilResumed() {
+    const QString project = newProject("pause.headroom", kTinyGpt);
+    headroom::SessionRequest request;
+    request.project_path = project.toStdString();
+    headroom::Session session(request);
+    Recorder recorder;
+    recorder.session = &session;
+    recorder.pause_at = 3;
+    session.addObserver(&recorder);
+    session.start();
+    QTRY_COMPARE_WITH_TIMEOUT(session.state(), headroom::SessionState::Paused, 60000);
+    QCOMPARE(recorder.recorded.losses.size(), std::size_t{3});
+    session.resume();
+    const headroom::RunResult result = session.wait();
+    QCOMPARE(result.state, headroom::SessionState::Finished);
+    QCOMPARE(recorder.recorded.losses.size(), std::size_t{16});
+}
+
+void TestTraining::nanLossStopsTheRunCleanly() {
+    const QString project = newProject("nan.headroom", kTinyGpt);
+    qputenv("HEADROOM_FAILPOINT", "nan_loss@step:6");
+    Recorder recorder;
+    const headroom::RunResult result = train(project, recorder);
+    qunsetenv("HEADROOM_FAILPOINT");
+    QCOMPARE(result.state, headroom::SessionState::Failed);
+    QCOMPARE(result.failure, headroom::FailureKind::CannotContinue);
+    QCOMPARE(result.last_step, 5);
+    QVERIFY(QString::fromStdString(result.message).contains("not finite at step 6"));
+    QVERIFY(std::find(recorder.events.begin(), recorder.events.end(), "nan_loss") !=
+            recorder.events.end());
+
+    const headroom::Project opened = headroom::Project::open(project.toStdString());
+    QCOMPARE(opened.run(result.run_id)->status, headroom::RunStatus::Failed);
+    QCOMPARE(opened.latestCheckpoint(result.run_id)->step, 4); // the last good one
+    bool recorded = false;
+    for (const headroom::EventRecord &event : opened.events(result.run_id)) {
+        recorded = recorded || event.event.kind == "nan_loss";
+    }
+    QVERIFY(recorded);
+}
+
+void TestTraining::badDataMidRunIsBadInput() {
+    QTemporaryDir own;
+    const QString data = test_support::writeFile(QDir(own.path()), "bad.txt", test_support::storyText(50));
+    headroom::NewProjectRequest request;
+    request.project_path = QDir(own.path()).filePath("bad.headroom").toStdString();
+    request.recipe = "gpt";
+    request.data_path = data.toStdString();
+    request.overrides = toStd(kTinyGpt);
+    headroom::createProject(request, [](const std::string &) {});
+    // The file goes bad after the project was made: invalid UTF-8 on line 3.
+    QByteArray broken = test_support::storyText(50);
+    broken.insert(broken.indexOf('\n', broken.indexOf('\n') + 1) + 3, "\xff\xfe");
+    test_support::writeFile(QDir(own.path()), "bad.txt", broken);
+
+    Recorder recorder;
+    const headroom::RunResult result =
+        train(QString::fromStdString(request.project_path), recorder);
+    QCOMPARE(result.failure, headroom::FailureKind::BadInput);
+    QVERIFY2(QString::fromStdString(result.message).contains("bad.txt:3"), result.message.c_str());
+}
+
+void TestTraining::runIsRecordedInTheProject() {
+    const QString project = newProject("record.headroom", kTinyGpt);
+    Recorder recorder;
+    const headroom::RunResult result = train(project, recorder);
+    const headroom::Project opened = headroom::Project::open(project.toStdString());
+    const auto run = opened.run(result.run_id);
+    QVERIFY(run);
+    QCOMPARE(run->status, headroom::RunStatus::Finished);
+    QCOMPARE(run->last_step, 16);
+    QVERIFY(run->final_loss.has_value());
+    QVERIFY(run->final_val_loss.has_value());
+    const std::vector<headroom::StepMetrics> metrics = opened.metrics(result.run_id);
+    QCOMPARE(metrics.size(), std::size_t{16});
+    QCOMPARE(metrics.back().samples_digest, recorder.recorded.digests.back());
+    QCOMPARE(opened.evaluations(result.run_id).size(), std::size_t{2}); // steps 8 and 16
+    QCOMPARE(opened.checkpoints(result.run_id).size(), std::size_t{4});
+}
+
+void TestTraining::tabularClassifierLearns() {
+    const QString project = newProject(
+        "table.headroom",
+        {"data.target=label", "train.micro_batch=32", "train.lr=0.01", "train.steps=120",
+         "train.eval_every=0", "train.eval_batches=4", "model.hidden=32,16", "model.dropout=0"},
+        "tabular");
+    struct Accuracy final : headroom::SessionObserver {
+        void onEval(const headroom::EvalMetrics &metrics) override { accuracy = metrics.accuracy; }
+        double accuracy = 0;
+    } accuracy;
+    headroom::SessionRequest request;
+    request.project_path = project.toStdString();
+    headroom::Session session(request);
+    session.addObserver(&accuracy);
+    session.start();
+    const headroom::RunResult result = session.wait();
+    QCOMPARE(result.state, headroom::SessionState::Finished);
+    QVERIFY2(accuracy.accuracy > 0.85, qPrintable(QString::number(accuracy.accuracy)));
+}
+
+QTEST_GUILESS_MAIN(TestTraining)
+#include "test_training.moc"
