@@ -1,12 +1,15 @@
 #include "MainWindow.h"
 
 #include "EmptyProjectView.h"
+#include "ProjectView.h"
 
 #include <headroom/devices.h>
 #include <headroom/version.h>
 
 #include <QAction>
 #include <QApplication>
+#include <QFileDialog>
+#include <QFileInfo>
 #include <QIcon>
 #include <QLabel>
 #include <QMenuBar>
@@ -25,7 +28,9 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent) {
 
     central_ = new QStackedWidget(this);
     empty_view_ = new EmptyProjectView(central_);
+    project_view_ = new ProjectView(central_);
     central_->addWidget(empty_view_);
+    central_->addWidget(project_view_);
     setCentralWidget(central_);
 
     createActions();
@@ -55,6 +60,14 @@ void MainWindow::createActions() {
     open_action_ = new QAction(tr("&Open Project…"), this);
     open_action_->setShortcut(QKeySequence::Open);
     open_action_->setStatusTip(tr("Open a Headroom project file"));
+    connect(open_action_, &QAction::triggered, this, &MainWindow::chooseProjectToOpen);
+    connect(empty_view_, &EmptyProjectView::openProjectRequested, this,
+            &MainWindow::chooseProjectToOpen);
+
+    reload_action_ = new QAction(tr("&Reload Project"), this);
+    reload_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+    reload_action_->setEnabled(false);
+    connect(reload_action_, &QAction::triggered, project_view_, &ProjectView::reload);
 
     quit_action_ = new QAction(tr("&Quit"), this);
     quit_action_->setShortcut(QKeySequence::Quit);
@@ -80,6 +93,7 @@ void MainWindow::createMenus() {
     QMenu *file = menuBar()->addMenu(tr("&File"));
     file->addAction(new_action_);
     file->addAction(open_action_);
+    file->addAction(reload_action_);
     file->addSeparator();
     file->addAction(quit_action_);
 

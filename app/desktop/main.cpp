@@ -52,6 +52,18 @@ int main(int argc, char *argv[]) {
 
     headroom::ui::MainWindow window;
     window.show();
+    const QStringList projects = parser.positionalArguments();
+    if (!projects.isEmpty()) {
+        if (parser.isSet(smoke)) {
+            const QString error = window.openProject(projects.first());
+            if (!error.isEmpty()) {
+                qCritical("cannot open %s: %s", qPrintable(projects.first()), qPrintable(error));
+                return 1;
+            }
+        } else {
+            window.openProjectInteractively(projects.first());
+        }
+    }
 
     if (parser.isSet(smoke)) {
         // Packaging tests start the installed app this way: it must construct, lay out and
