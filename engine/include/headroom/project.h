@@ -87,10 +87,14 @@ public:
 
     std::int64_t beginRun(const std::string &config_json, const std::string &device,
                           std::int64_t target_steps, std::int64_t resumed_from);
-    void updateRun(const RunRecord &record); // status, ended_at, last_step, finals, message...
+    // Writes status, ended_at, last_step, target_steps, finals, peak, recoveries, message and
+    // summary of run record.id; config_json, device, started_at and resumed_from stay as
+    // beginRun set them. Throws ProjectError for an unknown id or a summary that is not JSON.
+    void updateRun(const RunRecord &record);
     std::vector<RunRecord> runs() const;
     std::optional<RunRecord> run(std::int64_t id) const;
-    // Runs left "running" by a process that died are marked interrupted.
+    // Runs left "running" (or "paused") by a process that died are marked interrupted; returns
+    // how many. Call it when opening a project for a new run, before beginRun.
     int markAbandonedRunsInterrupted();
 
     void addCheckpoint(const CheckpointRecord &record);
@@ -98,6 +102,8 @@ public:
     // Latest checkpoint of this run or, following resumed_from, of the runs it continued.
     std::optional<CheckpointRecord> latestCheckpoint(std::int64_t run_id) const;
 
+    // Ordered by step. NaN and infinities round-trip (NaN is stored as the text 'NaN'; NULL
+    // means "no value" and reads as std::nullopt for the optional run figures).
     std::vector<StepMetrics> metrics(std::int64_t run_id) const;
     std::vector<EvalRecord> evaluations(std::int64_t run_id) const;
     std::vector<EventRecord> events(std::int64_t run_id) const;

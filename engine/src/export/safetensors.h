@@ -31,7 +31,8 @@ struct SafetensorsEntry {
     std::uint64_t begin = 0;
     std::uint64_t end = 0;
 };
-std::map<std::string, SafetensorsEntry> readSafetensorsHeader(const std::string &path,
-                                                              std::map<std::string, std::string> *metadata = nullptr);
+std::map<std::string, SafetensorsEntry>
+readSafetensorsHeader(const std::string &path,
+                      std::map<std::string, std::string> *metadata = nullptr);
 
 } // namespace headroom::exporting

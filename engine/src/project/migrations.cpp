@@ -1,0 +1,149 @@
+#include "project/migrations.h"
+
+#include <filesystem>
+#include <functional>
+#include <system_error>
+#include <vector>
+
+namespace headroom::project {
+
+namespace {
+
+// Version 1: the first layout. Kept exactly as it shipped; later changes are new steps.
+constexpr const char *kCreateVersion1 = R"sql(
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY NOT NULL,
+    value TEXT NOT NULL
+);
+CREATE TABLE blobs (
+    name TEXT PRIMARY KEY NOT NULL,
+    bytes BLOB NOT NULL
+);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    status TEXT NOT NULL,
+    config_json TEXT NOT NULL,
+    device TEXT NOT NULL,
+    started_at TEXT NOT NULL,
+    ended_at TEXT NOT NULL DEFAULT '',
+    resumed_from INTEGER REFERENCES runs(id),
+    last_step INTEGER NOT NULL DEFAULT 0,
+    target_steps INTEGER NOT NULL DEFAULT 0,
+    final_loss REAL,
+    final_val_loss REAL,
+    peak_bytes INTEGER NOT NULL DEFAULT 0,
+    oom_recoveries INTEGER NOT NULL DEFAULT 0,
+    message TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE metrics (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    loss REAL,
+    lr REAL,
+    grad_norm REAL,
+    micro_batch INTEGER NOT NULL,
+    accumulation INTEGER NOT NULL,
+    tokens_per_s REAL,
+    samples_per_s REAL,
+    mem_live INTEGER NOT NULL,
+    mem_peak INTEGER NOT NULL,
+    elapsed_s REAL,
+    samples_digest TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    message TEXT NOT NULL DEFAULT '',
+    details TEXT NOT NULL DEFAULT '{}',
+    time TEXT NOT NULL
+);
+CREATE INDEX events_by_run ON events (run_id, step);
+CREATE TABLE checkpoints (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    path TEXT NOT NULL,
+    sha256 TEXT NOT NULL,
+    bytes INTEGER NOT NULL,
+    created_at TEXT NOT NULL
+);
+CREATE INDEX checkpoints_by_run ON checkpoints (run_id, step);
+)sql";
+
+// Version 2: validation results get their own table; runs keep recipe-specific final figures.
+constexpr const char *kVersion1To2 = R"sql(
+ALTER TABLE runs ADD COLUMN summary_json TEXT NOT NULL DEFAULT '{}';
+CREATE TABLE evaluations (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    loss REAL,
+    accuracy REAL,
+    rmse REAL,
+    examples INTEGER NOT NULL,
+    time TEXT NOT NULL,
+    PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+)sql";
+
+// steps[N] takes a file from version N to N + 1.
+const std::vector<std::function<void(Database &)>> &migrationSteps() {
+    static const std::vector<std::function<void(Database &)>> steps = {
+        [](Database &db) {
+            db.exec("PRAGMA application_id = " + std::to_string(kProjectApplicationId),
+                    "mark the file as a Headroom project");
+            db.exec(kCreateVersion1, "create the schema version 1");
+        },
+        [](Database &db) { db.exec(kVersion1To2, "migrate schema version 1 to 2"); },
+    };
+    return steps;
+}
+
+void writeBackup(Database &db, int version) {
+    const std::string target = backupPath(db.path(), version);
+    const std::string temporary = target + ".tmp";
+    std::error_code ignored;
+    std::filesystem::remove(temporary, ignored);
+    // VACUUM INTO gives a consistent copy that includes what still sits in the WAL.
+    Statement vacuum(db, "VACUUM INTO ?1");
+    vacuum.bind(1, temporary).run("write the backup before migrating");
+    std::error_code error;
+    std::filesystem::rename(temporary, target, error);
+    if (error) {
+        std::filesystem::remove(temporary, ignored);
+        throw ProjectError("project '" + db.path() + "': cannot write the backup '" + target +
+                           "' before migrating: " + error.message());
+    }
+}
+
+} // namespace
+
+std::string backupPath(const std::string &path, int version) {
+    return path + ".bak-v" + std::to_string(version);
+}
+
+void migrateToCurrent(Database &db, int version) {
+    static_assert(kSchemaVersion >= 1);
+    const auto &steps = migrationSteps();
+    if (version >= 1 && version < kSchemaVersion) {
+        writeBackup(db, version);
+    }
+    while (version < kSchemaVersion) {
+        Transaction transaction(db);
+        // Another connection may have migrated the file since it was last read.
+        const int current = static_cast<int>(db.pragmaInteger("user_version"));
+        if (current != version) {
+            version = current;
+            continue;
+        }
+        steps.at(static_cast<std::size_t>(version))(db);
+        db.exec("PRAGMA user_version = " + std::to_string(version + 1),
+                "record the schema version");
+        transaction.commit();
+        ++version;
+    }
+}
+
+} // namespace headroom::project

@@ -1,0 +1,293 @@
+#include "project/database.h"
+#include "project/migrations.h"
+#include "project/project_file.h"
+#include "project/records.h"
+#include "project/timestamps.h"
+
+#include <headroom/project.h>
+#include <headroom/version.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <system_error>
+#include <utility>
+
+namespace headroom {
+
+using project::Database;
+using project::Statement;
+using project::Transaction;
+
+namespace {
+
+namespace fs = std::filesystem;
+
+void requireJson(const std::string &path, const char *what, const std::string &text) {
+    if (!nlohmann::json::accept(text)) {
+        throw ProjectError("project '" + path + "': the " + what + " is not valid JSON");
+    }
+}
+
+void putMeta(Database &db, const std::string &key, const std::string &value) {
+    Statement upsert(db, "INSERT INTO meta (key, value) VALUES (?1, ?2) "
+                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
+    upsert.bind(1, key).bind(2, value).run("write the project settings");
+}
+
+void removeProjectFiles(const std::string &path) {
+    std::error_code ignored;
+    for (const char *suffix : {"", "-wal", "-shm", "-journal"}) {
+        fs::remove(path + suffix, ignored);
+    }
+}
+
+} // namespace
+
+struct Project::Impl {
+    std::string path;
+    Database db;
+
+    bool runExists(std::int64_t id) {
+        Statement query(db, "SELECT 1 FROM runs WHERE id = ?1");
+        return query.bind(1, id).step("look up a run");
+    }
+
+    void requireRun(std::int64_t id) {
+        if (!runExists(id)) {
+            throw ProjectError("project '" + path + "' has no run " + std::to_string(id));
+        }
+    }
+
+    RunRecord readRunRow(const Statement &row) {
+        try {
+            return project::readRun(row);
+        } catch (const ProjectError &error) {
+            throw ProjectError("project '" + path + "' is damaged: " + error.what());
+        }
+    }
+};
+
+Project::Project(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Project::Project(Project &&) noexcept = default;
+Project &Project::operator=(Project &&) noexcept = default;
+Project::~Project() = default;
+
+Project Project::create(const std::string &path, const std::string &config_json) {
+    requireJson(path, "project config", config_json);
+    Database db = project::createProjectDatabase(path);
+    try {
+        Transaction transaction(db);
+        putMeta(db, "config", config_json);
+        putMeta(db, "created_at", project::isoTimestampNow());
+        putMeta(db, "created_by", std::string("Headroom ") + kVersion);
+        transaction.commit();
+    } catch (...) {
+        { Database closing = std::move(db); } // closed before its files are removed
+        removeProjectFiles(path);
+        throw;
+    }
+    return Project(std::make_unique<Impl>(Impl{path, std::move(db)}));
+}
+
+Project Project::open(const std::string &path) {
+    Database db = project::openProjectDatabase(path, project::Migration::Allowed);
+    return Project(std::make_unique<Impl>(Impl{path, std::move(db)}));
+}
+
+const std::string &Project::path() const {
+    return impl_->path;
+}
+
+std::string Project::dataDirectory() const {
+    const std::string directory = impl_->path + ".d";
+    std::error_code error;
+    fs::create_directories(directory, error);
+    if (error) {
+        throw ProjectError("project '" + impl_->path + "': cannot create the folder '" + directory +
+                           "': " + error.message());
+    }
+    return directory;
+}
+
+int Project::schemaVersion() const {
+    return static_cast<int>(impl_->db.pragmaInteger("user_version"));
+}
+
+std::string Project::configJson() const {
+    Statement query(impl_->db, "SELECT value FROM meta WHERE key = 'config'");
+    if (!query.step("read the project config")) {
+        throw ProjectError("project '" + impl_->path + "' is damaged: it has no project config");
+    }
+    return query.text(0);
+}
+
+void Project::setConfigJson(const std::string &config_json) {
+    requireJson(impl_->path, "project config", config_json);
+    putMeta(impl_->db, "config", config_json);
+}
+
+void Project::putBlob(const std::string &name, const std::string &bytes) {
+    Statement upsert(impl_->db, "INSERT INTO blobs (name, bytes) VALUES (?1, ?2) "
+                                "ON CONFLICT (name) DO UPDATE SET bytes = excluded.bytes");
+    upsert.bind(1, name).bindBlob(2, bytes).run("store a blob");
+}
+
+std::optional<std::string> Project::blob(const std::string &name) const {
+    Statement query(impl_->db, "SELECT bytes FROM blobs WHERE name = ?1");
+    if (!query.bind(1, name).step("read a blob")) {
+        return std::nullopt;
+    }
+    return query.blob(0);
+}
+
+std::int64_t Project::beginRun(const std::string &config_json, const std::string &device,
+                               std::int64_t target_steps, std::int64_t resumed_from) {
+    requireJson(impl_->path, "run config", config_json);
+    if (resumed_from != 0) {
+        impl_->requireRun(resumed_from);
+    }
+    Statement insert(impl_->db, "INSERT INTO runs (status, config_json, device, started_at, "
+                                "resumed_from, target_steps) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    insert.bind(1, toString(RunStatus::Running))
+        .bind(2, config_json)
+        .bind(3, device)
+        .bind(4, project::isoTimestampNow())
+        .bindReference(5, resumed_from)
+        .bind(6, target_steps)
+        .run("start a run");
+    return impl_->db.lastInsertId();
+}
+
+void Project::updateRun(const RunRecord &record) {
+    requireJson(impl_->path, "run summary", record.summary_json);
+    // What a run is (config, device, start, origin) is fixed by beginRun; the rest evolves.
+    Statement update(impl_->db, R"sql(
+        UPDATE runs SET status = ?2, ended_at = ?3, last_step = ?4, target_steps = ?5,
+            final_loss = ?6, final_val_loss = ?7, peak_bytes = ?8, oom_recoveries = ?9,
+            message = ?10, summary_json = ?11
+        WHERE id = ?1)sql");
+    update.bind(1, record.id)
+        .bind(2, toString(record.status))
+        .bind(3, record.ended_at)
+        .bind(4, record.last_step)
+        .bind(5, record.target_steps)
+        .bindOptionalReal(6, record.final_loss)
+        .bindOptionalReal(7, record.final_val_loss)
+        .bind(8, static_cast<std::int64_t>(record.peak_bytes))
+        .bind(9, record.oom_recoveries)
+        .bind(10, record.message)
+        .bind(11, record.summary_json)
+        .run("update a run");
+    if (impl_->db.changes() == 0) {
+        throw ProjectError("project '" + impl_->path + "' has no run " + std::to_string(record.id));
+    }
+}
+
+std::vector<RunRecord> Project::runs() const {
+    const std::string sql = std::string(project::kSelectRunsSql) + " ORDER BY id";
+    Statement query(impl_->db, sql.c_str());
+    std::vector<RunRecord> runs;
+    while (query.step("read the runs")) {
+        runs.push_back(impl_->readRunRow(query));
+    }
+    return runs;
+}
+
+std::optional<RunRecord> Project::run(std::int64_t id) const {
+    const std::string sql = std::string(project::kSelectRunsSql) + " WHERE id = ?1";
+    Statement query(impl_->db, sql.c_str());
+    if (!query.bind(1, id).step("read a run")) {
+        return std::nullopt;
+    }
+    return impl_->readRunRow(query);
+}
+
+int Project::markAbandonedRunsInterrupted() {
+    // A paused run lives in the process that paused it, so it is abandoned as well.
+    Statement update(impl_->db, R"sql(
+        UPDATE runs SET status = 'interrupted',
+            ended_at = CASE WHEN ended_at = '' THEN ?1 ELSE ended_at END,
+            message = CASE WHEN message = '' THEN ?2 ELSE message END
+        WHERE status IN ('running', 'paused'))sql");
+    update.bind(1, project::isoTimestampNow())
+        .bind(2, std::string("the process running it ended before the run finished"))
+        .run("mark abandoned runs as interrupted");
+    return impl_->db.changes();
+}
+
+void Project::addCheckpoint(const CheckpointRecord &record) {
+    const fs::path relative(record.path);
+    if (record.path.empty() || relative.is_absolute() || relative.has_root_path()) {
+        throw ProjectError("project '" + impl_->path + "': checkpoint path '" + record.path +
+                           "' must be relative to the project's data folder");
+    }
+    impl_->requireRun(record.run_id);
+    Statement insert(impl_->db, "INSERT INTO checkpoints (run_id, step, path, sha256, bytes, "
+                                "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+    insert.bind(1, record.run_id)
+        .bind(2, record.step)
+        .bind(3, record.path)
+        .bind(4, record.sha256)
+        .bind(5, static_cast<std::int64_t>(record.bytes))
+        .bind(6, record.created_at.empty() ? project::isoTimestampNow() : record.created_at)
+        .run("record a checkpoint");
+}
+
+std::vector<CheckpointRecord> Project::checkpoints(std::int64_t run_id) const {
+    Statement query(impl_->db, project::kSelectCheckpointsSql);
+    query.bind(1, run_id);
+    std::vector<CheckpointRecord> records;
+    while (query.step("read the checkpoints")) {
+        records.push_back(project::readCheckpoint(query));
+    }
+    return records;
+}
+
+std::optional<CheckpointRecord> Project::latestCheckpoint(std::int64_t run_id) const {
+    Statement latest(impl_->db, R"sql(
+        SELECT id, run_id, step, path, sha256, bytes, created_at FROM checkpoints
+        WHERE run_id = ?1 ORDER BY step DESC, id DESC LIMIT 1)sql");
+    Statement origin(impl_->db, "SELECT resumed_from FROM runs WHERE id = ?1");
+    std::set<std::int64_t> visited; // a damaged file could link runs in a circle
+    for (std::int64_t id = run_id; id != 0 && visited.insert(id).second;) {
+        if (latest.bind(1, id).step("read the latest checkpoint")) {
+            return project::readCheckpoint(latest);
+        }
+        const bool found = origin.bind(1, id).step("follow a resumed run");
+        id = found && !origin.isNull(0) ? origin.integer(0) : 0;
+    }
+    return std::nullopt;
+}
+
+std::vector<StepMetrics> Project::metrics(std::int64_t run_id) const {
+    Statement query(impl_->db, project::kSelectStepsSql);
+    query.bind(1, run_id);
+    std::vector<StepMetrics> rows;
+    while (query.step("read the step metrics")) {
+        rows.push_back(project::readStep(query));
+    }
+    return rows;
+}
+
+std::vector<EvalRecord> Project::evaluations(std::int64_t run_id) const {
+    Statement query(impl_->db, project::kSelectEvaluationsSql);
+    query.bind(1, run_id);
+    std::vector<EvalRecord> rows;
+    while (query.step("read the evaluations")) {
+        rows.push_back(project::readEvaluation(query));
+    }
+    return rows;
+}
+
+std::vector<EventRecord> Project::events(std::int64_t run_id) const {
+    Statement query(impl_->db, project::kSelectEventsSql);
+    query.bind(1, run_id);
+    std::vector<EventRecord> rows;
+    while (query.step("read the events")) {
+        rows.push_back(project::readEvent(query));
+    }
+    return rows;
+}
+
+} // namespace headroom

@@ -1,0 +1,162 @@
+#include "project/project_file.h"
+
+#include "project/migrations.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace headroom::project {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::size_t kSqliteHeaderSize = 100;
+constexpr char kSqliteMagic[] = "SQLite format 3"; // followed by a NUL byte
+
+std::uint32_t bigEndian(const std::array<unsigned char, kSqliteHeaderSize> &header,
+                        std::size_t offset, std::size_t width) {
+    std::uint32_t value = 0;
+    for (std::size_t i = 0; i < width; ++i) {
+        value = (value << 8) | header[offset + i];
+    }
+    return value;
+}
+
+[[noreturn]] void fail(const std::string &path, const std::string &problem) {
+    throw ProjectError("project '" + path + "' " + problem);
+}
+
+std::uintmax_t fileSizeOrZero(const fs::path &path) {
+    std::error_code error;
+    const std::uintmax_t size = fs::file_size(path, error);
+    return error ? 0 : size;
+}
+
+// What can be told from the file itself, before SQLite reads it (SQLite treats an empty or
+// missing file as a new database, and reports a cut-off file only when it reaches the gap).
+void checkFileBeforeOpening(const std::string &path) {
+    std::error_code error;
+    const fs::file_status status = fs::status(path, error);
+    if (!fs::exists(status)) {
+        fail(path, "does not exist");
+    }
+    if (fs::is_directory(status)) {
+        fail(path, "is a folder, not a project file");
+    }
+    const std::uintmax_t size = fs::file_size(path, error);
+    if (error) {
+        fail(path, "cannot be read: " + error.message());
+    }
+    if (size == 0) {
+        fail(path, "is empty, not a Headroom project");
+    }
+
+    std::array<unsigned char, kSqliteHeaderSize> header{};
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        fail(path, "cannot be read");
+    }
+    in.read(reinterpret_cast<char *>(header.data()), static_cast<std::streamsize>(header.size()));
+    const auto read = static_cast<std::size_t>(in.gcount());
+    if (read < sizeof kSqliteMagic ||
+        !std::equal(std::begin(kSqliteMagic), std::end(kSqliteMagic), header.begin())) {
+        fail(path, "is not a Headroom project (not an SQLite database)");
+    }
+    if (read < kSqliteHeaderSize) {
+        fail(path, "is truncated: " + std::to_string(size) + " bytes, shorter than its header");
+    }
+
+    std::uint32_t page_size = bigEndian(header, 16, 2);
+    if (page_size == 1) {
+        page_size = 65536;
+    }
+    if (page_size < 512 || page_size > 65536 || (page_size & (page_size - 1)) != 0) {
+        fail(path, "is damaged: invalid page size " + std::to_string(page_size));
+    }
+    // The page count in the header is valid when the change counter matches "version valid for".
+    const bool page_count_valid = bigEndian(header, 24, 4) == bigEndian(header, 92, 4);
+    const std::uintmax_t expected = std::uintmax_t{bigEndian(header, 28, 4)} * page_size;
+    // Pages that still sit in a write-ahead log are not in the main file yet.
+    const bool has_wal = fileSizeOrZero(path + "-wal") > 0;
+    if (page_count_valid && !has_wal && size < expected) {
+        fail(path, "is truncated: " + std::to_string(size) + " bytes, its header says " +
+                       std::to_string(expected));
+    }
+}
+
+std::string hex32(std::int64_t value) {
+    char text[16];
+    std::snprintf(text, sizeof text, "0x%08x", static_cast<unsigned>(value & 0xffffffff));
+    return text;
+}
+
+void configureConnection(Database &db) {
+    db.exec("PRAGMA foreign_keys = ON", "switch on foreign keys");
+    db.exec("PRAGMA journal_mode = WAL", "switch to write-ahead logging");
+    db.exec("PRAGMA synchronous = NORMAL", "set the sync mode");
+}
+
+void checkQuickly(Database &db) {
+    Statement check(db, "PRAGMA quick_check");
+    if (check.step("check the file") && check.text(0) != "ok") {
+        fail(db.path(), "is damaged: " + check.text(0));
+    }
+}
+
+} // namespace
+
+Database openProjectDatabase(const std::string &path, Migration migration) {
+    checkFileBeforeOpening(path);
+    Database db(path, Database::Mode::OpenExisting);
+
+    const std::int64_t application_id = db.pragmaInteger("application_id");
+    if (application_id != kProjectApplicationId) {
+        fail(path, "is not a Headroom project (an SQLite database with application_id " +
+                       hex32(application_id) + ")");
+    }
+    const auto version = static_cast<int>(db.pragmaInteger("user_version"));
+    if (version > kSchemaVersion) {
+        fail(path, "was written by a newer Headroom: schema " + std::to_string(version) +
+                       ", this build knows up to " + std::to_string(kSchemaVersion));
+    }
+    if (version < 1) {
+        fail(path, "is damaged: it has no schema (version " + std::to_string(version) + ")");
+    }
+    if (version < kSchemaVersion && migration == Migration::Refused) {
+        fail(path, "has schema " + std::to_string(version) + ", this build needs " +
+                       std::to_string(kSchemaVersion) + ": open it as a project to migrate it");
+    }
+
+    // Reading the table list parses page 1 and the schema: a damaged file stops here.
+    Statement(db, "SELECT count(*) FROM sqlite_schema").step("read the list of tables");
+
+    configureConnection(db);
+    if (version < kSchemaVersion) {
+        checkQuickly(db); // never migrate (and back up) a damaged file
+        migrateToCurrent(db, version);
+    }
+    return db;
+}
+
+Database createProjectDatabase(const std::string &path) {
+    std::error_code error;
+    if (fs::exists(fs::symlink_status(path, error))) {
+        fail(path, "already exists; choose another name or open it");
+    }
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty() && !fs::is_directory(parent, error)) {
+        fail(path, "cannot be created: the folder '" + parent.string() + "' does not exist");
+    }
+    Database db(path, Database::Mode::CreateNew);
+    configureConnection(db);
+    migrateToCurrent(db, 0);
+    return db;
+}
+
+} // namespace headroom::project

@@ -1,0 +1,212 @@
+#include "project/records.h"
+
+#include <array>
+#include <utility>
+
+namespace headroom {
+
+namespace {
+
+constexpr std::array<std::pair<RunStatus, const char *>, 6> kStatusNames = {{
+    {RunStatus::Running, "running"},
+    {RunStatus::Paused, "paused"},
+    {RunStatus::Finished, "finished"},
+    {RunStatus::Stopped, "stopped"},
+    {RunStatus::Failed, "failed"},
+    {RunStatus::Interrupted, "interrupted"},
+}};
+
+} // namespace
+
+std::string toString(RunStatus status) {
+    for (const auto &[value, name] : kStatusNames) {
+        if (value == status) {
+            return name;
+        }
+    }
+    return "unknown";
+}
+
+RunStatus runStatusFromString(const std::string &text) {
+    for (const auto &[value, name] : kStatusNames) {
+        if (text == name) {
+            return value;
+        }
+    }
+    throw ProjectError("unknown run status '" + text +
+                       "' (expected running, paused, finished, stopped, failed or interrupted)");
+}
+
+} // namespace headroom
+
+namespace headroom::project {
+
+namespace {
+
+std::int64_t signedBytes(std::uint64_t bytes) {
+    return static_cast<std::int64_t>(bytes);
+}
+std::uint64_t unsignedBytes(std::int64_t bytes) {
+    return bytes < 0 ? 0 : static_cast<std::uint64_t>(bytes);
+}
+
+} // namespace
+
+const char *const kUpsertStepSql = R"sql(
+INSERT INTO metrics (run_id, step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s,
+                     samples_per_s, mem_live, mem_peak, elapsed_s, samples_digest)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+ON CONFLICT (run_id, step) DO UPDATE SET
+    loss = excluded.loss, lr = excluded.lr, grad_norm = excluded.grad_norm,
+    micro_batch = excluded.micro_batch, accumulation = excluded.accumulation,
+    tokens_per_s = excluded.tokens_per_s, samples_per_s = excluded.samples_per_s,
+    mem_live = excluded.mem_live, mem_peak = excluded.mem_peak, elapsed_s = excluded.elapsed_s,
+    samples_digest = excluded.samples_digest
+)sql";
+
+const char *const kUpsertEvaluationSql = R"sql(
+INSERT INTO evaluations (run_id, step, loss, accuracy, rmse, examples, time)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+ON CONFLICT (run_id, step) DO UPDATE SET
+    loss = excluded.loss, accuracy = excluded.accuracy, rmse = excluded.rmse,
+    examples = excluded.examples, time = excluded.time
+)sql";
+
+const char *const kInsertEventSql = R"sql(
+INSERT INTO events (run_id, step, kind, message, details, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+)sql";
+
+void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {
+    upsert.bind(1, run_id)
+        .bind(2, m.step)
+        .bindReal(3, m.loss)
+        .bindReal(4, m.lr)
+        .bindReal(5, m.grad_norm)
+        .bind(6, std::int64_t{m.micro_batch})
+        .bind(7, std::int64_t{m.accumulation})
+        .bindReal(8, m.tokens_per_s)
+        .bindReal(9, m.samples_per_s)
+        .bind(10, signedBytes(m.mem_live))
+        .bind(11, signedBytes(m.mem_peak))
+        .bindReal(12, m.elapsed_s)
+        .bind(13, m.samples_digest);
+}
+
+void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m,
+                    const std::string &time) {
+    upsert.bind(1, run_id)
+        .bind(2, m.step)
+        .bindReal(3, m.loss)
+        .bindReal(4, m.accuracy)
+        .bindReal(5, m.rmse)
+        .bind(6, m.examples)
+        .bind(7, time);
+}
+
+void bindEvent(Statement &insert, std::int64_t run_id, const EngineEvent &event,
+               const std::string &time) {
+    insert.bind(1, run_id)
+        .bind(2, event.step)
+        .bind(3, event.kind)
+        .bind(4, event.message)
+        .bind(5, event.details)
+        .bind(6, time);
+}
+
+const char *const kSelectStepsSql = R"sql(
+SELECT step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s, samples_per_s,
+       mem_live, mem_peak, elapsed_s, samples_digest
+FROM metrics WHERE run_id = ?1 ORDER BY step
+)sql";
+
+const char *const kSelectEvaluationsSql = R"sql(
+SELECT run_id, step, loss, accuracy, rmse, examples
+FROM evaluations WHERE run_id = ?1 ORDER BY step
+)sql";
+
+const char *const kSelectEventsSql = R"sql(
+SELECT run_id, step, kind, message, details FROM events WHERE run_id = ?1 ORDER BY step, id
+)sql";
+
+const char *const kSelectRunsSql = R"sql(
+SELECT id, status, config_json, device, started_at, ended_at, resumed_from, last_step,
+       target_steps, final_loss, final_val_loss, peak_bytes, oom_recoveries, message, summary_json
+FROM runs
+)sql";
+
+const char *const kSelectCheckpointsSql = R"sql(
+SELECT id, run_id, step, path, sha256, bytes, created_at
+FROM checkpoints WHERE run_id = ?1 ORDER BY step, id
+)sql";
+
+StepMetrics readStep(const Statement &row) {
+    StepMetrics m;
+    m.step = row.integer(0);
+    m.loss = row.real(1);
+    m.lr = row.real(2);
+    m.grad_norm = row.real(3);
+    m.micro_batch = static_cast<int>(row.integer(4));
+    m.accumulation = static_cast<int>(row.integer(5));
+    m.tokens_per_s = row.real(6);
+    m.samples_per_s = row.real(7);
+    m.mem_live = unsignedBytes(row.integer(8));
+    m.mem_peak = unsignedBytes(row.integer(9));
+    m.elapsed_s = row.real(10);
+    m.samples_digest = row.text(11);
+    return m;
+}
+
+EvalRecord readEvaluation(const Statement &row) {
+    EvalRecord record;
+    record.run_id = row.integer(0);
+    record.metrics.step = row.integer(1);
+    record.metrics.loss = row.real(2);
+    record.metrics.accuracy = row.real(3);
+    record.metrics.rmse = row.real(4);
+    record.metrics.examples = row.integer(5);
+    return record;
+}
+
+EventRecord readEvent(const Statement &row) {
+    EventRecord record;
+    record.run_id = row.integer(0);
+    record.event.step = row.integer(1);
+    record.event.kind = row.text(2);
+    record.event.message = row.text(3);
+    record.event.details = row.text(4);
+    return record;
+}
+
+RunRecord readRun(const Statement &row) {
+    RunRecord run;
+    run.id = row.integer(0);
+    run.status = runStatusFromString(row.text(1));
+    run.config_json = row.text(2);
+    run.device = row.text(3);
+    run.started_at = row.text(4);
+    run.ended_at = row.text(5);
+    run.resumed_from = row.isNull(6) ? 0 : row.integer(6);
+    run.last_step = row.integer(7);
+    run.target_steps = row.integer(8);
+    run.final_loss = row.optionalReal(9);
+    run.final_val_loss = row.optionalReal(10);
+    run.peak_bytes = unsignedBytes(row.integer(11));
+    run.oom_recoveries = row.integer(12);
+    run.message = row.text(13);
+    run.summary_json = row.text(14);
+    return run;
+}
+
+CheckpointRecord readCheckpoint(const Statement &row) {
+    CheckpointRecord record;
+    record.id = row.integer(0);
+    record.run_id = row.integer(1);
+    record.step = row.integer(2);
+    record.path = row.text(3);
+    record.sha256 = row.text(4);
+    record.bytes = unsignedBytes(row.integer(5));
+    record.created_at = row.text(6);
+    return record;
+}
+
+} // namespace headroom::project
