@@ -1,27 +1,16 @@
-// BPE and unigram tokenizers on top of libsentencepiece, compiled only where it is available.
+// BPE and unigram tokenizers, backed by the SentencePiece module.
 #include "data/sentencepiece_tokenizer.h"
 
 #include "data/data_error.h"
 #include "data/record_reader.h"
+#include "data/sentencepiece_loader.h"
 #include "data/split.h"
 
-#include <stdexcept>
-
-#ifdef HEADROOM_WITH_SENTENCEPIECE
 #include <exception>
-#include <sentencepiece_processor.h>
-#include <sentencepiece_trainer.h>
-#include <unordered_map>
-#endif
+#include <stdexcept>
 
 namespace headroom::data {
 namespace {
-
-const char *const kNoSentencePiece =
-    "this build of Headroom has no SentencePiece, so BPE and unigram tokenizers are "
-    "unavailable; use tokenizer=byte";
-
-#ifdef HEADROOM_WITH_SENTENCEPIECE
 
 // SentencePiece skips sentences longer than its max_sentence_length: longer records are fed in
 // pieces of at most this many bytes instead.
@@ -32,71 +21,78 @@ constexpr unsigned int kTrainingSeed = 20240601;
 
 class SentencePieceTokenizer final : public Tokenizer {
 public:
-    SentencePieceTokenizer(TokenizerKind kind, const std::string &serialized) : kind_(kind) {
-        const auto status = processor_.LoadFromSerializedProto(serialized);
-        if (!status.ok()) {
-            throw std::runtime_error("cannot load the " + toString(kind) +
-                                     " tokenizer: " + status.ToString());
+    SentencePieceTokenizer(TokenizerKind kind, std::string serialized)
+        : kind_(kind), api_(sentencePieceModule()), serialized_(std::move(serialized)) {
+        std::string error;
+        processor_ = api_.load(serialized_, &error);
+        if (!processor_) {
+            throw std::runtime_error("cannot load the " + toString(kind) + " tokenizer: " + error);
         }
-        if (processor_.eos_id() < 0) {
+        vocab_size_ = api_.pieceSize(processor_);
+        end_of_text_ = api_.eosId(processor_);
+        if (end_of_text_ < 0) {
+            api_.release(processor_);
             throw std::runtime_error("the " + toString(kind) +
                                      " tokenizer has no end-of-text piece (eos)");
         }
     }
+    ~SentencePieceTokenizer() override { api_.release(processor_); }
+    SentencePieceTokenizer(const SentencePieceTokenizer &) = delete;
+    SentencePieceTokenizer &operator=(const SentencePieceTokenizer &) = delete;
 
     TokenizerKind kind() const override { return kind_; }
-    std::int32_t vocabSize() const override { return processor_.GetPieceSize(); }
-    std::int32_t endOfTextId() const override { return processor_.eos_id(); }
+    std::int32_t vocabSize() const override { return vocab_size_; }
+    std::int32_t endOfTextId() const override { return end_of_text_; }
 
     std::vector<std::int32_t> encode(const std::string &utf8) const override {
         std::vector<int> ids;
-        const auto status = processor_.Encode(utf8, &ids);
-        if (!status.ok()) {
-            throw std::runtime_error("SentencePiece cannot encode the text: " + status.ToString());
+        std::string error;
+        if (!api_.encode(processor_, utf8, &ids, &error)) {
+            throw std::runtime_error("SentencePiece cannot encode the text: " + error);
         }
         return std::vector<std::int32_t>(ids.begin(), ids.end());
     }
 
     std::string decode(const std::vector<std::int32_t> &ids) const override {
-        const int size = processor_.GetPieceSize();
         for (const std::int32_t id : ids) {
-            if (id < 0 || id >= size) {
+            if (id < 0 || id >= vocab_size_) {
                 throw std::out_of_range("token id " + std::to_string(id) +
                                         " is outside the vocabulary (0.." +
-                                        std::to_string(size - 1) + ")");
+                                        std::to_string(vocab_size_ - 1) + ")");
             }
         }
         std::string text;
-        const auto status = processor_.Decode(std::vector<int>(ids.begin(), ids.end()), &text);
-        if (!status.ok()) {
-            throw std::runtime_error("SentencePiece cannot decode the ids: " + status.ToString());
+        std::string error;
+        if (!api_.decode(processor_, std::vector<int>(ids.begin(), ids.end()), &text, &error)) {
+            throw std::runtime_error("SentencePiece cannot decode the ids: " + error);
         }
         return text;
     }
 
-    std::string serialize() const override { return processor_.serialized_model_proto(); }
+    std::string serialize() const override { return serialized_; }
 
 private:
     TokenizerKind kind_;
-    sentencepiece::SentencePieceProcessor processor_;
+    const SentencePieceModuleApi &api_;
+    std::string serialized_;
+    void *processor_ = nullptr;
+    std::int32_t vocab_size_ = 0;
+    std::int32_t end_of_text_ = -1;
 };
 
-// Feeds the non-empty texts of the training split to the trainer. Data errors are kept and
-// rethrown after training returns rather than thrown through SentencePiece.
-class TrainingSentences final : public sentencepiece::SentenceIterator {
+// The non-empty texts of the training split, as training sentences. A data error is kept and
+// rethrown after training, never thrown through SentencePiece.
+class TrainingSentences {
 public:
-    explicit TrainingSentences(const DataSpec &spec) : spec_(spec), reader_(spec, true) { Next(); }
+    explicit TrainingSentences(const DataSpec &spec) : spec_(spec), reader_(spec, true) {}
 
-    bool done() const override { return done_; }
-    const std::string &value() const override { return value_; }
-    sentencepiece::util::Status status() const override { return {}; }
-
-    void Next() override {
+    static bool next(void *context, std::string *sentence) {
+        auto *self = static_cast<TrainingSentences *>(context);
         try {
-            advance();
+            return self->advance(*sentence);
         } catch (...) {
-            error_ = std::current_exception();
-            done_ = true;
+            self->error_ = std::current_exception();
+            return false;
         }
     }
 
@@ -108,11 +104,10 @@ public:
     std::int64_t records() const { return records_; }
 
 private:
-    void advance() {
+    bool advance(std::string &sentence) {
         while (cut_ >= record_.text.size()) {
             if (!reader_.next(record_)) {
-                done_ = true;
-                return;
+                return false;
             }
             cut_ = 0;
             if (isValidationRecord(spec_.split_seed, record_.ordinal, spec_.validation_fraction)) {
@@ -127,25 +122,20 @@ private:
                (static_cast<unsigned char>(record_.text[cut_ + take]) & 0xC0) == 0x80) {
             --take;
         }
-        value_.assign(record_.text, cut_, take);
+        sentence.assign(record_.text, cut_, take);
         cut_ += take;
+        return true;
     }
 
     DataSpec spec_;
     RecordReader reader_;
     Record record_;
     std::size_t cut_ = 0;
-    std::string value_;
-    bool done_ = false;
     std::int64_t records_ = 0;
     std::exception_ptr error_;
 };
 
-#endif
-
 } // namespace
-
-#ifdef HEADROOM_WITH_SENTENCEPIECE
 
 std::unique_ptr<Tokenizer> trainSentencePiece(const DataSpec &spec, TokenizerKind kind,
                                               std::int32_t vocab_size) {
@@ -155,8 +145,9 @@ std::unique_ptr<Tokenizer> trainSentencePiece(const DataSpec &spec, TokenizerKin
     if (vocab_size < 1) {
         throw std::invalid_argument("the vocabulary size must be positive");
     }
+    const SentencePieceModuleApi &api = sentencePieceModule();
     TrainingSentences sentences(spec);
-    const std::unordered_map<std::string, std::string> options = {
+    const std::vector<std::pair<std::string, std::string>> options = {
         {"model_type", kind == TokenizerKind::Bpe ? "bpe" : "unigram"},
         {"vocab_size", std::to_string(vocab_size)},
         {"hard_vocab_limit", "false"}, // a small corpus gets a smaller vocabulary, not an error
@@ -174,41 +165,27 @@ std::unique_ptr<Tokenizer> trainSentencePiece(const DataSpec &spec, TokenizerKin
         {"pad_id", "-1"},
         {"minloglevel", "2"},
     };
-    sentencepiece::SetRandomGeneratorSeed(kTrainingSeed);
     std::string model;
-    const auto status = sentencepiece::SentencePieceTrainer::Train(options, &sentences, &model);
+    std::string error;
+    const bool trained =
+        api.train(options, kTrainingSeed, &TrainingSentences::next, &sentences, &model, &error);
     sentences.rethrowError();
     if (sentences.records() == 0) {
         throw DataError(spec.path, 0,
                         "no training text for the tokenizer: the training split holds no "
                         "non-empty records");
     }
-    if (!status.ok()) {
+    if (!trained) {
         throw std::runtime_error("SentencePiece could not train a " + toString(kind) +
                                  " tokenizer with vocabulary " + std::to_string(vocab_size) + ": " +
-                                 status.ToString());
+                                 error);
     }
-    return std::make_unique<SentencePieceTokenizer>(kind, model);
+    return std::make_unique<SentencePieceTokenizer>(kind, std::move(model));
 }
 
 std::unique_ptr<Tokenizer> loadSentencePieceTokenizer(TokenizerKind kind,
                                                       const std::string &serialized) {
     return std::make_unique<SentencePieceTokenizer>(kind, serialized);
 }
-
-#else
-
-std::unique_ptr<Tokenizer> trainSentencePiece(const DataSpec &, TokenizerKind kind, std::int32_t) {
-    if (kind == TokenizerKind::Byte) {
-        throw std::invalid_argument("the byte tokenizer needs no training");
-    }
-    throw std::runtime_error(kNoSentencePiece);
-}
-
-std::unique_ptr<Tokenizer> loadSentencePieceTokenizer(TokenizerKind, const std::string &) {
-    throw std::runtime_error(kNoSentencePiece);
-}
-
-#endif
 
 } // namespace headroom::data
