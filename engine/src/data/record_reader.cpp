@@ -160,9 +160,10 @@ bool RecordReader::nextCsv(Record &record) {
         return false;
     }
     if (record.fields.size() != columns_.size()) {
+        const std::size_t count = record.fields.size();
         throw DataError(path(), record.line,
-                        "row " + std::to_string(ordinal_ + 1) + " has " +
-                            std::to_string(record.fields.size()) + " fields, the header has " +
+                        "row " + std::to_string(ordinal_ + 1) + " has " + std::to_string(count) +
+                            (count == 1 ? " field" : " fields") + ", the header has " +
                             std::to_string(columns_.size()));
     }
     if (want_text_) {
