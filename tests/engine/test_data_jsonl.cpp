@@ -82,7 +82,7 @@ void TestDataJsonl::inspectShowsKeysAndPreview() {
     QCOMPARE(summary.records, std::int64_t{3});
     QVERIFY(summary.format == Format::Jsonl);
     QCOMPARE(summary.bytes, static_cast<std::uint64_t>(QFileInfo(s.path.c_str()).size()));
-    QVERIFY(summary.columns == (std::vector<std::string>{"label", "text"}));
+    QVERIFY(summary.columns == (std::vector<std::string>{"text", "label"}));
     QVERIFY(summary.preview == (std::vector<std::string>{"first", "second"}));
 }
 

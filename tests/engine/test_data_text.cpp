@@ -79,6 +79,7 @@ private Q_SLOTS:
     void splitIsDeterministicAndDisjoint();
     void validationIsFiniteAndResets();
     void shuffleDependsOnSeedOnly();
+    void hugeShuffleBufferHoldsOneEpoch();
     void badData_data();
     void badData();
     void missingFile();
@@ -270,6 +271,21 @@ void TestDataText::shuffleDependsOnSeedOnly() {
         }
     }
     QCOMPARE(epoch0.size(), std::size_t{200});
+}
+
+void TestDataText::hugeShuffleBufferHoldsOneEpoch() {
+    DataSpec s = spec(numberedLines(10));
+    s.seq_len = 7;
+    s.stride = 8;
+    s.shuffle_buffer = 1000000000; // must not try to buffer a billion repeats
+    ExampleStream stream(s, Split::Train, bytes_.get(), nullptr);
+    std::set<std::uint64_t> seen;
+    Example example;
+    for (int i = 0; i < 40; ++i) {
+        QVERIFY(stream.next(example));
+        QVERIFY(seen.insert(example.id).second);
+    }
+    QVERIFY(stream.epoch() >= 4);
 }
 
 void TestDataText::badData_data() {

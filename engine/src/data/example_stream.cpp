@@ -8,6 +8,7 @@
 #include "data/token_windows.h"
 #include "data/tokenizer.h"
 
+#include <algorithm>
 #include <memory>
 #include <stdexcept>
 #include <utility>
@@ -106,6 +107,7 @@ struct ExampleStream::Impl {
     TokenWindows windows;
     std::uint64_t epoch = 0;
     EpochCounts counts;
+    std::int64_t examples_per_epoch = 0; // known once the first epoch is complete
     std::vector<Example> shuffle_buffer;
     ShuffleRng rng;
     Record record;
@@ -167,6 +169,7 @@ void ExampleStream::Impl::throwNoTrainingExamples() const {
 }
 
 void ExampleStream::Impl::startNextEpoch() {
+    examples_per_epoch = counts.examples;
     ++epoch;
     reader.rewind();
     windows.clear();
@@ -174,8 +177,12 @@ void ExampleStream::Impl::startNextEpoch() {
 }
 
 bool ExampleStream::Impl::nextTrain(Example &out) {
-    const auto capacity = static_cast<std::size_t>(spec.shuffle_buffer);
-    while (shuffle_buffer.size() < capacity) {
+    // A buffer larger than an epoch would only hold repeats: at most one epoch's worth.
+    const auto capacity = [this] {
+        return examples_per_epoch > 0 ? std::min(spec.shuffle_buffer, examples_per_epoch)
+                                      : spec.shuffle_buffer;
+    };
+    while (static_cast<std::int64_t>(shuffle_buffer.size()) < capacity()) {
         Example example;
         if (produce(example)) {
             shuffle_buffer.push_back(std::move(example));
@@ -197,6 +204,7 @@ bool ExampleStream::Impl::nextTrain(Example &out) {
 
 void ExampleStream::Impl::rewind() {
     epoch = 0;
+    examples_per_epoch = 0;
     reader.rewind();
     windows.clear();
     counts = EpochCounts{};
@@ -244,6 +252,7 @@ std::string ExampleStream::saveState() const {
     writer.i64(d.counts.split_records);
     writer.i64(d.counts.tokens);
     writer.i64(d.counts.examples);
+    writer.i64(d.examples_per_epoch);
     d.windows.save(writer);
     writer.u64(d.rng.state());
     writer.u64(d.shuffle_buffer.size());
@@ -294,6 +303,7 @@ void ExampleStream::restoreState(const std::string &state) {
     counts.split_records = reader.i64();
     counts.tokens = reader.i64();
     counts.examples = reader.i64();
+    const std::int64_t examples_per_epoch = reader.i64();
     TokenWindows windows = d.windows;
     windows.load(reader);
     const std::uint64_t rng_state = reader.u64();
@@ -309,6 +319,7 @@ void ExampleStream::restoreState(const std::string &state) {
     d.reader.seek(position);
     d.epoch = epoch;
     d.counts = counts;
+    d.examples_per_epoch = examples_per_epoch;
     d.windows = std::move(windows);
     d.rng.setState(rng_state);
     d.shuffle_buffer = std::move(shuffle_buffer);

@@ -117,10 +117,10 @@ bool RecordReader::nextJsonl(Record &record) {
         }
     } while (isWhitespace(line_));
     record.line = lines_.lineNumber();
-    nlohmann::json object;
+    nlohmann::ordered_json object; // keeps the keys in file order for the summary
     try {
-        object = nlohmann::json::parse(line_);
-    } catch (const nlohmann::json::parse_error &error) {
+        object = nlohmann::ordered_json::parse(line_);
+    } catch (const nlohmann::ordered_json::parse_error &error) {
         throw DataError(path(), record.line, "malformed JSON: " + shortJsonReason(error.what()));
     }
     if (!object.is_object()) {
