@@ -1,0 +1,328 @@
+#include "data/example_stream.h"
+
+#include "data/data_error.h"
+#include "data/record_reader.h"
+#include "data/split.h"
+#include "data/state_codec.h"
+#include "data/tabular_encoder.h"
+#include "data/token_windows.h"
+#include "data/tokenizer.h"
+
+#include <algorithm>
+#include <memory>
+#include <stdexcept>
+#include <utility>
+
+namespace headroom::data {
+namespace {
+
+constexpr std::uint64_t kStateMagic = 0x3153445244485248ULL; // "HRHDRDS1"
+
+// What this epoch has read so far, for the "no training examples" diagnosis.
+struct EpochCounts {
+    std::int64_t records = 0;       // records of the file
+    std::int64_t split_records = 0; // of them, in this stream's split
+    std::int64_t tokens = 0;        // gpt: tokens of the split's records
+    std::int64_t examples = 0;      // examples produced
+};
+
+void checkSpec(const DataSpec &spec, const Tokenizer *tokenizer, const TabularSchema *schema) {
+    if ((tokenizer == nullptr) == (schema == nullptr)) {
+        throw std::invalid_argument("ExampleStream needs either a tokenizer (gpt) or a tabular "
+                                    "schema, exactly one");
+    }
+    if (tokenizer && spec.seq_len < 1) {
+        throw std::invalid_argument("seq_len must be at least 1");
+    }
+    if (spec.stride < 0) {
+        throw std::invalid_argument("stride must be 0 (= seq_len) or positive");
+    }
+    if (spec.shuffle_buffer < 1) {
+        throw std::invalid_argument("shuffle_buffer must be at least 1");
+    }
+    if (!(spec.validation_fraction >= 0 && spec.validation_fraction <= 1)) {
+        throw std::invalid_argument("validation_fraction must be within [0, 1]");
+    }
+}
+
+// Settings that change which examples come out: a saved position is only valid with these.
+std::uint64_t specFingerprint(const DataSpec &spec, const Tokenizer *tokenizer) {
+    StateWriter writer;
+    writer.u64(static_cast<std::uint64_t>(spec.format));
+    writer.str(spec.text_field);
+    writer.str(spec.target);
+    writer.i64(spec.shuffle_buffer);
+    writer.i64(spec.max_examples);
+    writer.f64(spec.validation_fraction);
+    writer.i64(spec.seq_len);
+    writer.i64(spec.stride);
+    writer.u64(spec.seed);
+    writer.u64(spec.split_seed);
+    if (tokenizer) {
+        writer.u64(static_cast<std::uint64_t>(tokenizer->kind()));
+        writer.i64(tokenizer->vocabSize());
+        writer.i64(tokenizer->endOfTextId());
+    }
+    return fnv1a(writer.bytes().data(), writer.bytes().size());
+}
+
+} // namespace
+
+struct ExampleStream::Impl {
+    Impl(const DataSpec &spec_in, Split split_in, const Tokenizer *tokenizer_in,
+         const TabularSchema *schema_in)
+        : spec(spec_in), split(split_in), tokenizer(tokenizer_in), schema(schema_in),
+          reader(spec_in, tokenizer_in != nullptr),
+          windows(spec_in.seq_len + 1, spec_in.stride > 0 ? spec_in.stride : spec_in.seq_len),
+          rng(spec_in.seed) {
+        file = fingerprintFile(spec.path);
+        if (schema) {
+            if (spec.format != Format::Csv) {
+                throw DataError(spec.path, 0,
+                                "tabular data must be a CSV file (the format is " +
+                                    toString(spec.format) + ")");
+            }
+            encoder = std::make_unique<TabularEncoder>(*schema, reader.columns(), spec.path);
+        } else {
+            newline_separator =
+                spec.format == Format::Text && tokenizer->kind() == TokenizerKind::Byte;
+        }
+    }
+
+    bool produce(Example &out);
+    bool nextTrain(Example &out);
+    void startNextEpoch();
+    [[noreturn]] void throwNoTrainingExamples() const;
+    void rewind();
+
+    DataSpec spec;
+    Split split;
+    const Tokenizer *tokenizer;
+    const TabularSchema *schema;
+    RecordReader reader;
+    std::unique_ptr<TabularEncoder> encoder;
+    bool newline_separator = false;
+    FileFingerprint file; // of the file as opened, stored in saved positions
+
+    TokenWindows windows;
+    std::uint64_t epoch = 0;
+    EpochCounts counts;
+    std::int64_t examples_per_epoch = 0; // known once the first epoch is complete
+    std::vector<Example> shuffle_buffer;
+    ShuffleRng rng;
+    Record record;
+};
+
+// The next example of the split in file order within the current epoch; false at its end.
+bool ExampleStream::Impl::produce(Example &out) {
+    out = Example{};
+    while (true) {
+        if (tokenizer && windows.take(out.tokens)) {
+            out.id = makeExampleId(epoch, windows.windowsTaken() - 1);
+            ++counts.examples;
+            return true;
+        }
+        if (!reader.next(record)) {
+            return false;
+        }
+        ++counts.records;
+        const bool validation =
+            isValidationRecord(spec.split_seed, record.ordinal, spec.validation_fraction);
+        if (validation != (split == Split::Validation)) {
+            continue;
+        }
+        ++counts.split_records;
+        if (encoder) {
+            encoder->encode(record.fields, record.line, out);
+            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
+            ++counts.examples;
+            return true;
+        }
+        std::vector<std::int32_t> tokens;
+        if (newline_separator) {
+            record.text.push_back('\n');
+            tokens = tokenizer->encode(record.text);
+        } else {
+            tokens = tokenizer->encode(record.text);
+            tokens.push_back(tokenizer->endOfTextId());
+        }
+        counts.tokens += static_cast<std::int64_t>(tokens.size());
+        windows.append(tokens);
+    }
+}
+
+void ExampleStream::Impl::throwNoTrainingExamples() const {
+    std::string why;
+    if (counts.records == 0) {
+        why = "the file holds no records";
+    } else if (counts.split_records == 0) {
+        why = std::to_string(counts.records) + " records read, all in the validation split " +
+              "(validation_fraction " + std::to_string(spec.validation_fraction) + ")";
+    } else {
+        why = "the training split's " + std::to_string(counts.split_records) + " records hold " +
+              std::to_string(counts.tokens) +
+              " tokens, too short for seq_len+1 = " + std::to_string(spec.seq_len + 1) +
+              " tokens (lower the sequence length or add "
+              "data)";
+    }
+    throw DataError(spec.path, 0, "no training examples: " + why);
+}
+
+void ExampleStream::Impl::startNextEpoch() {
+    examples_per_epoch = counts.examples;
+    ++epoch;
+    reader.rewind();
+    windows.clear();
+    counts = EpochCounts{};
+}
+
+bool ExampleStream::Impl::nextTrain(Example &out) {
+    // A buffer larger than an epoch would only hold repeats: at most one epoch's worth.
+    const auto capacity = [this] {
+        return examples_per_epoch > 0 ? std::min(spec.shuffle_buffer, examples_per_epoch)
+                                      : spec.shuffle_buffer;
+    };
+    while (static_cast<std::int64_t>(shuffle_buffer.size()) < capacity()) {
+        Example example;
+        if (produce(example)) {
+            shuffle_buffer.push_back(std::move(example));
+            continue;
+        }
+        if (counts.examples == 0) {
+            throwNoTrainingExamples();
+        }
+        startNextEpoch();
+    }
+    const std::size_t pick = rng.below(shuffle_buffer.size());
+    out = std::move(shuffle_buffer[pick]);
+    if (pick + 1 != shuffle_buffer.size()) {
+        shuffle_buffer[pick] = std::move(shuffle_buffer.back());
+    }
+    shuffle_buffer.pop_back();
+    return true;
+}
+
+void ExampleStream::Impl::rewind() {
+    epoch = 0;
+    examples_per_epoch = 0;
+    reader.rewind();
+    windows.clear();
+    counts = EpochCounts{};
+    shuffle_buffer.clear();
+    rng = ShuffleRng(spec.seed);
+}
+
+ExampleStream::ExampleStream(const DataSpec &spec, Split split, const Tokenizer *tokenizer,
+                             const TabularSchema *schema) {
+    checkSpec(spec, tokenizer, schema);
+    impl_ = std::make_unique<Impl>(spec, split, tokenizer, schema);
+}
+
+ExampleStream::~ExampleStream() = default;
+
+bool ExampleStream::next(Example &out) {
+    if (impl_->split == Split::Train) {
+        return impl_->nextTrain(out);
+    }
+    return impl_->produce(out);
+}
+
+void ExampleStream::reset() {
+    impl_->rewind();
+}
+
+std::uint64_t ExampleStream::epoch() const {
+    return impl_->epoch;
+}
+
+std::string ExampleStream::saveState() const {
+    const Impl &d = *impl_;
+    StateWriter writer;
+    writer.u64(kStateMagic);
+    writer.u64(static_cast<std::uint64_t>(d.split));
+    writer.u64(specFingerprint(d.spec, d.tokenizer));
+    writer.u64(d.file.size);
+    writer.u64(d.file.head_hash);
+    const RecordPosition position = d.reader.position();
+    writer.u64(position.offset);
+    writer.i64(position.line);
+    writer.i64(position.ordinal);
+    writer.u64(d.epoch);
+    writer.i64(d.counts.records);
+    writer.i64(d.counts.split_records);
+    writer.i64(d.counts.tokens);
+    writer.i64(d.counts.examples);
+    writer.i64(d.examples_per_epoch);
+    d.windows.save(writer);
+    writer.u64(d.rng.state());
+    writer.u64(d.shuffle_buffer.size());
+    for (const Example &example : d.shuffle_buffer) {
+        writer.example(example);
+    }
+    return writer.bytes();
+}
+
+void ExampleStream::restoreState(const std::string &state) {
+    Impl &d = *impl_;
+    const std::string &path = d.spec.path;
+    StateReader reader(state, path);
+    if (reader.u64() != kStateMagic) {
+        reader.fail("it is not a Headroom data position");
+    }
+    if (reader.u64() != static_cast<std::uint64_t>(d.split)) {
+        throw DataError(path, 0, "the saved data position belongs to the other split");
+    }
+    if (reader.u64() != specFingerprint(d.spec, d.tokenizer)) {
+        throw DataError(path, 0,
+                        "the saved data position was taken with different data settings "
+                        "(format, split, shuffle, sequence length or tokenizer changed)");
+    }
+    const FileFingerprint saved{reader.u64(), reader.u64()};
+    const FileFingerprint now = fingerprintFile(path);
+    if (saved.size != now.size) {
+        throw DataError(path, 0,
+                        "the data file changed since the position was saved (" +
+                            std::to_string(saved.size) + " bytes then, " +
+                            std::to_string(now.size) + " now); cannot resume exactly");
+    }
+    if (saved.head_hash != now.head_hash) {
+        throw DataError(path, 0,
+                        "the data file changed since the position was saved (same size, "
+                        "different content); cannot resume exactly");
+    }
+    RecordPosition position;
+    position.offset = reader.u64();
+    position.line = reader.i64();
+    position.ordinal = reader.i64();
+    if (position.offset > now.size) {
+        reader.fail("its file offset lies beyond the end of the file");
+    }
+    const std::uint64_t epoch = reader.u64();
+    EpochCounts counts;
+    counts.records = reader.i64();
+    counts.split_records = reader.i64();
+    counts.tokens = reader.i64();
+    counts.examples = reader.i64();
+    const std::int64_t examples_per_epoch = reader.i64();
+    TokenWindows windows = d.windows;
+    windows.load(reader);
+    const std::uint64_t rng_state = reader.u64();
+    const std::uint64_t buffered = reader.u64();
+    std::vector<Example> shuffle_buffer;
+    for (std::uint64_t i = 0; i < buffered; ++i) {
+        shuffle_buffer.push_back(reader.example());
+    }
+    if (!reader.atEnd()) {
+        reader.fail("unexpected bytes after its end");
+    }
+    // Everything read and checked: commit.
+    d.reader.seek(position);
+    d.epoch = epoch;
+    d.counts = counts;
+    d.examples_per_epoch = examples_per_epoch;
+    d.windows = std::move(windows);
+    d.rng.setState(rng_state);
+    d.shuffle_buffer = std::move(shuffle_buffer);
+}
+
+} // namespace headroom::data

@@ -1,0 +1,184 @@
+#include "data/record_reader.h"
+
+#include "data/csv_parser.h"
+#include "data/data_error.h"
+
+#include <nlohmann/json.hpp>
+#include <unordered_set>
+
+namespace headroom::data {
+namespace {
+
+bool isWhitespace(const std::string &line) {
+    return line.find_first_not_of(" \t\r") == std::string::npos;
+}
+
+void stripCarriageReturn(std::string &line) {
+    if (!line.empty() && line.back() == '\r') {
+        line.pop_back();
+    }
+}
+
+// nlohmann's reasons start with "[json.exception.parse_error.101] parse error at line 1, ";
+// keep what helps a person: the column and what was wrong.
+std::string shortJsonReason(const std::string &what) {
+    std::string reason = what;
+    const std::size_t bracket = reason.find("] ");
+    if (reason.rfind("[json.exception", 0) == 0 && bracket != std::string::npos) {
+        reason.erase(0, bracket + 2);
+    }
+    const std::string prefix = "parse error at line 1, ";
+    if (reason.rfind(prefix, 0) == 0) {
+        reason.erase(0, prefix.size());
+    }
+    return reason;
+}
+
+std::string joinNames(const std::vector<std::string> &names) {
+    std::string joined;
+    for (const std::string &name : names) {
+        joined += joined.empty() ? "" : ", ";
+        joined += name;
+    }
+    return joined;
+}
+
+} // namespace
+
+RecordReader::RecordReader(const DataSpec &spec, bool want_text)
+    : spec_(spec), want_text_(want_text), lines_(spec.path) {
+    if (spec_.format == Format::Csv) {
+        std::int64_t header_line = 0;
+        if (!readCsvRecord(lines_, columns_, header_line)) {
+            throw DataError(path(), 0, "the file holds no CSV header row (only blank lines)");
+        }
+        std::unordered_set<std::string> seen;
+        for (const std::string &name : columns_) {
+            if (!seen.insert(name).second) {
+                throw DataError(path(), header_line,
+                                "the header names the column '" + name + "' twice");
+            }
+        }
+        if (want_text_) {
+            text_column_ = columnIndex(spec_.text_field, "text");
+        }
+    }
+    start_ = position();
+}
+
+std::size_t RecordReader::columnIndex(const std::string &name, const std::string &role) const {
+    for (std::size_t i = 0; i < columns_.size(); ++i) {
+        if (columns_[i] == name) {
+            return i;
+        }
+    }
+    throw DataError(path(), 0,
+                    "unknown " + role + " column '" + name +
+                        "'; the header has: " + joinNames(columns_));
+}
+
+bool RecordReader::next(Record &record) {
+    if (spec_.max_examples > 0 && ordinal_ >= spec_.max_examples) {
+        return false;
+    }
+    record.text.clear();
+    record.fields.clear();
+    bool found = false;
+    switch (spec_.format) {
+    case Format::Text:
+        found = nextText(record);
+        break;
+    case Format::Jsonl:
+        found = nextJsonl(record);
+        break;
+    case Format::Csv:
+        found = nextCsv(record);
+        break;
+    }
+    if (found) {
+        record.ordinal = ordinal_++;
+    }
+    return found;
+}
+
+bool RecordReader::nextText(Record &record) {
+    if (!lines_.readLine(record.text)) {
+        return false;
+    }
+    stripCarriageReturn(record.text);
+    record.line = lines_.lineNumber();
+    return true;
+}
+
+bool RecordReader::nextJsonl(Record &record) {
+    do {
+        if (!lines_.readLine(line_)) {
+            return false;
+        }
+    } while (isWhitespace(line_));
+    record.line = lines_.lineNumber();
+    nlohmann::ordered_json object; // keeps the keys in file order for the summary
+    try {
+        object = nlohmann::ordered_json::parse(line_);
+    } catch (const nlohmann::ordered_json::parse_error &error) {
+        throw DataError(path(), record.line, "malformed JSON: " + shortJsonReason(error.what()));
+    }
+    if (!object.is_object()) {
+        throw DataError(path(), record.line,
+                        std::string("expected one JSON object per line, found a JSON ") +
+                            object.type_name());
+    }
+    if (columns_.empty()) {
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            columns_.push_back(it.key());
+        }
+    }
+    if (!want_text_) {
+        return true;
+    }
+    const auto field = object.find(spec_.text_field);
+    if (field == object.end()) {
+        std::vector<std::string> keys;
+        for (auto it = object.begin(); it != object.end(); ++it) {
+            keys.push_back(it.key());
+        }
+        throw DataError(path(), record.line,
+                        "the record has no field \"" + spec_.text_field +
+                            "\" (its fields: " + joinNames(keys) + ")");
+    }
+    if (!field->is_string()) {
+        throw DataError(path(), record.line,
+                        "the field \"" + spec_.text_field + "\" is a " + field->type_name() +
+                            ", expected a string");
+    }
+    record.text = field->get<std::string>();
+    return true;
+}
+
+bool RecordReader::nextCsv(Record &record) {
+    if (!readCsvRecord(lines_, record.fields, record.line)) {
+        return false;
+    }
+    if (record.fields.size() != columns_.size()) {
+        const std::size_t count = record.fields.size();
+        throw DataError(path(), record.line,
+                        "row " + std::to_string(ordinal_ + 1) + " has " + std::to_string(count) +
+                            (count == 1 ? " field" : " fields") + ", the header has " +
+                            std::to_string(columns_.size()));
+    }
+    if (want_text_) {
+        record.text = record.fields[text_column_];
+    }
+    return true;
+}
+
+RecordPosition RecordReader::position() const {
+    return RecordPosition{lines_.offset(), lines_.lineNumber(), ordinal_};
+}
+
+void RecordReader::seek(const RecordPosition &position) {
+    lines_.seek(position.offset, position.line);
+    ordinal_ = position.ordinal;
+}
+
+} // namespace headroom::data

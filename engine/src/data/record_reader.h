@@ -1,0 +1,65 @@
+#pragma once
+
+#include "data/data_spec.h"
+#include "data/line_reader.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace headroom::data {
+
+// One record of a data file, in file order.
+struct Record {
+    std::int64_t ordinal = 0; // 0-based among the records of the file
+    std::int64_t line = 0;    // line the record starts on
+    std::string text;         // the text (text line, JSONL field, CSV text column) when wanted
+    std::vector<std::string> fields; // CSV: all fields of the row
+};
+
+// Where a RecordReader stands: enough to continue exactly there.
+struct RecordPosition {
+    std::uint64_t offset = 0;
+    std::int64_t line = 0;
+    std::int64_t ordinal = 0;
+};
+
+// Reads the records of a text, JSONL or CSV file one at a time, validating each (UTF-8, JSON
+// syntax, text field, CSV field count) and honouring spec.max_examples.
+class RecordReader {
+public:
+    // `want_text`: fill Record::text. For JSONL that requires the string field
+    // spec.text_field in every record; for CSV it requires the column spec.text_field.
+    // CSV rows always fill Record::fields. Reads the CSV header at once.
+    RecordReader(const DataSpec &spec, bool want_text);
+
+    bool next(Record &record);
+
+    // CSV: the header. JSONL: the keys of the first record read so far (empty before).
+    const std::vector<std::string> &columns() const { return columns_; }
+    // Index of a CSV column; throws DataError naming the available columns when it is missing.
+    std::size_t columnIndex(const std::string &name, const std::string &role) const;
+
+    RecordPosition position() const;
+    void seek(const RecordPosition &position);
+    void rewind() { seek(start_); }
+
+    const std::string &path() const { return lines_.path(); }
+    std::uint64_t fileSize() const { return lines_.fileSize(); }
+
+private:
+    bool nextText(Record &record);
+    bool nextJsonl(Record &record);
+    bool nextCsv(Record &record);
+
+    DataSpec spec_;
+    bool want_text_;
+    LineReader lines_;
+    std::vector<std::string> columns_;
+    std::size_t text_column_ = 0;
+    RecordPosition start_;
+    std::int64_t ordinal_ = 0;
+    std::string line_;
+};
+
+} // namespace headroom::data

@@ -1,0 +1,40 @@
+#pragma once
+
+// The interface between the engine and the SentencePiece module.
+//
+// Why a module: Debian's libsentencepiece bundles protobuf-lite 3.14 and exports its symbols.
+// In one symbol scope with LibTorch's libprotobuf 3.21 a program crashes before main() (or
+// aborts on the protobuf version check, depending on load order). The engine therefore never
+// links SentencePiece; it loads this module with RTLD_LOCAL | RTLD_DEEPBIND, which keeps each
+// protobuf bound to its own users. Both sides are built by the same compiler from this tree,
+// so the table may use standard library types; no exception crosses it.
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace headroom::data {
+
+struct SentencePieceModuleApi {
+    int version;
+    // Supplies the next training sentence; false at the end. Must not throw.
+    using NextSentence = bool (*)(void *context, std::string *sentence);
+    // All functions return false and describe the failure in *error when they fail.
+    bool (*train)(const std::vector<std::pair<std::string, std::string>> &options,
+                  unsigned int seed, NextSentence next, void *context, std::string *model,
+                  std::string *error);
+    void *(*load)(const std::string &model, std::string *error); // nullptr on failure
+    void (*release)(void *processor);
+    int (*pieceSize)(const void *processor);
+    int (*eosId)(const void *processor);
+    bool (*encode)(const void *processor, const std::string &text, std::vector<int> *ids,
+                   std::string *error);
+    bool (*decode)(const void *processor, const std::vector<int> &ids, std::string *text,
+                   std::string *error);
+};
+
+constexpr int kSentencePieceModuleVersion = 1;
+// The one symbol the module exports: extern "C" const SentencePieceModuleApi *NAME();
+constexpr const char *kSentencePieceModuleEntry = "headroom_sentencepiece_module";
+
+} // namespace headroom::data

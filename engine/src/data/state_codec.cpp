@@ -1,0 +1,126 @@
+#include "data/state_codec.h"
+
+#include "data/data_error.h"
+
+#include <cstring>
+
+namespace headroom::data {
+
+void StateWriter::u64(std::uint64_t value) {
+    for (int i = 0; i < 8; ++i) {
+        bytes_.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+    }
+}
+
+void StateWriter::f64(double value) {
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, &value, sizeof bits);
+    u64(bits);
+}
+
+void StateWriter::str(const std::string &value) {
+    u64(value.size());
+    bytes_ += value;
+}
+
+void StateWriter::tokens(const std::vector<std::int32_t> &values) {
+    u64(values.size());
+    for (const std::int32_t value : values) {
+        const auto bits = static_cast<std::uint32_t>(value);
+        for (int i = 0; i < 4; ++i) {
+            bytes_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
+        }
+    }
+}
+
+void StateWriter::example(const Example &value) {
+    u64(value.id);
+    tokens(value.tokens);
+    u64(value.numeric.size());
+    for (const float number : value.numeric) {
+        f64(number);
+    }
+    u64(value.categorical.size());
+    for (const std::int64_t category : value.categorical) {
+        i64(category);
+    }
+    f64(value.target);
+}
+
+StateReader::StateReader(const std::string &bytes, std::string path)
+    : bytes_(bytes), path_(std::move(path)) {}
+
+void StateReader::fail(const std::string &why) const {
+    throw DataError(path_, 0, "the saved data position is damaged: " + why);
+}
+
+void StateReader::take(void *out, std::size_t size) {
+    if (bytes_.size() - pos_ < size) {
+        fail("it ends early");
+    }
+    std::memcpy(out, bytes_.data() + pos_, size);
+    pos_ += size;
+}
+
+std::uint64_t StateReader::u64() {
+    unsigned char raw[8];
+    take(raw, sizeof raw);
+    std::uint64_t value = 0;
+    for (int i = 7; i >= 0; --i) {
+        value = (value << 8) | raw[i];
+    }
+    return value;
+}
+
+double StateReader::f64() {
+    const std::uint64_t bits = u64();
+    double value = 0;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
+}
+
+std::uint64_t StateReader::count(std::size_t item_bytes) {
+    const std::uint64_t n = u64();
+    if (n > (bytes_.size() - pos_) / item_bytes) {
+        fail("a length is larger than the data");
+    }
+    return n;
+}
+
+std::string StateReader::str() {
+    const std::uint64_t n = count(1);
+    std::string value = bytes_.substr(pos_, n);
+    pos_ += n;
+    return value;
+}
+
+std::vector<std::int32_t> StateReader::tokens() {
+    const std::uint64_t n = count(4);
+    std::vector<std::int32_t> values(n);
+    for (std::uint64_t i = 0; i < n; ++i) {
+        unsigned char raw[4];
+        take(raw, sizeof raw);
+        const std::uint32_t bits =
+            raw[0] | (raw[1] << 8) | (raw[2] << 16) | (static_cast<std::uint32_t>(raw[3]) << 24);
+        values[i] = static_cast<std::int32_t>(bits);
+    }
+    return values;
+}
+
+Example StateReader::example() {
+    Example value;
+    value.id = u64();
+    value.tokens = tokens();
+    value.numeric.resize(count(8));
+    for (float &number : value.numeric) {
+        number = static_cast<float>(f64());
+    }
+    value.categorical.resize(count(8));
+    for (std::int64_t &category : value.categorical) {
+        category = i64();
+    }
+    value.target = f64();
+    return value;
+}
+
+} // namespace headroom::data

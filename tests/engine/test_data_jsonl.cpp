@@ -1,0 +1,144 @@
+// JSONL streaming: the text field, end-of-text separators, blank lines and bad records.
+#include "data/data_error.h"
+#include "data/example_stream.h"
+#include "data/tokenizer.h"
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <fstream>
+#include <string>
+#include <vector>
+
+using namespace headroom::data;
+
+namespace {
+
+std::string writeFile(const QTemporaryDir &dir, const QString &name, const std::string &bytes) {
+    const std::string path = dir.filePath(name).toStdString();
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
+    return path;
+}
+
+} // namespace
+
+class TestDataJsonl : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void textFieldWithEndOfText();
+    void customTextField();
+    void inspectShowsKeysAndPreview();
+    void badRecords_data();
+    void badRecords();
+
+private:
+    DataSpec spec(const std::string &content) {
+        DataSpec s;
+        s.path = writeFile(dir_, QString("data%1.jsonl").arg(++files_), content);
+        s.format = Format::Jsonl;
+        s.validation_fraction = 0;
+        s.shuffle_buffer = 1;
+        return s;
+    }
+
+    QTemporaryDir dir_;
+    int files_ = 0;
+    std::unique_ptr<Tokenizer> bytes_ = makeByteTokenizer();
+};
+
+void TestDataJsonl::textFieldWithEndOfText() {
+    // Blank lines are skipped; escapes and multibyte text come out decoded.
+    DataSpec s = spec("{\"text\": \"ab\"}\n"
+                      "\n"
+                      "{\"id\": 7, \"text\": \"\\u00fc\\n\"}\r\n"
+                      "   \n"
+                      "{\"text\": \"c\"}");
+    s.seq_len = 8;
+    ExampleStream stream(s, Split::Train, bytes_.get(), nullptr);
+    Example example;
+    QVERIFY(stream.next(example));
+    const std::vector<std::int32_t> expected = {'a', 'b', 256, 0xC3, 0xBC, '\n', 256, 'c', 256};
+    QVERIFY(example.tokens == expected);
+    QCOMPARE(example.id, makeExampleId(0, 0));
+}
+
+void TestDataJsonl::customTextField() {
+    DataSpec s = spec("{\"body\": \"xyz\", \"text\": 5}\n{\"body\": \"uvw\"}\n");
+    s.text_field = "body";
+    s.seq_len = 7;
+    ExampleStream stream(s, Split::Train, bytes_.get(), nullptr);
+    Example example;
+    QVERIFY(stream.next(example));
+    QCOMPARE(bytes_->decode(example.tokens), std::string("xyzuvw"));
+    QCOMPARE(example.tokens[3], std::int32_t{256});
+}
+
+void TestDataJsonl::inspectShowsKeysAndPreview() {
+    DataSpec s = spec("{\"text\": \"first\", \"label\": 1}\n\n{\"text\": \"second\"}\n"
+                      "{\"text\": \"third\"}\n");
+    const DataSummary summary = inspectData(s, 2);
+    QCOMPARE(summary.records, std::int64_t{3});
+    QVERIFY(summary.format == Format::Jsonl);
+    QCOMPARE(summary.bytes, static_cast<std::uint64_t>(QFileInfo(s.path.c_str()).size()));
+    QVERIFY(summary.columns == (std::vector<std::string>{"text", "label"}));
+    QVERIFY(summary.preview == (std::vector<std::string>{"first", "second"}));
+}
+
+void TestDataJsonl::badRecords_data() {
+    QTest::addColumn<QByteArray>("content");
+    QTest::addColumn<QString>("textField");
+    QTest::addColumn<int>("line");
+    QTest::addColumn<QString>("problem");
+    QTest::newRow("malformed") << QByteArray("{\"text\": \"a\"}\n\n{\"text\": \"b\"\n") << "text"
+                               << 3 << "malformed JSON: ";
+    QTest::newRow("malformed names column")
+        << QByteArray("{\"text\": x}\n") << "text" << 1 << "column 10";
+    QTest::newRow("missing field") << QByteArray("{\"text\": \"a\"}\n{\"body\": \"b\"}\n") << "text"
+                                   << 2 << "the record has no field \"text\" (its fields: body)";
+    QTest::newRow("number field") << QByteArray("{\"text\": 12}\n") << "text" << 1
+                                  << "the field \"text\" is a number, expected a string";
+    QTest::newRow("null field") << QByteArray("{\"text\": null}\n") << "text" << 1 << "is a null";
+    QTest::newRow("array record") << QByteArray("[1, 2]\n") << "text" << 1
+                                  << "expected one JSON object per line, found a JSON array";
+    QTest::newRow("custom field missing")
+        << QByteArray("{\"text\": \"a\"}\n") << "body" << 1 << "no field \"body\"";
+    QTest::newRow("invalid UTF-8") << QByteArray("{\"text\": \"ok\"}\n{\"text\": \"\xe2\x28\"}\n")
+                                   << "text" << 2 << "invalid UTF-8 at byte column 11";
+    QTest::newRow("only blank lines") << QByteArray("\n  \n") << "text" << 0 << "holds no records";
+}
+
+void TestDataJsonl::badRecords() {
+    QFETCH(QByteArray, content);
+    QFETCH(QString, textField);
+    QFETCH(int, line);
+    QFETCH(QString, problem);
+    DataSpec s = spec(content.toStdString());
+    s.text_field = textField.toStdString();
+    try {
+        inspectData(s);
+        QFAIL("expected a DataError");
+    } catch (const DataError &error) {
+        QCOMPARE(error.line(), static_cast<std::int64_t>(line));
+        QVERIFY2(QString(error.what()).contains(problem), error.what());
+        const QString prefix = QString::fromStdString(s.path) +
+                               (line > 0 ? QString(":%1: ").arg(line) : QString(": "));
+        QVERIFY2(QString(error.what()).startsWith(prefix), error.what());
+    }
+    if (line == 0) {
+        return;
+    }
+    // The stream reports the same problem when it reaches that record.
+    ExampleStream stream(s, Split::Train, bytes_.get(), nullptr);
+    Example example;
+    try {
+        stream.next(example);
+        QFAIL("expected a DataError");
+    } catch (const DataError &error) {
+        QCOMPARE(error.line(), static_cast<std::int64_t>(line));
+    }
+}
+
+QTEST_GUILESS_MAIN(TestDataJsonl)
+#include "test_data_jsonl.moc"
