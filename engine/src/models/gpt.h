@@ -3,11 +3,13 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <vector>
 
 namespace headroom::models {
 
 struct GptOptions {
-    GptOptions(std::int64_t vocab_size, std::int64_t seq_len) : vocab_size_(vocab_size), seq_len_(seq_len) {}
+    GptOptions(std::int64_t vocab_size, std::int64_t seq_len)
+        : vocab_size_(vocab_size), seq_len_(seq_len) {}
     TORCH_ARG(std::int64_t, vocab_size);
     TORCH_ARG(std::int64_t, seq_len);
     TORCH_ARG(std::int64_t, layers) = 4;
@@ -16,20 +18,44 @@ struct GptOptions {
     TORCH_ARG(double, dropout) = 0.1;
 };
 
-// Sizes layers/heads/dim so the parameter count comes close to target_params (keeping
-// dim divisible by heads and by 64 where possible, about dim/64 heads and layers ~ dim/64).
+// Throws std::invalid_argument naming the bad option (sizes < 1, dim not divisible by heads,
+// dropout outside [0, 1)).
+void validateGptOptions(const GptOptions &options);
+
+// Sizes layers/heads/dim so the parameter count comes close to target_params. Rule: GPT-2's
+// family keeps layers ~ dim/64 with head size 64; solving
+//   12*L*d^2 + (vocab + seq_len)*d = target with L = d/64
+// for d gives d0. Both multiples of 32 around d0 are tried (at least 32); for each, layers is
+// the integer count that best hits the target (at least 1), heads = d/64 when 64 divides d,
+// else d/32. The candidate nearest to the target wins (a multiple of 64 on a tie).
 GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t vocab_size,
                                        std::int64_t seq_len);
 
-// Parameters of a GPT with these options (weight tying counted once).
+// Parameters of a GPT with these options (weight tying counted once):
+// (vocab + seq_len)*d + layers*(12*d^2 + 13*d) + 2*d.
 std::int64_t gptParameterCount(const GptOptions &options);
 
 // One pre-LayerNorm transformer block: x + attn(ln1(x)), then x + mlp(ln2(x)).
 class GptBlockImpl : public torch::nn::Module {
 public:
     explicit GptBlockImpl(const GptOptions &options);
+    // x [B, T, dim] -> [B, T, dim]
     torch::Tensor forward(const torch::Tensor &x);
-    // ... layers as members (ln1, qkv, proj, ln2, fc, fc_out, dropouts)
+    // GPT-2 initialization of this block (see GptImpl::resetParameters).
+    void resetParameters(std::int64_t total_layers);
+
+private:
+    torch::Tensor attention(const torch::Tensor &x, std::int64_t batch, std::int64_t length);
+    torch::Tensor dropout(const torch::Tensor &x);
+
+    std::int64_t heads_;
+    double dropout_;
+    torch::nn::LayerNorm ln1_{nullptr};
+    torch::nn::Linear qkv_{nullptr};  // fused query/key/value projection, dim -> 3*dim
+    torch::nn::Linear proj_{nullptr}; // attention output projection (residual)
+    torch::nn::LayerNorm ln2_{nullptr};
+    torch::nn::Linear fc_{nullptr};     // dim -> 4*dim
+    torch::nn::Linear fc_out_{nullptr}; // 4*dim -> dim (residual)
 };
 TORCH_MODULE(GptBlock);
 
@@ -45,6 +71,24 @@ public:
     const GptOptions &options() const;
     // The blocks, so activation checkpointing can wrap them later.
     torch::nn::ModuleList blocks();
+    // The token embedding [vocab, dim], also the output projection's weight.
+    torch::Tensor tokenEmbeddingWeight() const;
+
+    // GPT-2 initialization: normal(0, 0.02) for linear and embedding weights, residual
+    // projections (attention output, MLP output) scaled by 1/sqrt(2*layers), zero biases,
+    // LayerNorm at (1, 0). The constructor applies it; call again to re-initialize.
+    void resetParameters();
+
+private:
+    // [B*T, dim] final hidden states.
+    torch::Tensor hidden(const torch::Tensor &tokens);
+
+    GptOptions options_;
+    torch::nn::Embedding token_embedding_{nullptr};
+    torch::nn::Embedding position_embedding_{nullptr};
+    torch::nn::ModuleList blocks_{nullptr};
+    std::vector<GptBlock> typed_blocks_; // the same modules as blocks_, without dynamic casts
+    torch::nn::LayerNorm ln_final_{nullptr};
 };
 TORCH_MODULE(Gpt);
 

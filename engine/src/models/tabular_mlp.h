@@ -21,14 +21,34 @@ struct TabularMlpOptions {
     TORCH_ARG(std::int64_t, outputs);
 };
 
+// Throws std::invalid_argument naming the bad option.
+void validateTabularMlpOptions(const TabularMlpOptions &options);
+
+// Embedding width of a categorical column with this many categories (options.embedding_dim
+// when it is set, else the automatic rule above).
+std::int64_t tabularEmbeddingDim(const TabularMlpOptions &options, std::int64_t cardinality);
+
 // MLP over [standardized numeric features | embeddings of categorical columns]:
 // Linear -> GELU -> Dropout per hidden layer, then a Linear head.
 class TabularMlpImpl : public torch::nn::Module {
 public:
     explicit TabularMlpImpl(const TabularMlpOptions &options);
     // numeric [B, F] float, categorical [B, C] int64 -> [B, outputs]
+    // Throws std::invalid_argument when a shape does not match the options or a category id is
+    // outside 0..cardinality-1 (naming the column).
     torch::Tensor forward(const torch::Tensor &numeric, const torch::Tensor &categorical);
     const TabularMlpOptions &options() const;
+    // Width of the MLP input: numeric features plus every column's embedding width.
+    std::int64_t inputWidth() const { return input_width_; }
+
+private:
+    torch::Tensor features(const torch::Tensor &numeric, const torch::Tensor &categorical);
+
+    TabularMlpOptions options_;
+    std::int64_t input_width_ = 0;
+    std::vector<torch::nn::Embedding> embeddings_; // one per categorical column
+    std::vector<torch::nn::Linear> hidden_;
+    torch::nn::Linear head_{nullptr};
 };
 TORCH_MODULE(TabularMlp);
 

@@ -1,0 +1,225 @@
+#include "models/gpt.h"
+
+#include "compat/attention.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace headroom::models {
+
+namespace {
+
+constexpr double kInitStd = 0.02;
+
+void requirePositive(std::int64_t value, const char *name) {
+    if (value < 1) {
+        throw std::invalid_argument(std::string("GPT option ") + name +
+                                    " must be at least 1, got " + std::to_string(value));
+    }
+}
+
+void initLinear(torch::nn::Linear &linear, double std) {
+    torch::nn::init::normal_(linear->weight, 0.0, std);
+    if (linear->bias.defined()) {
+        torch::nn::init::zeros_(linear->bias);
+    }
+}
+
+void initLayerNorm(torch::nn::LayerNorm &norm) {
+    torch::nn::init::ones_(norm->weight);
+    torch::nn::init::zeros_(norm->bias);
+}
+
+std::int64_t perLayerParameters(std::int64_t dim) {
+    // ln1 2d, qkv 3d^2+3d, proj d^2+d, ln2 2d, fc 4d^2+4d, fc_out 4d^2+d.
+    return 12 * dim * dim + 13 * dim;
+}
+
+} // namespace
+
+void validateGptOptions(const GptOptions &options) {
+    requirePositive(options.vocab_size(), "vocab_size");
+    requirePositive(options.seq_len(), "seq_len");
+    requirePositive(options.layers(), "layers");
+    requirePositive(options.heads(), "heads");
+    requirePositive(options.dim(), "dim");
+    if (options.dim() % options.heads() != 0) {
+        throw std::invalid_argument("GPT option dim (" + std::to_string(options.dim()) +
+                                    ") must be divisible by heads (" +
+                                    std::to_string(options.heads()) + ")");
+    }
+    if (!(options.dropout() >= 0.0 && options.dropout() < 1.0)) {
+        throw std::invalid_argument("GPT option dropout must be in [0, 1), got " +
+                                    std::to_string(options.dropout()));
+    }
+}
+
+std::int64_t gptParameterCount(const GptOptions &options) {
+    const std::int64_t dim = options.dim();
+    return (options.vocab_size() + options.seq_len()) * dim +
+           options.layers() * perLayerParameters(dim) + 2 * dim;
+}
+
+GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t vocab_size,
+                                       std::int64_t seq_len) {
+    requirePositive(target_params, "target parameter count");
+    requirePositive(vocab_size, "vocab_size");
+    requirePositive(seq_len, "seq_len");
+    const double target = static_cast<double>(target_params);
+    const double embedding_rows = static_cast<double>(vocab_size + seq_len);
+    // Solve 12*(d/64)*d^2 + rows*d = target by bisection (monotonic in d).
+    double low = 1.0;
+    double high = 1.0e6;
+    for (int iteration = 0; iteration < 200; ++iteration) {
+        const double mid = 0.5 * (low + high);
+        const double count = 12.0 * mid * mid * mid / 64.0 + embedding_rows * mid;
+        (count < target ? low : high) = mid;
+    }
+    const auto floor32 = std::max<std::int64_t>(32, static_cast<std::int64_t>(low / 32.0) * 32);
+    const std::int64_t candidates[] = {floor32, floor32 + 32};
+
+    GptOptions best(vocab_size, seq_len);
+    double best_error = -1.0;
+    for (const std::int64_t dim : candidates) {
+        GptOptions options(vocab_size, seq_len);
+        options.dim(dim).heads(dim % 64 == 0 ? dim / 64 : dim / 32).layers(1);
+        const double fixed = static_cast<double>(gptParameterCount(options) -
+                                                 perLayerParameters(dim)); // without any layer
+        const double layers = std::round((target - fixed) / perLayerParameters(dim));
+        options.layers(std::max<std::int64_t>(1, static_cast<std::int64_t>(layers)));
+        const double error =
+            std::abs(static_cast<double>(gptParameterCount(options)) - target) / target;
+        const bool better =
+            best_error < 0 || error < best_error || (error == best_error && dim % 64 == 0);
+        if (better) {
+            best = options;
+            best_error = error;
+        }
+    }
+    return best;
+}
+
+GptBlockImpl::GptBlockImpl(const GptOptions &options)
+    : heads_(options.heads()), dropout_(options.dropout()) {
+    validateGptOptions(options);
+    const std::int64_t dim = options.dim();
+    ln1_ = register_module("ln1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
+    qkv_ = register_module("qkv", torch::nn::Linear(dim, 3 * dim));
+    proj_ = register_module("proj", torch::nn::Linear(dim, dim));
+    ln2_ = register_module("ln2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
+    fc_ = register_module("fc", torch::nn::Linear(dim, 4 * dim));
+    fc_out_ = register_module("fc_out", torch::nn::Linear(4 * dim, dim));
+    resetParameters(options.layers());
+}
+
+void GptBlockImpl::resetParameters(std::int64_t total_layers) {
+    torch::NoGradGuard no_grad;
+    const double residual_std = kInitStd / std::sqrt(2.0 * static_cast<double>(total_layers));
+    initLayerNorm(ln1_);
+    initLinear(qkv_, kInitStd);
+    initLinear(proj_, residual_std);
+    initLayerNorm(ln2_);
+    initLinear(fc_, kInitStd);
+    initLinear(fc_out_, residual_std);
+}
+
+torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x) {
+    // at::dropout returns its input for p = 0 too; skipping it saves a dispatch per call.
+    return dropout_ > 0 && is_training() ? torch::dropout(x, dropout_, true) : x;
+}
+
+torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch,
+                                      std::int64_t length) {
+    const std::int64_t dim = x.size(1);
+    const std::int64_t head_dim = dim / heads_;
+    // One copy puts q, k and v head-major: [B*T, 3*dim] -> [3, B, H, T, head_dim].
+    const torch::Tensor qkv =
+        qkv_(x).view({batch, length, 3, heads_, head_dim}).permute({2, 0, 3, 1, 4}).contiguous();
+    const torch::Tensor attended = compat::causalSelfAttention(
+        qkv[0], qkv[1], qkv[2], is_training() ? dropout_ : 0.0); // [B, H, T, head_dim]
+    return proj_(attended.transpose(1, 2).reshape({batch * length, dim}));
+}
+
+torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
+    TORCH_CHECK(x.dim() == 3, "GptBlock expects [B, T, dim], got ", x.sizes());
+    const std::int64_t batch = x.size(0);
+    const std::int64_t length = x.size(1);
+    // Work on [B*T, dim] so every Linear is one addmm.
+    torch::Tensor h = x.reshape({batch * length, x.size(2)});
+    h = h + dropout(attention(ln1_(h), batch, length));
+    h = h + dropout(fc_out_(torch::gelu(fc_(ln2_(h)))));
+    return h.view({batch, length, -1});
+}
+
+GptImpl::GptImpl(const GptOptions &options) : options_(options) {
+    validateGptOptions(options_);
+    token_embedding_ = register_module("token_embedding",
+                                       torch::nn::Embedding(options_.vocab_size(), options_.dim()));
+    position_embedding_ = register_module("position_embedding",
+                                          torch::nn::Embedding(options_.seq_len(), options_.dim()));
+    blocks_ = register_module("blocks", torch::nn::ModuleList());
+    for (std::int64_t layer = 0; layer < options_.layers(); ++layer) {
+        typed_blocks_.emplace_back(options_);
+        blocks_->push_back(typed_blocks_.back());
+    }
+    ln_final_ = register_module(
+        "ln_final", torch::nn::LayerNorm(torch::nn::LayerNormOptions({options_.dim()})));
+    resetParameters();
+}
+
+void GptImpl::resetParameters() {
+    torch::NoGradGuard no_grad;
+    torch::nn::init::normal_(token_embedding_->weight, 0.0, kInitStd);
+    torch::nn::init::normal_(position_embedding_->weight, 0.0, kInitStd);
+    for (GptBlock &block : typed_blocks_) {
+        block->resetParameters(options_.layers());
+    }
+    initLayerNorm(ln_final_);
+}
+
+const GptOptions &GptImpl::options() const {
+    return options_;
+}
+
+torch::nn::ModuleList GptImpl::blocks() {
+    return blocks_;
+}
+
+torch::Tensor GptImpl::tokenEmbeddingWeight() const {
+    return token_embedding_->weight;
+}
+
+torch::Tensor GptImpl::hidden(const torch::Tensor &tokens) {
+    TORCH_CHECK(tokens.dim() == 2, "GPT expects tokens [B, T], got ", tokens.sizes());
+    TORCH_CHECK(tokens.scalar_type() == torch::kLong, "GPT expects int64 tokens, got ",
+                tokens.scalar_type());
+    const std::int64_t length = tokens.size(1);
+    TORCH_CHECK(length >= 1 && length <= options_.seq_len(), "GPT sequence length ", length,
+                " is outside 1..", options_.seq_len(), " (model.seq_len)");
+    // Positions 0..T-1 are the first T rows: a slice, not an index lookup.
+    torch::Tensor x = token_embedding_(tokens) + position_embedding_->weight.narrow(0, 0, length);
+    if (options_.dropout() > 0 && is_training()) {
+        x = torch::dropout(x, options_.dropout(), true);
+    }
+    for (GptBlock &block : typed_blocks_) {
+        x = block->forward(x);
+    }
+    return ln_final_(x.view({-1, options_.dim()}));
+}
+
+torch::Tensor GptImpl::forward(const torch::Tensor &tokens) {
+    // Output projection tied to the token embedding: logits = h E^T.
+    return torch::linear(hidden(tokens), token_embedding_->weight)
+        .view({tokens.size(0), tokens.size(1), options_.vocab_size()});
+}
+
+torch::Tensor GptImpl::loss(const torch::Tensor &inputs, const torch::Tensor &targets) {
+    TORCH_CHECK(targets.sizes() == inputs.sizes(), "GPT targets ", targets.sizes(),
+                " must have the shape of the inputs ", inputs.sizes());
+    const torch::Tensor logits = torch::linear(hidden(inputs), token_embedding_->weight);
+    return torch::nn::functional::cross_entropy(logits, targets.reshape({-1}));
+}
+
+} // namespace headroom::models

@@ -1,0 +1,362 @@
+#include "train/fused_adamw.h"
+
+#include <ATen/Parallel.h>
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_set>
+
+namespace headroom::train {
+
+namespace {
+
+// Parameters start on 64-byte boundaries (for fp32) inside the flat buffer.
+constexpr std::int64_t kAlignElements = 16;
+// Elements per parallel task: large enough to amortize scheduling, small enough that both
+// cores get work on a model of a few hundred thousand parameters.
+constexpr std::int64_t kGrainElements = 32768;
+
+std::int64_t alignUp(std::int64_t value) {
+    return (value + kAlignElements - 1) / kAlignElements * kAlignElements;
+}
+
+// Four-float SIMD on the two baseline instruction sets (SSE on x86-64, NEON on arm64). The
+// compiler cannot vectorize a loop that calls std::sqrt by itself: with errno semantics (GCC's
+// default) every call may have a side effect.
+#if defined(__SSE2__)
+#define HEADROOM_FLOAT4 1
+using Float4 = __m128;
+inline Float4 load4(const float *p) {
+    return _mm_loadu_ps(p);
+}
+inline void store4(float *p, Float4 v) {
+    _mm_storeu_ps(p, v);
+}
+inline Float4 splat4(float x) {
+    return _mm_set1_ps(x);
+}
+inline Float4 sqrt4(Float4 v) {
+    return _mm_sqrt_ps(v);
+}
+inline float sum4(Float4 v) {
+    alignas(16) float lanes[4];
+    _mm_store_ps(lanes, v);
+    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+}
+#elif defined(__aarch64__)
+#define HEADROOM_FLOAT4 1
+using Float4 = float32x4_t;
+inline Float4 load4(const float *p) {
+    return vld1q_f32(p);
+}
+inline void store4(float *p, Float4 v) {
+    vst1q_f32(p, v);
+}
+inline Float4 splat4(float x) {
+    return vdupq_n_f32(x);
+}
+inline Float4 sqrt4(Float4 v) {
+    return vsqrtq_f32(v);
+}
+inline float sum4(Float4 v) {
+    return vaddvq_f32(v);
+}
+#endif
+
+// The constants of one AdamW update, in float as the tensor ops use them.
+struct AdamWConstants {
+    float decay; // 1 - lr * weight_decay
+    float beta1;
+    float beta2;
+    float one_minus_beta1;
+    float one_minus_beta2;
+    float eps;
+    float grad_scale;    // the clip factor (1 when not clipping)
+    float neg_step_size; // -lr / (1 - beta1^t)
+    float bias2_sqrt;    // sqrt(1 - beta2^t)
+};
+
+// p, m, v, g: [count]. The operation order is torch::optim::AdamW's (mul_, add_, addcmul_,
+// sqrt / bias2_sqrt + eps, addcdiv_), so results agree to rounding.
+void adamwSpan(float *p, float *m, float *v, const float *g, std::int64_t count,
+               const AdamWConstants &c) {
+    std::int64_t i = 0;
+#if defined(HEADROOM_FLOAT4)
+    const Float4 decay = splat4(c.decay);
+    const Float4 beta1 = splat4(c.beta1);
+    const Float4 beta2 = splat4(c.beta2);
+    const Float4 one_minus_beta1 = splat4(c.one_minus_beta1);
+    const Float4 one_minus_beta2 = splat4(c.one_minus_beta2);
+    const Float4 eps = splat4(c.eps);
+    const Float4 grad_scale = splat4(c.grad_scale);
+    const Float4 neg_step = splat4(c.neg_step_size);
+    const Float4 bias2_sqrt = splat4(c.bias2_sqrt);
+    for (; i + 4 <= count; i += 4) {
+        const Float4 grad = load4(g + i) * grad_scale;
+        const Float4 m_i = load4(m + i) * beta1 + one_minus_beta1 * grad;
+        const Float4 v_i = load4(v + i) * beta2 + one_minus_beta2 * grad * grad;
+        const Float4 denom = sqrt4(v_i) / bias2_sqrt + eps;
+        store4(m + i, m_i);
+        store4(v + i, v_i);
+        store4(p + i, load4(p + i) * decay + neg_step * m_i / denom);
+    }
+#endif
+    for (; i < count; ++i) {
+        const float grad = g[i] * c.grad_scale;
+        const float m_i = m[i] * c.beta1 + c.one_minus_beta1 * grad;
+        const float v_i = v[i] * c.beta2 + c.one_minus_beta2 * grad * grad;
+        const float denom = std::sqrt(v_i) / c.bias2_sqrt + c.eps;
+        m[i] = m_i;
+        v[i] = v_i;
+        p[i] = p[i] * c.decay + c.neg_step_size * m_i / denom;
+    }
+}
+
+// Sum of squares, accumulated in float over short blocks and in double across blocks.
+double sumSquares(const float *g, std::int64_t count) {
+    constexpr std::int64_t kBlock = 1024;
+    double total = 0;
+    for (std::int64_t start = 0; start < count; start += kBlock) {
+        const std::int64_t end = std::min(count, start + kBlock);
+        std::int64_t i = start;
+        float block = 0;
+#if defined(HEADROOM_FLOAT4)
+        Float4 a = splat4(0.0f);
+        Float4 b = splat4(0.0f);
+        for (; i + 8 <= end; i += 8) {
+            const Float4 x = load4(g + i);
+            const Float4 y = load4(g + i + 4);
+            a = a + x * x;
+            b = b + y * y;
+        }
+        block = sum4(a + b);
+#endif
+        for (; i < end; ++i) {
+            block += g[i] * g[i];
+        }
+        total += block;
+    }
+    return total;
+}
+
+// One parameter's share of a fused step.
+struct Segment {
+    std::int64_t begin = 0; // flat index of its first element
+    std::int64_t size = 0;
+    const float *grad = nullptr;
+    float step_size = 0;  // lr / (1 - beta1^t)
+    float bias2_sqrt = 1; // sqrt(1 - beta2^t)
+};
+
+// Calls body(segment, first, last) for the part [first, last) of each segment that overlaps
+// the flat range [begin, end). Segments are sorted by begin and do not overlap.
+template <typename Body>
+void forEachOverlap(const std::vector<Segment> &segments, std::int64_t begin, std::int64_t end,
+                    Body &&body) {
+    auto it =
+        std::upper_bound(segments.begin(), segments.end(), begin,
+                         [](std::int64_t value, const Segment &s) { return value < s.begin; });
+    if (it != segments.begin()) {
+        --it;
+    }
+    for (; it != segments.end() && it->begin < end; ++it) {
+        const std::int64_t first = std::max(begin, it->begin);
+        const std::int64_t last = std::min(end, it->begin + it->size);
+        if (first < last) {
+            body(*it, first - it->begin, last - it->begin);
+        }
+    }
+}
+
+} // namespace
+
+FusedAdamW::FusedAdamW(const std::vector<torch::Tensor> &parameters, FusedAdamWOptions options)
+    : options_(options) {
+    std::unordered_set<const void *> seen;
+    for (const torch::Tensor &parameter : parameters) {
+        if (!parameter.defined()) {
+            throw std::invalid_argument("FusedAdamW: undefined parameter tensor");
+        }
+        if (seen.insert(parameter.unsafeGetTensorImpl()).second) {
+            parameters_.push_back(parameter);
+        }
+    }
+    if (parameters_.empty()) {
+        throw std::invalid_argument("FusedAdamW: no parameters to optimize");
+    }
+    const torch::TensorOptions tensor_options = parameters_.front().options();
+    for (const torch::Tensor &parameter : parameters_) {
+        if (parameter.device() != tensor_options.device() ||
+            parameter.scalar_type() != parameters_.front().scalar_type()) {
+            throw std::invalid_argument(
+                "FusedAdamW: all parameters must share one device and dtype (found " +
+                parameter.device().str() + " " +
+                std::string(c10::toString(parameter.scalar_type())) + " next to " +
+                tensor_options.device().str() + " " +
+                std::string(c10::toString(parameters_.front().scalar_type())) + ")");
+        }
+        if (!parameter.is_floating_point() || parameter.is_sparse()) {
+            throw std::invalid_argument("FusedAdamW: parameters must be dense floating point");
+        }
+        offsets_.push_back(total_);
+        total_ = alignUp(total_ + parameter.numel());
+    }
+    steps_.assign(parameters_.size(), 0);
+
+    torch::NoGradGuard no_grad;
+    flat_parameters_ = torch::zeros({total_}, tensor_options);
+    for (std::size_t index = 0; index < parameters_.size(); ++index) {
+        torch::Tensor &parameter = parameters_[index];
+        torch::Tensor slot =
+            flat_parameters_.narrow(0, offsets_[index], parameter.numel()).view(parameter.sizes());
+        slot.copy_(parameter);
+        // The same tensor object now lives in the buffer: modules see the change.
+        parameter.set_(slot);
+    }
+    exp_avg_ = torch::zeros_like(flat_parameters_);
+    exp_avg_sq_ = torch::zeros_like(flat_parameters_);
+}
+
+double FusedAdamW::clipGradNorm(double max_norm) {
+    double sum_squares = 0;
+    const bool fused =
+        flat_parameters_.device().is_cpu() && flat_parameters_.scalar_type() == torch::kFloat;
+    if (fused) {
+        std::vector<Segment> segments;
+        std::vector<torch::Tensor> keep_alive;
+        for (std::size_t index = 0; index < parameters_.size(); ++index) {
+            const torch::Tensor &grad = parameters_[index].grad();
+            if (grad.defined()) {
+                keep_alive.push_back(grad.contiguous());
+                segments.push_back(
+                    {offsets_[index], grad.numel(), keep_alive.back().data_ptr<float>()});
+            }
+        }
+        sum_squares = at::parallel_reduce(
+            0, total_, kGrainElements, 0.0,
+            [&](std::int64_t begin, std::int64_t end, double partial) {
+                forEachOverlap(segments, begin, end,
+                               [&](const Segment &s, std::int64_t first, std::int64_t last) {
+                                   partial += sumSquares(s.grad + first, last - first);
+                               });
+                return partial;
+            },
+            std::plus<double>());
+    } else {
+        for (const torch::Tensor &parameter : parameters_) {
+            if (parameter.grad().defined()) {
+                sum_squares +=
+                    parameter.grad().detach().to(torch::kDouble).square().sum().item<double>();
+            }
+        }
+    }
+    const double norm = std::sqrt(sum_squares);
+    pending_grad_scale_ = std::min(1.0, max_norm / (norm + 1e-6));
+    return norm;
+}
+
+void FusedAdamW::step() {
+    torch::NoGradGuard no_grad;
+    if (flat_parameters_.device().is_cpu() && flat_parameters_.scalar_type() == torch::kFloat) {
+        stepFusedCpu();
+    } else {
+        stepGeneric();
+    }
+    pending_grad_scale_ = 1.0;
+}
+
+void FusedAdamW::stepFusedCpu() {
+    std::vector<Segment> segments;
+    std::vector<torch::Tensor> keep_alive;
+    segments.reserve(parameters_.size());
+    for (std::size_t index = 0; index < parameters_.size(); ++index) {
+        const torch::Tensor &grad = parameters_[index].grad();
+        if (!grad.defined()) {
+            continue;
+        }
+        if (grad.is_sparse() || grad.scalar_type() != torch::kFloat) {
+            throw std::invalid_argument("FusedAdamW: gradients must be dense float32 on CPU");
+        }
+        keep_alive.push_back(grad.contiguous());
+        const double step = static_cast<double>(++steps_[index]);
+        Segment segment;
+        segment.begin = offsets_[index];
+        segment.size = grad.numel();
+        segment.grad = keep_alive.back().data_ptr<float>();
+        segment.step_size =
+            static_cast<float>(options_.lr() / (1.0 - std::pow(options_.beta1(), step)));
+        segment.bias2_sqrt = static_cast<float>(std::sqrt(1.0 - std::pow(options_.beta2(), step)));
+        segments.push_back(segment);
+    }
+    AdamWConstants constants{};
+    constants.decay = static_cast<float>(1.0 - options_.lr() * options_.weight_decay());
+    constants.beta1 = static_cast<float>(options_.beta1());
+    constants.beta2 = static_cast<float>(options_.beta2());
+    constants.one_minus_beta1 = static_cast<float>(1.0 - options_.beta1());
+    constants.one_minus_beta2 = static_cast<float>(1.0 - options_.beta2());
+    constants.eps = static_cast<float>(options_.eps());
+    constants.grad_scale = static_cast<float>(pending_grad_scale_);
+    float *param = flat_parameters_.data_ptr<float>();
+    float *exp_avg = exp_avg_.data_ptr<float>();
+    float *exp_avg_sq = exp_avg_sq_.data_ptr<float>();
+
+    at::parallel_for(0, total_, kGrainElements, [&](std::int64_t begin, std::int64_t end) {
+        forEachOverlap(segments, begin, end,
+                       [&](const Segment &s, std::int64_t first, std::int64_t last) {
+                           AdamWConstants segment_constants = constants;
+                           segment_constants.neg_step_size = -s.step_size;
+                           segment_constants.bias2_sqrt = s.bias2_sqrt;
+                           const std::int64_t at = s.begin + first;
+                           adamwSpan(param + at, exp_avg + at, exp_avg_sq + at, s.grad + first,
+                                     last - first, segment_constants);
+                       });
+    });
+}
+
+void FusedAdamW::stepGeneric() {
+    for (std::size_t index = 0; index < parameters_.size(); ++index) {
+        torch::Tensor &parameter = parameters_[index];
+        if (!parameter.grad().defined()) {
+            continue;
+        }
+        torch::Tensor grad = parameter.grad();
+        if (pending_grad_scale_ != 1.0) {
+            grad = grad * pending_grad_scale_;
+        }
+        const double step = static_cast<double>(++steps_[index]);
+        const double step_size = options_.lr() / (1.0 - std::pow(options_.beta1(), step));
+        const double bias2_sqrt = std::sqrt(1.0 - std::pow(options_.beta2(), step));
+        torch::Tensor m = expAvgOf(index);
+        torch::Tensor v = expAvgSqOf(index);
+        parameter.mul_(1.0 - options_.lr() * options_.weight_decay());
+        m.mul_(options_.beta1()).add_(grad, 1.0 - options_.beta1());
+        v.mul_(options_.beta2()).addcmul_(grad, grad, 1.0 - options_.beta2());
+        const torch::Tensor denom = (v.sqrt() / bias2_sqrt).add_(options_.eps());
+        parameter.addcdiv_(m, denom, -step_size);
+    }
+}
+
+torch::Tensor FusedAdamW::expAvgOf(std::size_t index) const {
+    const torch::Tensor &parameter = parameters_.at(index);
+    return exp_avg_.narrow(0, offsets_[index], parameter.numel()).view(parameter.sizes());
+}
+
+torch::Tensor FusedAdamW::expAvgSqOf(std::size_t index) const {
+    const torch::Tensor &parameter = parameters_.at(index);
+    return exp_avg_sq_.narrow(0, offsets_[index], parameter.numel()).view(parameter.sizes());
+}
+
+void FusedAdamW::zeroGrad() {
+    for (torch::Tensor &parameter : parameters_) {
+        parameter.mutable_grad().reset();
+    }
+}
+
+} // namespace headroom::train
