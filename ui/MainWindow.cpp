@@ -52,6 +52,39 @@ QString MainWindow::deviceLabelText() const {
     return device_label_->text();
 }
 
+QString MainWindow::projectPath() const {
+    return project_view_->projectPath();
+}
+
+bool MainWindow::openProjectInteractively(const QString &path) {
+    const QString error = openProject(path);
+    if (!error.isEmpty()) {
+        QMessageBox::warning(this, tr("Cannot open project"),
+                             tr("Headroom could not open %1:\n%2").arg(path, error));
+    }
+    return error.isEmpty();
+}
+
+QString MainWindow::openProject(const QString &path) {
+    const QString error = project_view_->load(path);
+    if (!error.isEmpty()) {
+        return error;
+    }
+    central_->setCurrentWidget(project_view_);
+    reload_action_->setEnabled(true);
+    setWindowTitle(tr("%1 — Headroom").arg(QFileInfo(path).completeBaseName()));
+    run_state_label_->setText(tr("%n run(s)", nullptr, project_view_->runCount()));
+    return {};
+}
+
+void MainWindow::chooseProjectToOpen() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Project"), QString(), tr("Headroom projects (*.headroom);;All files (*)"));
+    if (!path.isEmpty()) {
+        openProjectInteractively(path);
+    }
+}
+
 void MainWindow::createActions() {
     new_action_ = new QAction(tr("&New Project…"), this);
     new_action_->setShortcut(QKeySequence::New);

@@ -154,6 +154,8 @@ void ProjectView::reload() {
     }
 }
 
-int ProjectView::runCount() const { return runs_->rowCount(); }
+int ProjectView::runCount() const {
+    return runs_->rowCount();
+}
 
 } // namespace headroom::ui

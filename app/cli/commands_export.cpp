@@ -25,16 +25,21 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
     CLI::Option *weights =
         command->add_option("--weights", options->weights, "safetensors file to write");
     metrics->excludes(weights);
-    command->require_option(1);
 
     return [streams, options]() {
+        if (options->metrics.empty() && options->weights.empty()) {
+            streams.err << "headroom-cli: export needs --metrics FILE.csv or --weights "
+                           "FILE.safetensors\n";
+            return static_cast<int>(kExitBadInput);
+        }
         if (!options->metrics.empty()) {
             const std::int64_t rows =
                 exportMetricsCsv(options->project, options->run, options->metrics);
             streams.err << "wrote " << rows << " steps of run " << options->run << " to "
                         << options->metrics << '\n';
         } else {
-            const std::int64_t step = exportWeights(options->project, options->run, options->weights);
+            const std::int64_t step =
+                exportWeights(options->project, options->run, options->weights);
             streams.err << "wrote the weights of run " << options->run << " at step " << step
                         << " to " << options->weights << '\n';
         }

@@ -5,10 +5,9 @@
 #include <headroom/units.h>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <cstdio>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 namespace headroom::cli {
@@ -71,21 +70,19 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
             return static_cast<int>(kExitSuccess);
         }
         char line[256];
-        std::snprintf(line, sizeof line, "%-4s %-12s %-11s %-10s %-10s %-10s %-7s %-20s %s\n", "run",
-                      "status", "steps", "loss", "val loss", "peak mem", "device", "started",
+        std::snprintf(line, sizeof line, "%-4s %-12s %-11s %-10s %-10s %-10s %-7s %-20s %s\n",
+                      "run", "status", "steps", "loss", "val loss", "peak mem", "device", "started",
                       "from");
         streams.out << line;
         for (const RunRecord &run : runs) {
             const std::string steps =
                 std::to_string(run.last_step) + "/" + std::to_string(run.target_steps);
-            std::snprintf(line, sizeof line, "%-4lld %-12s %-11s %-10s %-10s %-10s %-7s %-20s %s\n",
-                          static_cast<long long>(run.id), toString(run.status).c_str(),
-                          steps.c_str(), formatLoss(run.final_loss).c_str(),
-                          formatLoss(run.final_val_loss).c_str(),
-                          formatBytes(run.peak_bytes).c_str(), run.device.c_str(),
-                          run.started_at.c_str(),
-                          run.resumed_from ? ("run " + std::to_string(run.resumed_from)).c_str()
-                                           : "-");
+            std::snprintf(
+                line, sizeof line, "%-4lld %-12s %-11s %-10s %-10s %-10s %-7s %-20s %s\n",
+                static_cast<long long>(run.id), toString(run.status).c_str(), steps.c_str(),
+                formatLoss(run.final_loss).c_str(), formatLoss(run.final_val_loss).c_str(),
+                formatBytes(run.peak_bytes).c_str(), run.device.c_str(), run.started_at.c_str(),
+                run.resumed_from ? ("run " + std::to_string(run.resumed_from)).c_str() : "-");
             streams.out << line;
         }
         return static_cast<int>(kExitSuccess);

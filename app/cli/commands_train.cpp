@@ -5,14 +5,13 @@
 #include <headroom/units.h>
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
-
 #include <atomic>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 namespace headroom::cli {
@@ -132,8 +131,8 @@ public:
             streams_.out << line.dump() << '\n' << std::flush;
         }
         streams_.err << "run " << info.run_id << " on " << info.device << ": steps "
-                     << info.start_step + 1 << ".." << info.stop_step << " of "
-                     << info.target_steps << '\n'
+                     << info.start_step + 1 << ".." << info.stop_step << " of " << info.target_steps
+                     << '\n'
                      << std::flush;
     }
 
@@ -157,13 +156,13 @@ CommandRunner addTrainCommand(CLI::App &app, Streams streams) {
     };
     auto options = std::make_shared<Options>();
     command->add_option("PROJECT", options->request.project_path, "Project file")->required();
-    command->add_option("--steps", options->steps,
-                        "Stop (with a checkpoint) after N optimizer steps of this session")
+    command
+        ->add_option("--steps", options->steps,
+                     "Stop (with a checkpoint) after N optimizer steps of this session")
         ->check(CLI::PositiveNumber);
     command->add_flag("--resume", options->request.resume,
                       "Continue the latest run from its last checkpoint");
-    command->add_option("--set", options->request.overrides,
-                        "KEY=VALUE for this run (repeatable)");
+    command->add_option("--set", options->request.overrides, "KEY=VALUE for this run (repeatable)");
     command->add_flag("--json", options->json, "One JSON object per line on stdout");
 
     return [streams, options]() {

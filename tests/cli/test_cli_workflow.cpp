@@ -41,10 +41,14 @@ private:
 };
 
 namespace {
-const QStringList kTiny = {"--set", "model.layers=1",     "--set", "model.heads=2",
-                           "--set", "model.dim=16",       "--set", "model.seq_len=16",
-                           "--set", "train.micro_batch=4", "--set", "train.steps=6",
-                           "--set", "train.eval_every=3",  "--set", "train.eval_batches=1",
+const QStringList kTiny = {"--set", "model.layers=1",
+                           "--set", "model.heads=2",
+                           "--set", "model.dim=16",
+                           "--set", "model.seq_len=16",
+                           "--set", "train.micro_batch=4",
+                           "--set", "train.steps=6",
+                           "--set", "train.eval_every=3",
+                           "--set", "train.eval_batches=1",
                            "--set", "train.checkpoint_every=2"};
 
 QList<QJsonObject> jsonLines(const QByteArray &out) {
@@ -85,13 +89,15 @@ TestCliWorkflow::Result TestCliWorkflow::cli(const QStringList &arguments,
 }
 
 QString TestCliWorkflow::makeProject(const QString &name) {
-    const Result result = cli(QStringList{"new", path(name), "--recipe", "gpt", "--data", corpus_} + kTiny);
+    const Result result =
+        cli(QStringList{"new", path(name), "--recipe", "gpt", "--data", corpus_} + kTiny);
     return result.exit_code == 0 ? path(name) : QString();
 }
 
 void TestCliWorkflow::initTestCase() {
     QVERIFY(dir_.isValid());
-    corpus_ = test_support::writeFile(QDir(dir_.path()), "corpus.txt", test_support::storyText(200));
+    corpus_ =
+        test_support::writeFile(QDir(dir_.path()), "corpus.txt", test_support::storyText(200));
     trained_ = makeProject("trained.headroom");
     QVERIFY(!trained_.isEmpty());
     const Result result = cli({"train", trained_});
@@ -107,15 +113,14 @@ void TestCliWorkflow::newRejectsBadInput_data() {
     QTest::newRow("missing data file")
         << QStringList{"--recipe", "gpt", "--data", "/nonexistent/corpus.txt"} << QByteArray()
         << "/nonexistent/corpus.txt: no such file";
-    QTest::newRow("unknown key") << QStringList{"--recipe", "gpt", "--set", "model.width=3"}
-                                 << good << "unknown key 'model.width'";
+    QTest::newRow("unknown key") << QStringList{"--recipe", "gpt", "--set", "model.width=3"} << good
+                                 << "unknown key 'model.width'";
     QTest::newRow("bad value") << QStringList{"--recipe", "gpt", "--set", "train.lr=fast"} << good
                                << "train.lr";
     QTest::newRow("unknown recipe") << QStringList{"--recipe", "diffusion"} << good << "diffusion";
     QTest::newRow("empty file") << QStringList{"--recipe", "gpt"} << QByteArray() << "empty";
     QTest::newRow("invalid utf-8")
-        << QStringList{"--recipe", "gpt"} << QByteArray("fine line\nbad \xc3\x28 here\n")
-        << ":2:";
+        << QStringList{"--recipe", "gpt"} << QByteArray("fine line\nbad \xc3\x28 here\n") << ":2:";
 }
 
 void TestCliWorkflow::newRejectsBadInput() {
@@ -127,7 +132,8 @@ void TestCliWorkflow::newRejectsBadInput() {
     QStringList full{"new", project};
     full += arguments;
     if (!arguments.contains("--data")) {
-        full << "--data" << test_support::writeFile(QDir(dir_.path()), QString("in-%1.txt").arg(counter), data);
+        full << "--data"
+             << test_support::writeFile(QDir(dir_.path()), QString("in-%1.txt").arg(counter), data);
     }
     const Result result = cli(full);
     QCOMPARE(result.exit_code, 2);
@@ -286,7 +292,8 @@ void TestCliWorkflow::exportWritesSafetensors() {
         for (const QJsonValue &dimension : entry["shape"].toArray()) {
             elements *= static_cast<quint64>(dimension.toInteger());
         }
-        QCOMPARE(static_cast<quint64>(offsets[1].toInteger() - offsets[0].toInteger()), elements * 4);
+        QCOMPARE(static_cast<quint64>(offsets[1].toInteger() - offsets[0].toInteger()),
+                 elements * 4);
         total += elements * 4;
     }
     QCOMPARE(static_cast<quint64>(bytes.size()), 8 + header_size + total);

@@ -33,13 +33,27 @@ void TestConfig::acceptsGoodValues_data() {
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("stored");
-    QTest::newRow("choice") << "recipe" << "tabular" << "tabular";
-    QTest::newRow("integer") << "train.micro_batch" << "32" << "32";
-    QTest::newRow("real") << "train.lr" << "1e-3" << "1e-3";
-    QTest::newRow("device cuda:1") << "device" << "cuda:1" << "cuda:1";
-    QTest::newRow("device mps") << "device" << "mps" << "mps";
-    QTest::newRow("hidden widths") << "model.hidden" << "256,128,64" << "256,128,64";
-    QTest::newRow("path") << "data.path" << "data/corpus.txt" << "data/corpus.txt";
+    QTest::newRow("choice") << "recipe"
+                            << "tabular"
+                            << "tabular";
+    QTest::newRow("integer") << "train.micro_batch"
+                             << "32"
+                             << "32";
+    QTest::newRow("real") << "train.lr"
+                          << "1e-3"
+                          << "1e-3";
+    QTest::newRow("device cuda:1") << "device"
+                                   << "cuda:1"
+                                   << "cuda:1";
+    QTest::newRow("device mps") << "device"
+                                << "mps"
+                                << "mps";
+    QTest::newRow("hidden widths") << "model.hidden"
+                                   << "256,128,64"
+                                   << "256,128,64";
+    QTest::newRow("path") << "data.path"
+                          << "data/corpus.txt"
+                          << "data/corpus.txt";
 }
 
 void TestConfig::acceptsGoodValues() {
@@ -55,19 +69,45 @@ void TestConfig::rejectsBadValuesNamingKeyAndAccepted_data() {
     QTest::addColumn<QString>("key");
     QTest::addColumn<QString>("value");
     QTest::addColumn<QString>("accepted");
-    QTest::newRow("choice") << "recipe" << "diffusion" << "gpt, tabular";
-    QTest::newRow("not a number") << "train.micro_batch" << "lots" << "whole number from 1";
-    QTest::newRow("zero micro-batch") << "train.micro_batch" << "0" << "whole number from 1";
-    QTest::newRow("fraction") << "train.steps" << "2.5" << "whole number";
-    QTest::newRow("trailing junk") << "train.lr" << "0.1x" << "a number";
-    QTest::newRow("negative lr") << "train.lr" << "-1" << "a number";
-    QTest::newRow("nan") << "model.dropout" << "nan" << "a number";
-    QTest::newRow("dropout too big") << "model.dropout" << "0.95" << "to 0.9";
-    QTest::newRow("device") << "device" << "tpu" << "auto, cpu, cuda, cuda:N or mps";
-    QTest::newRow("device index") << "device" << "cuda:x" << "cuda:N";
-    QTest::newRow("hidden") << "model.hidden" << "128,,64" << "comma-separated";
-    QTest::newRow("hidden zero") << "model.hidden" << "0" << "comma-separated";
-    QTest::newRow("format") << "data.format" << "parquet" << "auto, text, jsonl, csv";
+    QTest::newRow("choice") << "recipe"
+                            << "diffusion"
+                            << "gpt, tabular";
+    QTest::newRow("not a number") << "train.micro_batch"
+                                  << "lots"
+                                  << "whole number from 1";
+    QTest::newRow("zero micro-batch") << "train.micro_batch"
+                                      << "0"
+                                      << "whole number from 1";
+    QTest::newRow("fraction") << "train.steps"
+                              << "2.5"
+                              << "whole number";
+    QTest::newRow("trailing junk") << "train.lr"
+                                   << "0.1x"
+                                   << "a number";
+    QTest::newRow("negative lr") << "train.lr"
+                                 << "-1"
+                                 << "a number";
+    QTest::newRow("nan") << "model.dropout"
+                         << "nan"
+                         << "a number";
+    QTest::newRow("dropout too big") << "model.dropout"
+                                     << "0.95"
+                                     << "to 0.9";
+    QTest::newRow("device") << "device"
+                            << "tpu"
+                            << "auto, cpu, cuda, cuda:N or mps";
+    QTest::newRow("device index") << "device"
+                                  << "cuda:x"
+                                  << "cuda:N";
+    QTest::newRow("hidden") << "model.hidden"
+                            << "128,,64"
+                            << "comma-separated";
+    QTest::newRow("hidden zero") << "model.hidden"
+                                 << "0"
+                                 << "comma-separated";
+    QTest::newRow("format") << "data.format"
+                            << "parquet"
+                            << "auto, text, jsonl, csv";
 }
 
 void TestConfig::rejectsBadValuesNamingKeyAndAccepted() {
@@ -114,7 +154,8 @@ void TestConfig::crossKeyValidation_data() {
     QTest::addColumn<QStringList>("assignments");
     QTest::addColumn<QString>("problem");
     QTest::newRow("no data") << QStringList{} << "data.path is empty";
-    QTest::newRow("dim vs heads") << QStringList{"data.path=x.txt", "model.dim=100", "model.heads=3"}
+    QTest::newRow("dim vs heads") << QStringList{"data.path=x.txt", "model.dim=100",
+                                                 "model.heads=3"}
                                   << "divisible by model.heads";
     QTest::newRow("tabular needs csv")
         << QStringList{"data.path=x.jsonl", "recipe=tabular", "data.format=jsonl"}

@@ -1,11 +1,10 @@
 #include <headroom/config.h>
 #include <headroom/units.h>
 
-#include <nlohmann/json.hpp>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <nlohmann/json.hpp>
 #include <sstream>
 
 namespace headroom {
@@ -29,7 +28,8 @@ std::string formatLimit(double value) {
     return text.str();
 }
 
-[[noreturn]] void reject(const KeySpec &spec, const std::string &value, const std::string &accepted) {
+[[noreturn]] void reject(const KeySpec &spec, const std::string &value,
+                         const std::string &accepted) {
     throw ConfigError("bad value '" + value + "' for " + spec.name + ": expected " + accepted);
 }
 
@@ -178,9 +178,13 @@ std::int64_t Config::integer(const std::string &key) const {
     return std::stoll(text(key));
 }
 
-double Config::real(const std::string &key) const { return std::stod(text(key)); }
+double Config::real(const std::string &key) const {
+    return std::stod(text(key));
+}
 
-bool Config::boolean(const std::string &key) const { return text(key) == "true"; }
+bool Config::boolean(const std::string &key) const {
+    return text(key) == "true";
+}
 
 std::uint64_t Config::bytes(const std::string &key) const {
     const std::string &value = text(key);
@@ -216,8 +220,9 @@ void Config::validate() const {
         }
     }
     if (integer("data.stride") > integer("model.seq_len")) {
-        throw ConfigError("data.stride (" + text("data.stride") + ") is larger than model.seq_len (" +
-                          text("model.seq_len") + "): tokens between windows would be skipped");
+        throw ConfigError("data.stride (" + text("data.stride") +
+                          ") is larger than model.seq_len (" + text("model.seq_len") +
+                          "): tokens between windows would be skipped");
     }
 }
 

@@ -93,7 +93,8 @@ std::vector<KeySpec> buildKeys() {
                 "Seed of initialization, dropout and shuffling"),
         integer("train.checkpoint_every", "50", 0, 1e9,
                 "Steps between checkpoints; 0 = only at the end"),
-        integer("train.eval_every", "50", 0, 1e9, "Steps between validation passes; 0 = only at the end"),
+        integer("train.eval_every", "50", 0, 1e9,
+                "Steps between validation passes; 0 = only at the end"),
         integer("train.eval_batches", "8", 1, 1e6, "Micro-batches per validation pass"),
         integer("train.threads", "0", 0, 4096, "CPU threads for LibTorch; 0 = all cores"),
     };

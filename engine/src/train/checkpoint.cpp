@@ -48,7 +48,8 @@ torch::serialize::InputArchive openArchive(const std::string &path) {
     try {
         archive.load_from(path);
     } catch (const c10::Error &error) {
-        throw std::runtime_error(path + ": cannot read checkpoint: " + error.what_without_backtrace());
+        throw std::runtime_error(path +
+                                 ": cannot read checkpoint: " + error.what_without_backtrace());
     }
     return archive;
 }
@@ -76,7 +77,8 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model,
     try {
         archive.save_to(temp_path);
     } catch (const c10::Error &error) {
-        throw std::runtime_error(path + ": cannot write checkpoint: " + error.what_without_backtrace());
+        throw std::runtime_error(path +
+                                 ": cannot write checkpoint: " + error.what_without_backtrace());
     }
     util::commitFile(temp_path, path);
 }

@@ -1,8 +1,7 @@
+#include "models/gpt.h"
 #include "train/recipe.h"
 
 #include <headroom/config.h>
-
-#include "models/gpt.h"
 
 #include <cmath>
 #include <cstdio>
@@ -48,15 +47,14 @@ public:
     std::string describe() const override {
         const models::GptOptions &options = model_->options();
         char text[160];
-        std::snprintf(text, sizeof text,
-                      "GPT · %lld layers · dim %lld · %lld heads · context %lld · vocab %lld · "
-                      "%.2f M parameters",
-                      static_cast<long long>(options.layers()),
-                      static_cast<long long>(options.dim()),
-                      static_cast<long long>(options.heads()),
-                      static_cast<long long>(options.seq_len()),
-                      static_cast<long long>(options.vocab_size()),
-                      static_cast<double>(models::gptParameterCount(options)) / 1e6);
+        std::snprintf(
+            text, sizeof text,
+            "GPT · %lld layers · dim %lld · %lld heads · context %lld · vocab %lld · "
+            "%.2f M parameters",
+            static_cast<long long>(options.layers()), static_cast<long long>(options.dim()),
+            static_cast<long long>(options.heads()), static_cast<long long>(options.seq_len()),
+            static_cast<long long>(options.vocab_size()),
+            static_cast<double>(models::gptParameterCount(options)) / 1e6);
         return text;
     }
 
@@ -68,8 +66,8 @@ private:
         auto *out = tokens.data_ptr<std::int64_t>();
         for (std::int64_t row = 0; row < rows; ++row) {
             const std::vector<std::int32_t> &source = batch[static_cast<std::size_t>(row)]->tokens;
-            TORCH_CHECK(static_cast<std::int64_t>(source.size()) == width,
-                        "example has ", source.size(), " tokens, expected ", width);
+            TORCH_CHECK(static_cast<std::int64_t>(source.size()) == width, "example has ",
+                        source.size(), " tokens, expected ", width);
             for (std::int64_t column = 0; column < width; ++column) {
                 out[row * width + column] = source[static_cast<std::size_t>(column)];
             }

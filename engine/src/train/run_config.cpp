@@ -12,9 +12,9 @@ namespace {
 
 // Keys that may differ when resuming: they change neither the model nor the data order.
 const std::set<std::string> &resumableKeys() {
-    static const std::set<std::string> keys = {
-        "train.steps",       "train.checkpoint_every", "train.eval_every",
-        "train.eval_batches", "train.threads",         "device"};
+    static const std::set<std::string> keys = {"train.steps",      "train.checkpoint_every",
+                                               "train.eval_every", "train.eval_batches",
+                                               "train.threads",    "device"};
     return keys;
 }
 
@@ -57,7 +57,8 @@ RunPlan planRun(Project &project, const std::vector<std::string> &overrides, boo
     }
     for (const auto &[key, value] : plan.config.values()) {
         if (value != saved.text(key) && resumableKeys().count(key) == 0) {
-            throw ConfigError("cannot change " + key + " when resuming (it changes the model or "
+            throw ConfigError("cannot change " + key +
+                              " when resuming (it changes the model or "
                               "the data order); start a new run without --resume instead");
         }
     }

@@ -48,10 +48,10 @@ torch::Device resolveDevice(const std::string &device) {
     }
     if (name == "mps") {
         if (!report.mps.available) {
-            throw ConfigError("device=mps is not available here (" +
-                              std::string(report.mps.built ? "no Apple GPU found"
-                                                           : "this LibTorch has no MPS") +
-                              "); use device=cpu or device=auto");
+            throw ConfigError(
+                "device=mps is not available here (" +
+                std::string(report.mps.built ? "no Apple GPU found" : "this LibTorch has no MPS") +
+                "); use device=cpu or device=auto");
         }
         return torch::Device(torch::kMPS);
     }

@@ -1,6 +1,6 @@
-#include <headroom/session.h>
-
 #include "train/trainer.h"
+
+#include <headroom/session.h>
 
 #include <thread>
 
@@ -48,7 +48,9 @@ Session::~Session() {
     }
 }
 
-void Session::addObserver(SessionObserver *observer) { impl_->hub.add(observer); }
+void Session::addObserver(SessionObserver *observer) {
+    impl_->hub.add(observer);
+}
 
 void Session::start() {
     if (impl_->thread.joinable() || impl_->joined) {
@@ -59,7 +61,9 @@ void Session::start() {
     });
 }
 
-void Session::pause() { impl_->control.pause.store(true); }
+void Session::pause() {
+    impl_->control.pause.store(true);
+}
 
 void Session::resume() {
     {
@@ -77,9 +81,13 @@ void Session::stop() {
     impl_->control.wake.notify_all();
 }
 
-void Session::requestStopFromSignal() noexcept { impl_->control.stop.store(true); }
+void Session::requestStopFromSignal() noexcept {
+    impl_->control.stop.store(true);
+}
 
-SessionState Session::state() const { return impl_->hub.current(); }
+SessionState Session::state() const {
+    return impl_->hub.current();
+}
 
 RunResult Session::wait() {
     if (impl_->thread.joinable()) {

@@ -1,9 +1,8 @@
+#include "data/tabular_schema.h"
+#include "models/tabular_mlp.h"
 #include "train/recipe.h"
 
 #include <headroom/config.h>
-
-#include "data/tabular_schema.h"
-#include "models/tabular_mlp.h"
 
 #include <cstdio>
 #include <sstream>
@@ -27,7 +26,8 @@ public:
     TabularRecipe(const models::TabularMlpOptions &options, const data::TabularSchema &schema,
                   torch::Device device)
         : model_(options), device_(device), classification_(schema.classification),
-          target_stddev_(schema.target_stddev), classes_(static_cast<std::int64_t>(schema.classes.size())) {
+          target_stddev_(schema.target_stddev),
+          classes_(static_cast<std::int64_t>(schema.classes.size())) {
         model_->to(device_);
     }
 
@@ -48,11 +48,11 @@ public:
         const auto count = static_cast<std::int64_t>(batch.size());
         if (classification_) {
             const torch::Tensor labels = inputs.target.to(torch::kInt64);
-            totals.loss_sum += torch::nn::functional::cross_entropy(
-                                   output, labels,
-                                   torch::nn::functional::CrossEntropyFuncOptions().reduction(
-                                       torch::kSum))
-                                   .item<double>();
+            totals.loss_sum +=
+                torch::nn::functional::cross_entropy(
+                    output, labels,
+                    torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                    .item<double>();
             totals.correct += output.argmax(1).eq(labels).sum().item<double>();
         } else {
             const torch::Tensor error = output.squeeze(1) - inputs.target;
@@ -77,8 +77,9 @@ public:
         std::snprintf(text, sizeof text,
                       "Tabular MLP · %s · %lld numeric + %zu categorical inputs · %lld "
                       "parameters",
-                      classification_ ? ("classifier, " + std::to_string(classes_) + " classes").c_str()
-                                      : "regressor",
+                      classification_
+                          ? ("classifier, " + std::to_string(classes_) + " classes").c_str()
+                          : "regressor",
                       static_cast<long long>(options.numeric_features()),
                       options.cardinalities().size(), static_cast<long long>(parameters));
         return text;
@@ -109,7 +110,8 @@ private:
                             static_cast<std::int64_t>(example.categorical.size()) ==
                                 categorical_width,
                         "tabular example does not match the schema");
-            std::copy(example.numeric.begin(), example.numeric.end(), numeric + row * numeric_width);
+            std::copy(example.numeric.begin(), example.numeric.end(),
+                      numeric + row * numeric_width);
             std::copy(example.categorical.begin(), example.categorical.end(),
                       categorical + row * categorical_width);
             target[row] = static_cast<float>(example.target);

@@ -1,8 +1,5 @@
 #include "train/trainer.h"
 
-#include <headroom/config.h>
-#include <headroom/project.h>
-
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "device/system_memory.h"
@@ -14,12 +11,14 @@
 #include "train/schedule.h"
 #include "util/hashing.h"
 
-#include <nlohmann/json.hpp>
+#include <headroom/config.h>
+#include <headroom/project.h>
 
 #include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <limits>
+#include <nlohmann/json.hpp>
 
 namespace headroom::train {
 
@@ -106,6 +105,7 @@ private:
     std::unique_ptr<MetricsWriter> writer_;
     PreparedData data_;
     std::unique_ptr<Recipe> recipe_;
+    std::vector<torch::Tensor> parameters_;
     std::unique_ptr<torch::optim::AdamW> optimizer_;
     std::unique_ptr<data::ExampleStream> train_stream_;
     std::unique_ptr<data::ExampleStream> validation_stream_;
@@ -188,7 +188,8 @@ void TrainingRun::setUp() {
     }
     torch::optim::AdamWOptions options(config.real("train.lr"));
     options.weight_decay(config.real("train.weight_decay"));
-    optimizer_ = std::make_unique<torch::optim::AdamW>(recipe_->module()->parameters(), options);
+    parameters_ = recipe_->module()->parameters();
+    optimizer_ = std::make_unique<torch::optim::AdamW>(parameters_, options);
 
     schedule_.peak_lr = config.real("train.lr");
     schedule_.min_ratio = config.real("train.min_lr_ratio");
@@ -198,12 +199,12 @@ void TrainingRun::setUp() {
     const data::TabularSchema *schema = data_.schema ? &*data_.schema : nullptr;
     train_stream_ = std::make_unique<data::ExampleStream>(data_.spec, data::Split::Train,
                                                           data_.tokenizer.get(), schema);
-    validation_stream_ = std::make_unique<data::ExampleStream>(
-        data_.spec, data::Split::Validation, data_.tokenizer.get(), schema);
+    validation_stream_ = std::make_unique<data::ExampleStream>(data_.spec, data::Split::Validation,
+                                                               data_.tokenizer.get(), schema);
 
     if (plan_.resume_from) {
-        hub_.state(SessionState::Preparing, "loading checkpoint at step " +
-                                                std::to_string(plan_.resume_from->step));
+        hub_.state(SessionState::Preparing,
+                   "loading checkpoint at step " + std::to_string(plan_.resume_from->step));
         const CheckpointMeta meta =
             loadCheckpoint(plan_.checkpoint_path, *recipe_->module(), *optimizer_);
         train_stream_->restoreState(meta.data_state);
@@ -219,8 +220,8 @@ void TrainingRun::setUp() {
     if (request_.max_steps > 0) {
         stop_after_ = std::min(stop_after_, step_ + request_.max_steps);
     }
-    record_.id = project_->beginRun(config.toJson(), device_name_, schedule_.total_steps,
-                                    plan_.resumed_run);
+    record_.id =
+        project_->beginRun(config.toJson(), device_name_, schedule_.total_steps, plan_.resumed_run);
     record_ = *project_->run(record_.id);
     record_.last_step = step_;
     writer_ = std::make_unique<MetricsWriter>(project_->path(), record_.id);
@@ -236,13 +237,15 @@ void TrainingRun::setUp() {
     info.model = recipe_->describe();
     hub_.started(info);
     if (plan_.resume_from) {
-        emit("resumed", "resumed run " + std::to_string(plan_.resumed_run) + " at step " +
-                            std::to_string(step_),
+        emit("resumed",
+             "resumed run " + std::to_string(plan_.resumed_run) + " at step " +
+                 std::to_string(step_),
              {{"from_run", plan_.resumed_run}, {"checkpoint", plan_.resume_from->path}});
     }
 }
 
-void TrainingRun::emit(const std::string &kind, const std::string &message, nlohmann::json details) {
+void TrainingRun::emit(const std::string &kind, const std::string &message,
+                       nlohmann::json details) {
     EngineEvent event;
     event.kind = kind;
     event.step = step_;
@@ -330,14 +333,14 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     for (auto &group : optimizer_->param_groups()) {
         static_cast<torch::optim::AdamWOptions &>(group.options()).lr(lr);
     }
-    for (torch::Tensor &parameter : optimizer_->parameters()) {
+    for (torch::Tensor &parameter : parameters_) {
         parameter.mutable_grad() = torch::Tensor();
     }
 
     double loss_value = 0;
     for (std::size_t start = 0; start < effective_batch; start += micro_batch) {
         if (control_.stop.load()) {
-            for (torch::Tensor &parameter : optimizer_->parameters()) {
+            for (torch::Tensor &parameter : parameters_) {
                 parameter.mutable_grad() = torch::Tensor();
             }
             train_stream_->restoreState(step_start_state);
@@ -347,7 +350,8 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
         for (std::size_t i = start; i < start + micro_batch; ++i) {
             batch.push_back(&examples[i]);
         }
-        const double share = static_cast<double>(batch.size()) / static_cast<double>(effective_batch);
+        const double share =
+            static_cast<double>(batch.size()) / static_cast<double>(effective_batch);
         torch::Tensor loss = recipe_->loss(batch);
         if (failpoints_.nanLossAt(step)) {
             loss = loss * std::numeric_limits<double>::quiet_NaN();
@@ -357,9 +361,9 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     }
 
     if (!std::isfinite(loss_value)) {
-        emit("nan_loss", "loss became " + std::to_string(loss_value) + " at step " +
-                             std::to_string(step) + "; weights of step " + std::to_string(step_) +
-                             " are kept",
+        emit("nan_loss",
+             "loss became " + std::to_string(loss_value) + " at step " + std::to_string(step) +
+                 "; weights of step " + std::to_string(step_) + " are kept",
              {{"loss", std::to_string(loss_value)}, {"lr", lr}});
         throw RunFailure{FailureKind::CannotContinue,
                          "the loss is not finite at step " + std::to_string(step) +
@@ -369,14 +373,12 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     }
 
     const double clip = plan_.config.real("train.grad_clip");
-    const double grad_norm =
-        torch::nn::utils::clip_grad_norm_(optimizer_->parameters(),
-                                          clip > 0 ? clip : std::numeric_limits<double>::infinity());
+    const double grad_norm = torch::nn::utils::clip_grad_norm_(
+        parameters_, clip > 0 ? clip : std::numeric_limits<double>::infinity());
     optimizer_->step();
     step_ = step;
 
-    const double seconds =
-        std::chrono::duration<double>(Clock::now() - step_started).count();
+    const double seconds = std::chrono::duration<double>(Clock::now() - step_started).count();
     StepMetrics metrics;
     metrics.step = step;
     metrics.loss = loss_value;
@@ -406,8 +408,8 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
 
 void TrainingRun::evaluate() {
     last_eval_step_ = step_;
-    const auto limit = plan_.config.integer("train.eval_batches") *
-                       plan_.config.integer("train.micro_batch");
+    const auto limit =
+        plan_.config.integer("train.eval_batches") * plan_.config.integer("train.micro_batch");
     const auto micro_batch = static_cast<std::size_t>(plan_.config.integer("train.micro_batch"));
     const std::shared_ptr<torch::nn::Module> module = recipe_->module();
     module->eval();
@@ -492,7 +494,8 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
     record_.status = status;
     record_.ended_at = isoNow();
     record_.message = message;
-    nlohmann::json summary = nlohmann::json::parse(record_.summary_json.empty() ? "{}" : record_.summary_json);
+    nlohmann::json summary =
+        nlohmann::json::parse(record_.summary_json.empty() ? "{}" : record_.summary_json);
     summary["model"] = recipe_ ? recipe_->describe() : "";
     summary["parameters"] = recipe_ ? recipe_->parameterCount() : 0;
     if (data_.schema) {
@@ -507,7 +510,8 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
     result_.final_val_loss = record_.final_val_loss;
     result_.message = message;
     if (result_.failure == FailureKind::None) {
-        result_.state = status == RunStatus::Finished ? SessionState::Finished : SessionState::Stopped;
+        result_.state =
+            status == RunStatus::Finished ? SessionState::Finished : SessionState::Stopped;
     }
 }
 

@@ -1,12 +1,12 @@
-#include <headroom/config.h>
-#include <headroom/project.h>
-#include <headroom/units.h>
-#include <headroom/workflow.h>
-
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "models/gpt.h"
 #include "train/run_setup.h"
+
+#include <headroom/config.h>
+#include <headroom/project.h>
+#include <headroom/units.h>
+#include <headroom/workflow.h>
 
 #include <filesystem>
 #include <optional>
@@ -44,7 +44,8 @@ std::vector<std::string> describeData(const data::DataSummary &summary, const st
             std::to_string(summary.records) + " " + unit + ", " + formatBytes(summary.bytes) + ")"};
 }
 
-std::vector<std::string> describePrepared(const Config &config, const train::PreparedData &prepared) {
+std::vector<std::string> describePrepared(const Config &config,
+                                          const train::PreparedData &prepared) {
     std::vector<std::string> lines;
     if (prepared.tokenizer) {
         lines.push_back("tokenizer " + config.text("tokenizer") + " (vocabulary " +
@@ -66,11 +67,12 @@ std::vector<std::string> describePrepared(const Config &config, const train::Pre
     }
     if (prepared.schema) {
         const data::TabularSchema &schema = *prepared.schema;
-        lines.push_back("target   '" + schema.target + "': " +
-                        (schema.classification
-                             ? "classification, " + std::to_string(schema.classes.size()) + " classes"
-                             : std::string("regression")) +
-                        (schema.task_reason.empty() ? "" : " (" + schema.task_reason + ")"));
+        lines.push_back(
+            "target   '" + schema.target + "': " +
+            (schema.classification
+                 ? "classification, " + std::to_string(schema.classes.size()) + " classes"
+                 : std::string("regression")) +
+            (schema.task_reason.empty() ? "" : " (" + schema.task_reason + ")"));
         lines.push_back("columns  " + std::to_string(schema.numeric.size()) + " numeric, " +
                         std::to_string(schema.categorical.size()) + " categorical; " +
                         std::to_string(schema.train_rows) + " training rows, " +
@@ -80,8 +82,8 @@ std::vector<std::string> describePrepared(const Config &config, const train::Pre
     const std::int64_t accumulation = config.integer("train.accumulation");
     lines.push_back("training " + config.text("train.steps") + " steps, effective batch " +
                     std::to_string(micro_batch * accumulation) + " (micro-batch " +
-                    std::to_string(micro_batch) + " x " + std::to_string(accumulation) +
-                    "), lr " + config.text("train.lr") + ", device " + config.text("device"));
+                    std::to_string(micro_batch) + " x " + std::to_string(accumulation) + "), lr " +
+                    config.text("train.lr") + ", device " + config.text("device"));
     return lines;
 }
 
@@ -146,8 +148,8 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
         removeProjectFiles(request.project_path);
         throw;
     }
-    lines.insert(lines.begin(), "created  " + request.project_path + " (recipe " +
-                                    config.text("recipe") + ")");
+    lines.insert(lines.begin(),
+                 "created  " + request.project_path + " (recipe " + config.text("recipe") + ")");
     return lines;
 }
 

@@ -1,12 +1,12 @@
-#include <headroom/config.h>
-#include <headroom/project.h>
-#include <headroom/workflow.h>
-
 #include "data/data_error.h"
 #include "export/safetensors.h"
 #include "train/checkpoint.h"
 #include "train/recipe.h"
 #include "train/run_setup.h"
+
+#include <headroom/config.h>
+#include <headroom/project.h>
+#include <headroom/workflow.h>
 
 #include <cmath>
 #include <filesystem>
@@ -131,13 +131,12 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
     for (const auto &item : recipe->module()->named_buffers()) {
         add(item.key(), item.value());
     }
-    std::map<std::string, std::string> metadata = {
-        {"format", "pt"},
-        {"headroom.recipe", config.text("recipe")},
-        {"headroom.model", recipe->describe()},
-        {"headroom.step", std::to_string(meta.step)},
-        {"headroom.run", std::to_string(run_id)},
-        {"headroom.config", meta.config_json}};
+    std::map<std::string, std::string> metadata = {{"format", "pt"},
+                                                   {"headroom.recipe", config.text("recipe")},
+                                                   {"headroom.model", recipe->describe()},
+                                                   {"headroom.step", std::to_string(meta.step)},
+                                                   {"headroom.run", std::to_string(run_id)},
+                                                   {"headroom.config", meta.config_json}};
     if (prepared.tokenizer) {
         metadata["headroom.tokenizer"] = config.text("tokenizer");
     }
