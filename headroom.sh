@@ -86,22 +86,30 @@ has_display() {
   [ -n "${DISPLAY:-}" ] || [ -n "${WAYLAND_DISPLAY:-}" ] || [ "$(uname -s)" = Darwin ]
 }
 
-run_app() {
+# The bundled sample: a small GPT on generated stories (resources/sample).
+sample_project() {
   local sample_dir="$build_dir/sample"
-  local sample="$sample_dir/sample-gpt.headroom"
+  local project="$sample_dir/story.headroom"
+  if [ ! -f "$project" ]; then
+    mkdir -p "$sample_dir"
+    "$build_dir/app/headroom-cli" new "$project" --recipe gpt \
+      --data "$repo_root/resources/sample/corpus.txt" \
+      --config "$repo_root/resources/sample/sample-gpt.json" >&2
+  fi
+  printf '%s\n' "$project"
+}
+
+run_app() {
+  local project
+  project="$(sample_project)"
   if has_display; then
-    say "starting Headroom with the sample project"
-    exec "$build_dir/app/headroom" "$sample"
+    say "starting Headroom with the sample project $project"
+    exec "$build_dir/app/headroom" "$project"
   fi
-  say "no display found (DISPLAY and WAYLAND_DISPLAY are unset): running the sample project headless"
+  say "no display found (DISPLAY and WAYLAND_DISPLAY are unset): training the sample project headless"
   "$build_dir/app/headroom-cli" devices
-  mkdir -p "$sample_dir"
-  if [ ! -f "$sample" ]; then
-    "$build_dir/app/headroom-cli" new "$sample" --recipe gpt \
-      --data "$repo_root/resources/sample/corpus.txt" --set train.steps=150
-  fi
-  "$build_dir/app/headroom-cli" train "$sample"
-  "$build_dir/app/headroom-cli" runs "$sample"
+  "$build_dir/app/headroom-cli" train "$project"
+  "$build_dir/app/headroom-cli" runs "$project"
 }
 
 run_tests() {
