@@ -25,6 +25,8 @@ QTableWidget *makeTable(const QStringList &headers, QWidget *parent) {
     table->verticalHeader()->setVisible(false);
     table->horizontalHeader()->setStretchLastSection(true);
     table->setAlternatingRowColors(true);
+    table->setWordWrap(false);
+    table->verticalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     return table;
 }
 
