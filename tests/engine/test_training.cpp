@@ -87,6 +87,7 @@ private Q_SLOTS:
     void badDataMidRunIsBadInput();
     void runIsRecordedInTheProject();
     void tabularClassifierLearns();
+    void tabularRegressorReportsRmse();
 
 private:
     QString newProject(const QString &name, const QStringList &settings,
@@ -330,6 +331,33 @@ void TestTraining::tabularClassifierLearns() {
     const headroom::RunResult result = session.wait();
     QCOMPARE(name(result.state), name(headroom::SessionState::Finished));
     QVERIFY2(accuracy.accuracy > 0.85, qPrintable(QString::number(accuracy.accuracy)));
+}
+
+void TestTraining::tabularRegressorReportsRmse() {
+    // Predict y from the other columns: x and the label carry part of it.
+    const QString project = newProject("regress.headroom",
+                                       {"data.target=y", "train.micro_batch=32", "train.lr=0.01",
+                                        "train.steps=60", "train.eval_every=0", "model.dropout=0"},
+                                       "tabular");
+    struct Rmse final : headroom::SessionObserver {
+        void onEval(const headroom::EvalMetrics &metrics) override {
+            rmse = metrics.rmse;
+            accuracy = metrics.accuracy;
+        }
+        double rmse = -1;
+        double accuracy = 0;
+    } rmse;
+    headroom::SessionRequest request;
+    request.project_path = project.toStdString();
+    headroom::Session session(request);
+    session.addObserver(&rmse);
+    session.start();
+    QCOMPARE(name(session.wait().state), name(headroom::SessionState::Finished));
+    QVERIFY(std::isnan(rmse.accuracy));
+    // y spans -4..4 (standard deviation about 2.3); knowing the label and x helps a lot.
+    QVERIFY2(rmse.rmse > 0 && rmse.rmse < 2.0, qPrintable(QString::number(rmse.rmse)));
+    const headroom::Project opened = headroom::Project::open(project.toStdString());
+    QVERIFY(QString::fromStdString(opened.runs().back().summary_json).contains("val_rmse"));
 }
 
 QTEST_GUILESS_MAIN(TestTraining)

@@ -118,6 +118,7 @@ private:
     std::int64_t last_checkpoint_step_ = -1;
     std::int64_t last_eval_step_ = -1;
     std::uint64_t epoch_ = 0;
+    std::optional<EvalMetrics> last_eval_;
     Clock::time_point started_;
     RunResult result_;
 };
@@ -454,6 +455,7 @@ void TrainingRun::evaluate() {
     writer_->post(metrics);
     hub_.eval(metrics);
     record_.final_val_loss = metrics.loss;
+    last_eval_ = metrics;
 }
 
 void TrainingRun::writeCheckpoint(const std::string &data_state) {
@@ -498,6 +500,12 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
         nlohmann::json::parse(record_.summary_json.empty() ? "{}" : record_.summary_json);
     summary["model"] = recipe_ ? recipe_->describe() : "";
     summary["parameters"] = recipe_ ? recipe_->parameterCount() : 0;
+    if (last_eval_ && std::isfinite(last_eval_->accuracy)) {
+        summary["val_accuracy"] = last_eval_->accuracy;
+    }
+    if (last_eval_ && std::isfinite(last_eval_->rmse)) {
+        summary["val_rmse"] = last_eval_->rmse;
+    }
     if (data_.schema) {
         summary["task"] = data_.schema->classification ? "classification" : "regression";
         summary["target"] = data_.schema->target;
