@@ -5,6 +5,7 @@
 #include <iostream>
 
 int main(int argc, char **argv) {
+    headroom::relaunchWithTunedRuntime(argc, argv);
     headroom::initializeEngine();
     return headroom::cli::runCli(argc, argv, std::cout, std::cerr);
 }

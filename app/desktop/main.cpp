@@ -28,6 +28,7 @@ void installTranslations(QApplication &app) {
 } // namespace
 
 int main(int argc, char *argv[]) {
+    headroom::relaunchWithTunedRuntime(argc, argv);
     headroom::initializeEngine();
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("Headroom"));
