@@ -71,9 +71,15 @@ IMPLS=(cpp python cpp-torch-adamw)
 for config in "${CONFIGS[@]}"; do
   IFS='|' read -r name model steps <<<"$config"
   count=${#IMPLS[@]}
+  # The driver holds every FIFO open (read-write: such an open never waits) until the run
+  # ends: a byte in a FIFO that nobody has open is dropped, and the processes open theirs
+  # only after loading their libraries.
+  holders=()
   for ((index = 0; index < count; ++index)); do
     rm -f "$RING/turn$index"
     mkfifo "$RING/turn$index"
+    exec {holder}<>"$RING/turn$index"
+    holders+=("$holder")
   done
   pids=()
   declare -A impl_of=()
@@ -88,12 +94,9 @@ for config in "${CONFIGS[@]}"; do
     pids+=($!)
     impl_of[$!]="${IMPLS[$index]}"
   done
-  # Read-write, so the open does not wait for a reader.
-  exec {kickoff}<>"$RING/turn0"
-  printf t >&"$kickoff"
-  exec {kickoff}>&-
+  printf t >&"${holders[0]}"
   # A process that dies would leave the others waiting for the token forever: stop them.
-  for ((left = count; left > 0; --left)); do
+  while ((${#pids[@]} > 0)); do
     status=0
     wait -n -p finished "${pids[@]}" || status=$?
     if ((status != 0)); then
@@ -101,6 +104,14 @@ for config in "${CONFIGS[@]}"; do
       kill "${pids[@]}" 2>/dev/null || true
       exit 1
     fi
+    running=()
+    for pid in "${pids[@]}"; do
+      [[ "$pid" == "$finished" ]] || running+=("$pid")
+    done
+    pids=("${running[@]}")
+  done
+  for holder in "${holders[@]}"; do
+    exec {holder}>&-
   done
   for ((index = 0; index < count; ++index)); do
     line="$(cat "$RING/out$index")"

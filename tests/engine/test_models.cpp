@@ -68,6 +68,7 @@ private Q_SLOTS:
     void gptParameterCountIsExact();
     void gptOptionsForParameterCount_data();
     void gptOptionsForParameterCount();
+    void gptOptionsPreferGpt2Shapes();
     void gptInitializationFollowsGpt2();
     void gptLossAtInitIsNearLogVocab();
     void gptAdamWLowersLoss_data();
@@ -206,6 +207,19 @@ void TestModels::gptOptionsForParameterCount() {
                                            .arg(options.dim())
                                            .arg(count)
                                            .arg(target)));
+}
+
+void TestModels::gptOptionsPreferGpt2Shapes() {
+    // Head size 64 and layers = dim/64 when that lands within 10 % (10.8M here), rather than a
+    // closer but odd shape.
+    const GptOptions options = headroom::models::gptOptionsForParameterCount(10'000'000, 257, 256);
+    QCOMPARE(options.dim(), std::int64_t{384});
+    QCOMPARE(options.heads(), std::int64_t{6});
+    QCOMPARE(options.layers(), std::int64_t{6});
+    // A target below any one-layer model gets the smallest one rather than nothing.
+    const GptOptions tiny = headroom::models::gptOptionsForParameterCount(1000, 257, 256);
+    QCOMPARE(tiny.layers(), std::int64_t{1});
+    QVERIFY(tiny.dim() >= 32);
 }
 
 void TestModels::gptInitializationFollowsGpt2() {
