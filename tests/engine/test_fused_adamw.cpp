@@ -187,10 +187,16 @@ void TestFusedAdamW::zeroGradSetsGradientsToNone() {
     FusedAdamW fused(parameters);
     setGradients(parameters, 1, 1.0);
     QVERIFY(parameters[0].grad().defined());
+    QVERIFY(fused.clipGradNorm(1e-3) > 1.0); // a pending clip factor of about 1e-5
     fused.zeroGrad();
     for (const torch::Tensor &parameter : parameters) {
         QVERIFY(!parameter.grad().defined());
     }
+    // The abandoned step's clip factor does not scale the next gradients: after one update
+    // from zero, the first moment is exactly (1 - beta1) * gradient.
+    setGradients(parameters, 2, 1.0);
+    fused.step();
+    QVERIFY(torch::allclose(fused.expAvgOf(0), 0.1 * parameters[0].grad()));
 }
 
 void TestFusedAdamW::rejectsMixedDtypes() {
