@@ -1,3 +1,4 @@
+#include "compat/attention.h"
 #include "models/gpt.h"
 #include "models/tabular_mlp.h"
 #include "train/fused_adamw.h"
@@ -7,6 +8,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 using headroom::models::Gpt;
@@ -59,6 +61,7 @@ class TestModels : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void causalAttentionMatchesNaiveSoftmax();
     void gptLogitsShape_data();
     void gptLogitsShape();
     void gptIsCausal();
@@ -82,6 +85,36 @@ private Q_SLOTS:
     void tabularRegressorOverfitsTinyBatch();
     void tabularRejectsBadInput();
 };
+
+void TestModels::causalAttentionMatchesNaiveSoftmax() {
+    torch::manual_seed(9);
+    const std::int64_t batch = 2;
+    const std::int64_t length = 5;
+    const std::int64_t heads = 3;
+    const std::int64_t head_dim = 4;
+    const std::int64_t dim = heads * head_dim;
+    const torch::Tensor qkv = torch::randn({batch, length, 3 * dim});
+    torch::Tensor expected = torch::empty({batch * length, dim});
+    const torch::Tensor future =
+        torch::ones({length, length}, torch::kBool).triu(1); // j > i is hidden from i
+    for (std::int64_t b = 0; b < batch; ++b) {
+        for (std::int64_t h = 0; h < heads; ++h) {
+            const auto columns = [&](std::int64_t part) {
+                return qkv[b].narrow(1, part * dim + h * head_dim, head_dim);
+            };
+            const torch::Tensor scores =
+                columns(0).matmul(columns(1).t()) / std::sqrt(static_cast<double>(head_dim));
+            const torch::Tensor weights =
+                scores.masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(1);
+            expected.narrow(0, b * length, length)
+                .narrow(1, h * head_dim, head_dim)
+                .copy_(weights.matmul(columns(2)));
+        }
+    }
+    const torch::Tensor actual = headroom::compat::causalSelfAttention(qkv, heads, 0.0);
+    QCOMPARE(actual.sizes().vec(), (std::vector<std::int64_t>{batch * length, dim}));
+    QVERIFY(torch::allclose(actual, expected, 1e-5, 1e-6));
+}
 
 void TestModels::gptLogitsShape_data() {
     QTest::addColumn<int>("batch");

@@ -154,14 +154,9 @@ torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x) {
 
 torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch,
                                       std::int64_t length) {
-    const std::int64_t dim = x.size(1);
-    const std::int64_t head_dim = dim / heads_;
-    // One copy puts q, k and v head-major: [B*T, 3*dim] -> [3, B, H, T, head_dim].
-    const torch::Tensor qkv =
-        qkv_(x).view({batch, length, 3, heads_, head_dim}).permute({2, 0, 3, 1, 4}).contiguous();
     const torch::Tensor attended = compat::causalSelfAttention(
-        qkv[0], qkv[1], qkv[2], is_training() ? dropout_ : 0.0); // [B, H, T, head_dim]
-    return proj_(attended.transpose(1, 2).reshape({batch * length, dim}));
+        qkv_(x).view({batch, length, -1}), heads_, is_training() ? dropout_ : 0.0);
+    return proj_(attended); // [B*T, dim]
 }
 
 torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
