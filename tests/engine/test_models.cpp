@@ -80,6 +80,7 @@ private Q_SLOTS:
     void gptRejectsBadInput();
     void tabularOutputShape_data();
     void tabularOutputShape();
+    void tabularWithoutNumericColumns();
     void tabularUsesEmbeddings();
     void tabularClassifierOverfitsTinyBatch();
     void tabularRegressorOverfitsTinyBatch();
@@ -378,6 +379,15 @@ void TestModels::tabularOutputShape() {
     QCOMPARE(output.sizes().vec(), (std::vector<std::int64_t>{8, outputs}));
     // Automatic widths: min(16, (5 + 1) / 2) = 3 and 16.
     QCOMPARE(model->inputWidth(), std::int64_t{with_categorical ? 4 + 3 + 16 : 4});
+}
+
+void TestModels::tabularWithoutNumericColumns() {
+    TabularMlp model(TabularMlpOptions(0, 2).cardinalities({3}));
+    const torch::Tensor categorical = torch::tensor({{1}, {2}, {0}}, torch::kLong);
+    QCOMPARE(model->forward(torch::Tensor(), categorical).sizes().vec(),
+             (std::vector<std::int64_t>{3, 2}));
+    QCOMPARE(model->forward(torch::zeros({3, 0}), categorical).sizes().vec(),
+             (std::vector<std::int64_t>{3, 2}));
 }
 
 void TestModels::tabularUsesEmbeddings() {
