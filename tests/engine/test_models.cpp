@@ -1,3 +1,4 @@
+#include "compat/attention.h"
 #include "models/gpt.h"
 #include "models/tabular_mlp.h"
 #include "train/fused_adamw.h"
@@ -7,6 +8,7 @@
 #include <QtTest>
 
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 using headroom::models::Gpt;
@@ -59,6 +61,7 @@ class TestModels : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void causalAttentionMatchesNaiveSoftmax();
     void gptLogitsShape_data();
     void gptLogitsShape();
     void gptIsCausal();
@@ -68,6 +71,7 @@ private Q_SLOTS:
     void gptParameterCountIsExact();
     void gptOptionsForParameterCount_data();
     void gptOptionsForParameterCount();
+    void gptOptionsPreferGpt2Shapes();
     void gptInitializationFollowsGpt2();
     void gptLossAtInitIsNearLogVocab();
     void gptAdamWLowersLoss_data();
@@ -76,11 +80,42 @@ private Q_SLOTS:
     void gptRejectsBadInput();
     void tabularOutputShape_data();
     void tabularOutputShape();
+    void tabularWithoutNumericColumns();
     void tabularUsesEmbeddings();
     void tabularClassifierOverfitsTinyBatch();
     void tabularRegressorOverfitsTinyBatch();
     void tabularRejectsBadInput();
 };
+
+void TestModels::causalAttentionMatchesNaiveSoftmax() {
+    torch::manual_seed(9);
+    const std::int64_t batch = 2;
+    const std::int64_t length = 5;
+    const std::int64_t heads = 3;
+    const std::int64_t head_dim = 4;
+    const std::int64_t dim = heads * head_dim;
+    const torch::Tensor qkv = torch::randn({batch, length, 3 * dim});
+    torch::Tensor expected = torch::empty({batch * length, dim});
+    const torch::Tensor future =
+        torch::ones({length, length}, torch::kBool).triu(1); // j > i is hidden from i
+    for (std::int64_t b = 0; b < batch; ++b) {
+        for (std::int64_t h = 0; h < heads; ++h) {
+            const auto columns = [&](std::int64_t part) {
+                return qkv[b].narrow(1, part * dim + h * head_dim, head_dim);
+            };
+            const torch::Tensor scores =
+                columns(0).matmul(columns(1).t()) / std::sqrt(static_cast<double>(head_dim));
+            const torch::Tensor weights =
+                scores.masked_fill(future, -std::numeric_limits<double>::infinity()).softmax(1);
+            expected.narrow(0, b * length, length)
+                .narrow(1, h * head_dim, head_dim)
+                .copy_(weights.matmul(columns(2)));
+        }
+    }
+    const torch::Tensor actual = headroom::compat::causalSelfAttention(qkv, heads, 0.0);
+    QCOMPARE(actual.sizes().vec(), (std::vector<std::int64_t>{batch * length, dim}));
+    QVERIFY(torch::allclose(actual, expected, 1e-5, 1e-6));
+}
 
 void TestModels::gptLogitsShape_data() {
     QTest::addColumn<int>("batch");
@@ -208,6 +243,19 @@ void TestModels::gptOptionsForParameterCount() {
                                            .arg(target)));
 }
 
+void TestModels::gptOptionsPreferGpt2Shapes() {
+    // Head size 64 and layers = dim/64 when that lands within 10 % (10.8M here), rather than a
+    // closer but odd shape.
+    const GptOptions options = headroom::models::gptOptionsForParameterCount(10'000'000, 257, 256);
+    QCOMPARE(options.dim(), std::int64_t{384});
+    QCOMPARE(options.heads(), std::int64_t{6});
+    QCOMPARE(options.layers(), std::int64_t{6});
+    // A target below any one-layer model gets the smallest one rather than nothing.
+    const GptOptions tiny = headroom::models::gptOptionsForParameterCount(1000, 257, 256);
+    QCOMPARE(tiny.layers(), std::int64_t{1});
+    QVERIFY(tiny.dim() >= 32);
+}
+
 void TestModels::gptInitializationFollowsGpt2() {
     torch::manual_seed(4);
     const GptOptions options = GptOptions(257, 64).layers(8).heads(4).dim(128);
@@ -331,6 +379,15 @@ void TestModels::tabularOutputShape() {
     QCOMPARE(output.sizes().vec(), (std::vector<std::int64_t>{8, outputs}));
     // Automatic widths: min(16, (5 + 1) / 2) = 3 and 16.
     QCOMPARE(model->inputWidth(), std::int64_t{with_categorical ? 4 + 3 + 16 : 4});
+}
+
+void TestModels::tabularWithoutNumericColumns() {
+    TabularMlp model(TabularMlpOptions(0, 2).cardinalities({3}));
+    const torch::Tensor categorical = torch::tensor({{1}, {2}, {0}}, torch::kLong);
+    QCOMPARE(model->forward(torch::Tensor(), categorical).sizes().vec(),
+             (std::vector<std::int64_t>{3, 2}));
+    QCOMPARE(model->forward(torch::zeros({3, 0}), categorical).sizes().vec(),
+             (std::vector<std::int64_t>{3, 2}));
 }
 
 void TestModels::tabularUsesEmbeddings() {

@@ -7,37 +7,43 @@
 
 namespace headroom::compat {
 
-torch::Tensor causalAdditiveMask(std::int64_t length, const torch::TensorOptions &options) {
-    return torch::full({length, length}, -std::numeric_limits<double>::infinity(), options)
-        .triu_(1);
-}
-
-torch::Tensor causalSelfAttention(const torch::Tensor &q, const torch::Tensor &k,
-                                  const torch::Tensor &v, double dropout_p) {
-    TORCH_CHECK(q.dim() == 4 && k.sizes() == q.sizes() && v.sizes() == q.sizes(),
-                "causalSelfAttention: q, k and v must all be [B, H, T, D], got ", q.sizes(), ", ",
-                k.sizes(), ", ", v.sizes());
+torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p) {
+    TORCH_CHECK(qkv.dim() == 3 && heads > 0 && qkv.size(2) % (3 * heads) == 0,
+                "causalSelfAttention: qkv must be [B, T, 3*dim] with dim divisible by ", heads,
+                " heads, got ", qkv.sizes());
+    const std::int64_t batch = qkv.size(0);
+    const std::int64_t length = qkv.size(1);
+    const std::int64_t dim = qkv.size(2) / 3;
+    const std::int64_t head_dim = dim / heads;
+    // [B, T, 3, H, D] -> [3, B, H, T, D]: a view; q, k, v below are its three slices.
+    const torch::Tensor split =
+        qkv.view({batch, length, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
 #if HEADROOM_TORCH_AT_LEAST(2, 0)
-    return at::scaled_dot_product_attention(q, k, v, {}, dropout_p, /*is_causal=*/true);
+    // scaled_dot_product_attention takes the strided views as they are.
+    const torch::Tensor attended =
+        at::scaled_dot_product_attention(split[0], split[1], split[2], {}, dropout_p,
+                                         /*is_causal=*/true); // [B, H, T, D]
+    return attended.transpose(1, 2).reshape({batch * length, dim});
 #else
-    // 1.13 has only the private _scaled_dot_product_attention, whose CPU form rebuilds a
-    // boolean mask, converts it and scales q in separate passes. baddbmm does the scaling and
-    // the mask in the score matmul itself.
-    const auto batch = q.size(0);
-    const auto heads = q.size(1);
-    const auto length = q.size(2);
-    const auto head_dim = q.size(3);
-    const auto flat = [&](const torch::Tensor &t) {
-        return t.reshape({batch * heads, length, head_dim});
-    };
+    // 1.13 has only the private _scaled_dot_product_attention, whose CPU form builds a boolean
+    // mask, converts it and scales q in separate passes. Here one copy makes q, k and v
+    // contiguous batches of matrices, and baddbmm folds the 1/sqrt(D) scale and the additive
+    // mask into the score product.
+    const torch::Tensor packed = split.contiguous().view({3, batch * heads, length, head_dim});
+    const torch::Tensor mask =
+        torch::full({length, length}, -std::numeric_limits<double>::infinity(), qkv.options())
+            .triu_(1);
     const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
-    const torch::Tensor scores = at::baddbmm(causalAdditiveMask(length, q.options()), flat(q),
-                                             flat(k).transpose(1, 2), /*beta=*/1.0, scale);
+    const torch::Tensor scores =
+        at::baddbmm(mask, packed[0], packed[1].transpose(1, 2), /*beta=*/1.0, scale);
     torch::Tensor weights = at::softmax(scores, -1);
     if (dropout_p > 0) {
         weights = at::dropout(weights, dropout_p, /*train=*/true);
     }
-    return at::bmm(weights, flat(v)).view({batch, heads, length, head_dim});
+    return at::bmm(weights, packed[2])
+        .view({batch, heads, length, head_dim})
+        .transpose(1, 2)
+        .reshape({batch * length, dim});
 #endif
 }
 

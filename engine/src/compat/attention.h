@@ -3,15 +3,15 @@
 
 #include <torch/torch.h>
 
+#include <cstdint>
+
 namespace headroom::compat {
 
-// softmax(q k^T / sqrt(D) + causal mask) v, with dropout on the attention weights.
-// q, k, v: [B, H, T, D] (contiguous is fastest) -> [B, H, T, D]. Position t attends to
-// positions 0..t only. Pass dropout_p = 0 outside training.
-torch::Tensor causalSelfAttention(const torch::Tensor &q, const torch::Tensor &k,
-                                  const torch::Tensor &v, double dropout_p);
-
-// The additive mask the explicit form uses: 0 on and below the diagonal, -inf above.
-torch::Tensor causalAdditiveMask(std::int64_t length, const torch::TensorOptions &options);
+// softmax(q k^T / sqrt(D) + causal mask) v for every head, with dropout on the attention
+// weights (pass 0 outside training). Position t attends to positions 0..t only.
+// qkv: [B, T, 3*dim], the output of a fused projection: queries, keys, values, each with the
+// heads side by side (head h is columns h*D .. (h+1)*D-1, D = dim/heads).
+// Returns [B*T, dim] with the heads side by side again, ready for the output projection.
+torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p);
 
 } // namespace headroom::compat

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <stdexcept>
 #include <string>
 
@@ -77,28 +78,49 @@ GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t 
         const double count = 12.0 * mid * mid * mid / 64.0 + embedding_rows * mid;
         (count < target ? low : high) = mid;
     }
-    const auto floor32 = std::max<std::int64_t>(32, static_cast<std::int64_t>(low / 32.0) * 32);
-    const std::int64_t candidates[] = {floor32, floor32 + 32};
+    const double d0 = low;
+    const auto floorTo = [&](std::int64_t step) {
+        return std::max<std::int64_t>(step, static_cast<std::int64_t>(d0 / step) * step);
+    };
 
-    GptOptions best(vocab_size, seq_len);
-    double best_error = -1.0;
-    for (const std::int64_t dim : candidates) {
-        GptOptions options(vocab_size, seq_len);
-        options.dim(dim).heads(dim % 64 == 0 ? dim / 64 : dim / 32).layers(1);
-        const double fixed = static_cast<double>(gptParameterCount(options) -
+    struct Candidate {
+        GptOptions options;
+        double error = 0;  // |count - target| / target
+        double aspect = 0; // |layers - dim/64|
+    };
+    const auto better = [](const Candidate &a, const Candidate &b) {
+        const bool a_close = a.error <= 0.10;
+        const bool b_close = b.error <= 0.10;
+        if (a_close != b_close) {
+            return a_close;
+        }
+        if (!a_close) {
+            return a.error < b.error;
+        }
+        const bool a_64 = a.options.dim() % 64 == 0;
+        const bool b_64 = b.options.dim() % 64 == 0;
+        if (a_64 != b_64) {
+            return a_64;
+        }
+        return a.aspect != b.aspect ? a.aspect < b.aspect : a.error < b.error;
+    };
+    std::optional<Candidate> best;
+    for (const std::int64_t dim : {floorTo(64), floorTo(64) + 64, floorTo(32), floorTo(32) + 32}) {
+        Candidate candidate{GptOptions(vocab_size, seq_len)};
+        candidate.options.dim(dim).heads(dim % 64 == 0 ? dim / 64 : dim / 32).layers(1);
+        const double fixed = static_cast<double>(gptParameterCount(candidate.options) -
                                                  perLayerParameters(dim)); // without any layer
         const double layers = std::round((target - fixed) / perLayerParameters(dim));
-        options.layers(std::max<std::int64_t>(1, static_cast<std::int64_t>(layers)));
-        const double error =
-            std::abs(static_cast<double>(gptParameterCount(options)) - target) / target;
-        const bool better =
-            best_error < 0 || error < best_error || (error == best_error && dim % 64 == 0);
-        if (better) {
-            best = options;
-            best_error = error;
+        candidate.options.layers(std::max<std::int64_t>(1, static_cast<std::int64_t>(layers)));
+        candidate.error =
+            std::abs(static_cast<double>(gptParameterCount(candidate.options)) - target) / target;
+        candidate.aspect = std::abs(static_cast<double>(candidate.options.layers()) -
+                                    static_cast<double>(dim) / 64.0);
+        if (!best || better(candidate, *best)) {
+            best = candidate;
         }
     }
-    return best;
+    return best->options;
 }
 
 GptBlockImpl::GptBlockImpl(const GptOptions &options)
@@ -132,14 +154,9 @@ torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x) {
 
 torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch,
                                       std::int64_t length) {
-    const std::int64_t dim = x.size(1);
-    const std::int64_t head_dim = dim / heads_;
-    // One copy puts q, k and v head-major: [B*T, 3*dim] -> [3, B, H, T, head_dim].
-    const torch::Tensor qkv =
-        qkv_(x).view({batch, length, 3, heads_, head_dim}).permute({2, 0, 3, 1, 4}).contiguous();
     const torch::Tensor attended = compat::causalSelfAttention(
-        qkv[0], qkv[1], qkv[2], is_training() ? dropout_ : 0.0); // [B, H, T, head_dim]
-    return proj_(attended.transpose(1, 2).reshape({batch * length, dim}));
+        qkv_(x).view({batch, length, -1}), heads_, is_training() ? dropout_ : 0.0);
+    return proj_(attended); // [B*T, dim]
 }
 
 torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {

@@ -23,11 +23,13 @@ struct GptOptions {
 void validateGptOptions(const GptOptions &options);
 
 // Sizes layers/heads/dim so the parameter count comes close to target_params. Rule: GPT-2's
-// family keeps layers ~ dim/64 with head size 64; solving
-//   12*L*d^2 + (vocab + seq_len)*d = target with L = d/64
-// for d gives d0. Both multiples of 32 around d0 are tried (at least 32); for each, layers is
-// the integer count that best hits the target (at least 1), heads = d/64 when 64 divides d,
-// else d/32. The candidate nearest to the target wins (a multiple of 64 on a tie).
+// family keeps layers ~ dim/64 with head size 64, so solving
+//   12*(d/64)*d^2 + (vocab + seq_len)*d = target
+// gives a width d0. The multiples of 64 and of 32 on either side of d0 are candidates; each
+// gets the layer count (at least 1) that best hits the target, and heads = dim/64 (dim/32
+// when 64 does not divide dim). Among candidates within 10 % of the target, a multiple of 64
+// wins, then layers closest to dim/64, then the smaller error; when none is within 10 %, the
+// smallest error wins.
 GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t vocab_size,
                                        std::int64_t seq_len);
 

@@ -87,17 +87,23 @@ const TabularMlpOptions &TabularMlpImpl::options() const {
 torch::Tensor TabularMlpImpl::features(const torch::Tensor &numeric,
                                        const torch::Tensor &categorical) {
     const std::int64_t columns = static_cast<std::int64_t>(embeddings_.size());
-    if (numeric.dim() != 2 || numeric.size(1) != options_.numeric_features()) {
-        throw std::invalid_argument("tabular model: numeric input must be [B, " +
-                                    std::to_string(options_.numeric_features()) + "], got " +
-                                    sizesText(numeric));
+    const std::int64_t features = options_.numeric_features();
+    // Without numeric columns the numeric input may be undefined or [B, 0].
+    const bool has_numeric = numeric.defined() && (features > 0 || numeric.numel() > 0);
+    if (features > 0 || has_numeric) {
+        if (!numeric.defined() || numeric.dim() != 2 || numeric.size(1) != features) {
+            throw std::invalid_argument(
+                "tabular model: numeric input must be [B, " + std::to_string(features) + "], got " +
+                (numeric.defined() ? sizesText(numeric) : std::string("nothing")));
+        }
     }
+    const std::int64_t rows = features > 0 ? numeric.size(0) : categorical.size(0);
     if (columns > 0) {
         if (!categorical.defined() || categorical.dim() != 2 || categorical.size(1) != columns ||
-            categorical.size(0) != numeric.size(0)) {
+            categorical.size(0) != rows) {
             throw std::invalid_argument(
-                "tabular model: categorical input must be [" + std::to_string(numeric.size(0)) +
-                ", " + std::to_string(columns) + "] int64, got " +
+                "tabular model: categorical input must be [" + std::to_string(rows) + ", " +
+                std::to_string(columns) + "] int64, got " +
                 (categorical.defined() ? sizesText(categorical) : std::string("nothing")));
         }
         if (categorical.scalar_type() != torch::kLong) {
@@ -109,7 +115,7 @@ torch::Tensor TabularMlpImpl::features(const torch::Tensor &numeric,
     }
     std::vector<torch::Tensor> parts;
     parts.reserve(embeddings_.size() + 1);
-    if (options_.numeric_features() > 0) {
+    if (features > 0) {
         parts.push_back(numeric);
     }
     if (columns > 0 && categorical.size(0) > 0) {

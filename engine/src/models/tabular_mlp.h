@@ -33,7 +33,8 @@ std::int64_t tabularEmbeddingDim(const TabularMlpOptions &options, std::int64_t 
 class TabularMlpImpl : public torch::nn::Module {
 public:
     explicit TabularMlpImpl(const TabularMlpOptions &options);
-    // numeric [B, F] float, categorical [B, C] int64 -> [B, outputs]
+    // numeric [B, F] float, categorical [B, C] int64 -> [B, outputs]. Either input may be an
+    // undefined tensor when the model has no columns of that kind.
     // Throws std::invalid_argument when a shape does not match the options or a category id is
     // outside 0..cardinality-1 (naming the column).
     torch::Tensor forward(const torch::Tensor &numeric, const torch::Tensor &categorical);

@@ -357,6 +357,8 @@ void FusedAdamW::zeroGrad() {
     for (torch::Tensor &parameter : parameters_) {
         parameter.mutable_grad().reset();
     }
+    // A clip factor measured on gradients that are now gone must not scale the next ones.
+    pending_grad_scale_ = 1.0;
 }
 
 } // namespace headroom::train

@@ -41,7 +41,8 @@ public:
     // One AdamW update of every parameter that has a gradient (others are left alone, as
     // torch::optim::AdamW does), then forgets the pending clip factor.
     void step();
-    // Sets every gradient to none, so backward allocates (or steals) fresh ones.
+    // Sets every gradient to none, so backward allocates (or steals) fresh ones, and drops a
+    // pending clip factor (an abandoned step, e.g. after out-of-memory, must not leak it).
     void zeroGrad();
 
     FusedAdamWOptions &options() { return options_; }

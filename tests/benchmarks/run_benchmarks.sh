@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Builds gpt_benchmark and runs it side by side with gpt_reference.py (the same model in
+# PyTorch), taking turns, for two configurations. Prints a Markdown table; the raw JSON lines
+# go to $BUILD_DIR/benchmarks/results.jsonl. About 2 minutes on 2 cores.
+#
+#   tests/benchmarks/run_benchmarks.sh
+#   BUILD_DIR=build/release THREADS=4 tests/benchmarks/run_benchmarks.sh
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+PYTHON="${PYTHON:-/usr/bin/python3}"  # Debian's python3-torch; a pyenv python has no torch
+THREADS="${THREADS:-$(nproc)}"
+if (($# > 0)); then
+  echo "usage: [BUILD_DIR=...] [THREADS=...] [PYTHON=...] $0" >&2
+  exit 2
+fi
+
+if [[ ! -f "$BUILD_DIR/CMakeCache.txt" ]]; then
+  cmake -S "$ROOT" -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+fi
+cmake --build "$BUILD_DIR" --target gpt_benchmark -j"$THREADS" >/dev/null
+CPP="$BUILD_DIR/tests/benchmarks/gpt_benchmark"
+REFERENCE="$ROOT/tests/benchmarks/gpt_reference.py"
+"$PYTHON" -c 'import torch' 2>/dev/null || { echo "$PYTHON has no torch (apt-get install python3-torch)" >&2; exit 2; }
+
+# Both processes get the same environment (docs/BENCHMARKS.md has the measurements):
+# - libgomp's worker threads spin after each parallel region and starve OpenBLAS's own
+#   threads: passive waiting lets the GEMM threads run (3-25x on 2 cores).
+# - OpenBLAS 0.3.21 does not know recent Xeons and falls back to its Prescott (SSE3) kernels,
+#   a third of the GEMM speed: name the core type from the CPU's instruction sets.
+# - glibc hands large freed blocks back to the kernel and faults them in again on the next
+#   step (tens of thousands of page faults per step): keep blocks up to 32 MiB in the heap and
+#   do not trim it.
+export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
+export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}"
+export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-1073741824}"
+if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
+  detected="$(OPENBLAS_VERBOSE=2 "$PYTHON" -c 'import torch; torch.ones(64, 64) @ torch.ones(64, 64)' 2>&1 |
+              sed -n 's/^Core: //p' | head -n 1)"
+  if [[ "$detected" == "Prescott" || "$detected" == "Nehalem" || "$detected" == "Sandybridge" ]]; then
+    if grep -qw avx512f /proc/cpuinfo; then
+      export OPENBLAS_CORETYPE=SkylakeX
+    elif grep -qw avx2 /proc/cpuinfo; then
+      export OPENBLAS_CORETYPE=Haswell
+    fi
+  fi
+  echo "OpenBLAS core: ${detected:-unknown}${OPENBLAS_CORETYPE:+ -> $OPENBLAS_CORETYPE (OPENBLAS_CORETYPE)}" >&2
+fi
+echo "threads: $THREADS, OMP_WAIT_POLICY=$OMP_WAIT_POLICY," \
+  "MALLOC_MMAP_THRESHOLD_=$MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_=$MALLOC_TRIM_THRESHOLD_" >&2
+
+RESULTS="$BUILD_DIR/benchmarks/results.jsonl"
+mkdir -p "$(dirname "$RESULTS")"
+: >"$RESULTS"
+RING="$(mktemp -d)"
+trap 'rm -rf "$RING"' EXIT
+
+# name | model and batch options | warm-up steps, timed steps, steps per turn
+CONFIGS=(
+  "small|--layers 4 --heads 4 --dim 128 --seq 64 --batch 12 --vocab 257|--warmup 10 --steps 100 --turn-steps 10"
+  "10M|--layers 6 --heads 6 --dim 384 --seq 256 --batch 16 --vocab 257|--warmup 2 --steps 12 --turn-steps 2"
+)
+# cpp-torch-adamw: the same C++ program with torch::optim::AdamW and clip_grad_norm_, to show
+# what the fused optimizer contributes.
+IMPLS=(cpp python cpp-torch-adamw)
+
+# The processes of one configuration run at the same time but take turns, a block of steps
+# each, passing a token around a ring of FIFOs: whatever else the machine is doing hits all
+# of them alike. Each reports the median of its own step times.
+for config in "${CONFIGS[@]}"; do
+  IFS='|' read -r name model steps <<<"$config"
+  count=${#IMPLS[@]}
+  # The driver holds every FIFO open (read-write: such an open never waits) until the run
+  # ends: a byte in a FIFO that nobody has open is dropped, and the processes open theirs
+  # only after loading their libraries.
+  holders=()
+  for ((index = 0; index < count; ++index)); do
+    rm -f "$RING/turn$index"
+    mkfifo "$RING/turn$index"
+    exec {holder}<>"$RING/turn$index"
+    holders+=("$holder")
+  done
+  pids=()
+  declare -A impl_of=()
+  for ((index = 0; index < count; ++index)); do
+    turn=(--turn-in "$RING/turn$index" --turn-out "$RING/turn$(((index + 1) % count))")
+    # shellcheck disable=SC2086
+    case "${IMPLS[$index]}" in
+      cpp) "$CPP" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
+      cpp-torch-adamw) "$CPP" --optimizer torch $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
+      python) "$PYTHON" "$REFERENCE" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
+    esac
+    pids+=($!)
+    impl_of[$!]="${IMPLS[$index]}"
+  done
+  printf t >&"${holders[0]}"
+  # A process that dies would leave the others waiting for the token forever: stop them.
+  while ((${#pids[@]} > 0)); do
+    status=0
+    wait -n -p finished "${pids[@]}" || status=$?
+    if ((status != 0)); then
+      echo "$name ${impl_of[$finished]} failed (exit status $status); stopping the others" >&2
+      kill "${pids[@]}" 2>/dev/null || true
+      exit 1
+    fi
+    running=()
+    for pid in "${pids[@]}"; do
+      [[ "$pid" == "$finished" ]] || running+=("$pid")
+    done
+    pids=("${running[@]}")
+  done
+  for holder in "${holders[@]}"; do
+    exec {holder}>&-
+  done
+  for ((index = 0; index < count; ++index)); do
+    line="$(cat "$RING/out$index")"
+    echo "{\"config\":\"$name\",\"run\":$line}" >>"$RESULTS"
+    echo "  $name ${IMPLS[$index]}: median step $(sed -n 's/.*"median_step_ms":\([0-9.]*\).*/\1/p' <<<"$line") ms" >&2
+  done
+done
+
+"$PYTHON" "$ROOT/tests/benchmarks/summarize.py" "$RESULTS"
