@@ -56,8 +56,8 @@ torch::serialize::InputArchive openArchive(const std::string &path) {
 
 } // namespace
 
-void saveCheckpoint(const std::string &path, torch::nn::Module &model,
-                    torch::optim::Optimizer &optimizer, const CheckpointMeta &meta) {
+void saveCheckpoint(const std::string &path, torch::nn::Module &model, FusedAdamW &optimizer,
+                    const CheckpointMeta &meta) {
     torch::serialize::OutputArchive archive;
     archive.write("format", c10::IValue(kCheckpointFormat));
     archive.write("step", c10::IValue(meta.step));
@@ -70,7 +70,10 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model,
     model.save(model_archive);
     archive.write("model", model_archive);
     torch::serialize::OutputArchive optimizer_archive;
-    optimizer.save(optimizer_archive);
+    optimizer_archive.write("kind", c10::IValue(std::string("fused_adamw")));
+    optimizer_archive.write("exp_avg", optimizer.expAvg());
+    optimizer_archive.write("exp_avg_sq", optimizer.expAvgSq());
+    optimizer_archive.write("steps", torch::tensor(optimizer.stepCounts(), torch::kInt64));
     archive.write("optimizer", optimizer_archive);
 
     const std::string temp_path = path + ".partial";
@@ -88,19 +91,6 @@ CheckpointMeta readCheckpointMeta(const std::string &path) {
     return readMeta(archive, path);
 }
 
-CheckpointMeta loadCheckpoint(const std::string &path, torch::nn::Module &model,
-                              torch::optim::Optimizer &optimizer) {
-    torch::serialize::InputArchive archive = openArchive(path);
-    CheckpointMeta meta = readMeta(archive, path);
-    torch::serialize::InputArchive model_archive;
-    archive.read("model", model_archive);
-    model.load(model_archive);
-    torch::serialize::InputArchive optimizer_archive;
-    archive.read("optimizer", optimizer_archive);
-    optimizer.load(optimizer_archive);
-    return meta;
-}
-
 CheckpointMeta loadCheckpointWeights(const std::string &path, torch::nn::Module &model) {
     torch::serialize::InputArchive archive = openArchive(path);
     CheckpointMeta meta = readMeta(archive, path);
@@ -108,6 +98,31 @@ CheckpointMeta loadCheckpointWeights(const std::string &path, torch::nn::Module 
     archive.read("model", model_archive);
     model.load(model_archive);
     return meta;
+}
+
+void loadCheckpointOptimizer(const std::string &path, FusedAdamW &optimizer) {
+    torch::serialize::InputArchive archive = openArchive(path);
+    torch::serialize::InputArchive state;
+    archive.read("optimizer", state);
+    c10::IValue kind;
+    if (!state.try_read("kind", kind) || !kind.isString() || kind.toStringRef() != "fused_adamw") {
+        throw std::runtime_error(path + ": the optimizer state is not AdamW's");
+    }
+    torch::Tensor exp_avg, exp_avg_sq, steps;
+    state.read("exp_avg", exp_avg);
+    state.read("exp_avg_sq", exp_avg_sq);
+    state.read("steps", steps);
+    if (exp_avg.numel() != optimizer.expAvg().numel() ||
+        exp_avg_sq.numel() != optimizer.expAvgSq().numel() ||
+        steps.numel() != static_cast<std::int64_t>(optimizer.stepCounts().size())) {
+        throw std::runtime_error(path + ": the optimizer state does not match the model");
+    }
+    torch::NoGradGuard no_grad;
+    optimizer.expAvg().copy_(exp_avg);
+    optimizer.expAvgSq().copy_(exp_avg_sq);
+    const torch::Tensor counts = steps.to(torch::kCPU).contiguous();
+    const auto *values = counts.data_ptr<std::int64_t>();
+    std::copy(values, values + counts.numel(), optimizer.stepCounts().begin());
 }
 
 } // namespace headroom::train

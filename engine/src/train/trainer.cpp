@@ -5,6 +5,7 @@
 #include "device/system_memory.h"
 #include "train/checkpoint.h"
 #include "train/failpoints.h"
+#include "train/fused_adamw.h"
 #include "train/recipe.h"
 #include "train/run_config.h"
 #include "train/run_setup.h"
@@ -106,7 +107,7 @@ private:
     PreparedData data_;
     std::unique_ptr<Recipe> recipe_;
     std::vector<torch::Tensor> parameters_;
-    std::unique_ptr<torch::optim::AdamW> optimizer_;
+    std::unique_ptr<FusedAdamW> optimizer_;
     std::unique_ptr<data::ExampleStream> train_stream_;
     std::unique_ptr<data::ExampleStream> validation_stream_;
     LearningRateSchedule schedule_;
@@ -187,10 +188,19 @@ void TrainingRun::setUp() {
     } else {
         recipe_ = makeTabularRecipe(config, *data_.schema, device);
     }
-    torch::optim::AdamWOptions options(config.real("train.lr"));
-    options.weight_decay(config.real("train.weight_decay"));
+    CheckpointMeta resumed;
+    if (plan_.resume_from) {
+        hub_.state(SessionState::Preparing,
+                   "loading checkpoint at step " + std::to_string(plan_.resume_from->step));
+        // Weights first: loading replaces the parameters' storage, and the optimizer keeps
+        // them in its own contiguous buffer.
+        resumed = loadCheckpointWeights(plan_.checkpoint_path, *recipe_->module());
+    }
     parameters_ = recipe_->module()->parameters();
-    optimizer_ = std::make_unique<torch::optim::AdamW>(parameters_, options);
+    FusedAdamWOptions options;
+    options.lr(config.real("train.lr")).weight_decay(config.real("train.weight_decay"));
+    optimizer_ = std::make_unique<FusedAdamW>(parameters_, options);
+    parameters_ = optimizer_->parameters();
 
     schedule_.peak_lr = config.real("train.lr");
     schedule_.min_ratio = config.real("train.min_lr_ratio");
@@ -204,10 +214,8 @@ void TrainingRun::setUp() {
                                                                data_.tokenizer.get(), schema);
 
     if (plan_.resume_from) {
-        hub_.state(SessionState::Preparing,
-                   "loading checkpoint at step " + std::to_string(plan_.resume_from->step));
-        const CheckpointMeta meta =
-            loadCheckpoint(plan_.checkpoint_path, *recipe_->module(), *optimizer_);
+        const CheckpointMeta &meta = resumed;
+        loadCheckpointOptimizer(plan_.checkpoint_path, *optimizer_);
         train_stream_->restoreState(meta.data_state);
         at::Generator generator = at::detail::getDefaultCPUGenerator();
         std::lock_guard<std::mutex> lock(generator.mutex());
@@ -331,19 +339,13 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     }
 
     const double lr = schedule_.at(step);
-    for (auto &group : optimizer_->param_groups()) {
-        static_cast<torch::optim::AdamWOptions &>(group.options()).lr(lr);
-    }
-    for (torch::Tensor &parameter : parameters_) {
-        parameter.mutable_grad() = torch::Tensor();
-    }
+    optimizer_->options().lr(lr);
+    optimizer_->zeroGrad();
 
     double loss_value = 0;
     for (std::size_t start = 0; start < effective_batch; start += micro_batch) {
         if (control_.stop.load()) {
-            for (torch::Tensor &parameter : parameters_) {
-                parameter.mutable_grad() = torch::Tensor();
-            }
+            optimizer_->zeroGrad();
             train_stream_->restoreState(step_start_state);
             return false;
         }
@@ -374,8 +376,18 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     }
 
     const double clip = plan_.config.real("train.grad_clip");
-    const double grad_norm = torch::nn::utils::clip_grad_norm_(
-        parameters_, clip > 0 ? clip : std::numeric_limits<double>::infinity());
+    const double grad_norm =
+        optimizer_->clipGradNorm(clip > 0 ? clip : std::numeric_limits<double>::infinity());
+    if (!std::isfinite(grad_norm)) {
+        optimizer_->zeroGrad();
+        emit("nan_loss",
+             "the gradient norm became " + std::to_string(grad_norm) + " at step " +
+                 std::to_string(step),
+             {{"grad_norm", std::to_string(grad_norm)}, {"lr", lr}});
+        throw RunFailure{FailureKind::CannotContinue, "the gradients are not finite at step " +
+                                                          std::to_string(step) +
+                                                          " (try a lower train.lr)"};
+    }
     optimizer_->step();
     step_ = step;
 
