@@ -4,11 +4,11 @@
 # go to $BUILD_DIR/benchmarks/results.jsonl. About 2 minutes on 2 cores.
 #
 #   tests/benchmarks/run_benchmarks.sh
-#   BUILD_DIR=build/release THREADS=4 tests/benchmarks/run_benchmarks.sh
+#   BUILD_DIR=build/other THREADS=4 tests/benchmarks/run_benchmarks.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-BUILD_DIR="${BUILD_DIR:-$ROOT/build}"
+BUILD_DIR="${BUILD_DIR:-$ROOT/build/release}"
 PYTHON="${PYTHON:-/usr/bin/python3}"  # Debian's python3-torch; a pyenv python has no torch
 THREADS="${THREADS:-$(nproc)}"
 if (($# > 0)); then
