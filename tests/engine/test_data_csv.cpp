@@ -3,6 +3,7 @@
 #include "data/example_stream.h"
 #include "data/record_reader.h"
 #include "data/tokenizer.h"
+#include "sample_files.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -12,15 +13,9 @@
 #include <vector>
 
 using namespace headroom::data;
+using test_support::writeFile;
 
 namespace {
-
-std::string writeFile(const QTemporaryDir &dir, const QString &name, const std::string &bytes) {
-    const std::string path = dir.filePath(name).toStdString();
-    std::ofstream out(path, std::ios::binary);
-    out << bytes;
-    return path;
-}
 
 // Rows as "field|field|...", for readable data rows.
 QStringList joinedRows(const std::vector<std::vector<std::string>> &rows) {

@@ -2,6 +2,7 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "data/tabular_schema.h"
+#include "sample_files.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -14,15 +15,9 @@
 #include <vector>
 
 using namespace headroom::data;
+using test_support::writeFile;
 
 namespace {
-
-std::string writeFile(const QTemporaryDir &dir, const QString &name, const std::string &bytes) {
-    const std::string path = dir.filePath(name).toStdString();
-    std::ofstream out(path, std::ios::binary);
-    out << bytes;
-    return path;
-}
 
 std::vector<Example> allValidation(ExampleStream &stream) {
     std::vector<Example> examples;

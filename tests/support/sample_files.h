@@ -3,6 +3,10 @@
 #include <QDir>
 #include <QFile>
 #include <QString>
+#include <QTemporaryDir>
+
+#include <fstream>
+#include <string>
 
 // Small data files generated for tests: deterministic, a few kilobytes, no fixtures to ship.
 namespace test_support {
@@ -14,6 +18,15 @@ inline QString writeFile(const QDir &dir, const QString &name, const QByteArray 
         return {};
     }
     file.write(bytes);
+    return path;
+}
+
+// Writes bytes exactly (no newline translation) and returns the path, for engine APIs.
+inline std::string writeFile(const QTemporaryDir &dir, const QString &name,
+                             const std::string &bytes) {
+    const std::string path = dir.filePath(name).toStdString();
+    std::ofstream out(path, std::ios::binary);
+    out << bytes;
     return path;
 }
 

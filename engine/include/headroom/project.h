@@ -25,10 +25,10 @@ RunStatus runStatusFromString(const std::string &text); // throws ProjectError o
 struct RunRecord {
     std::int64_t id = 0;
     RunStatus status = RunStatus::Running;
-    std::string config_json;  // snapshot of the Config the run used
-    std::string device;       // "cpu", "cuda:0", "mps"
-    std::string started_at;   // ISO 8601 UTC
-    std::string ended_at;     // empty while running
+    std::string config_json;       // snapshot of the Config the run used
+    std::string device;            // "cpu", "cuda:0", "mps"
+    std::string started_at;        // ISO 8601 UTC
+    std::string ended_at;          // empty while running
     std::int64_t resumed_from = 0; // run id this run continued, 0 for a fresh run
     std::int64_t last_step = 0;
     std::int64_t target_steps = 0;
@@ -36,7 +36,7 @@ struct RunRecord {
     std::optional<double> final_val_loss;
     std::uint64_t peak_bytes = 0;
     std::int64_t oom_recoveries = 0;
-    std::string message;      // why it ended (diagnosis, error), may be empty
+    std::string message;             // why it ended (diagnosis, error), may be empty
     std::string summary_json = "{}"; // recipe-specific final figures (accuracy, rmse, schema...)
 };
 

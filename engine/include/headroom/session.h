@@ -74,9 +74,9 @@ public:
     void addObserver(SessionObserver *observer); // before start()
 
     void start();
-    void pause();  // waits between optimizer steps until resume() or stop()
+    void pause(); // waits between optimizer steps until resume() or stop()
     void resume();
-    void stop();   // abandons the current step cleanly, checkpoints, returns
+    void stop(); // abandons the current step cleanly, checkpoints, returns
     // Async-signal-safe variant of stop() for SIGINT/SIGTERM handlers.
     void requestStopFromSignal() noexcept;
 

@@ -13,9 +13,9 @@ namespace headroom {
 
 struct NewProjectRequest {
     std::string project_path;
-    std::string recipe;    // "gpt" | "tabular"
-    std::string data_path; // as the user typed it (relative to the working directory)
-    std::string config_json; // optional: a JSON object of key: value settings
+    std::string recipe;                 // "gpt" | "tabular"
+    std::string data_path;              // as the user typed it (relative to the working directory)
+    std::string config_json;            // optional: a JSON object of key: value settings
     std::vector<std::string> overrides; // "key=value", applied last
 };
 

@@ -12,21 +12,23 @@ enum class Split { Train, Validation };
 struct DataSpec {
     std::string path;
     Format format = Format::Text;
-    std::string text_field = "text"; // JSONL field / CSV column holding text (gpt recipe)
-    std::string target;              // CSV target column (tabular); empty = last column
-    std::string task = "auto";       // tabular: auto | classification | regression
+    std::string text_field = "text";    // JSONL field / CSV column holding text (gpt recipe)
+    std::string target;                 // CSV target column (tabular); empty = last column
+    std::string task = "auto";          // tabular: auto | classification | regression
     std::int64_t shuffle_buffer = 1024; // examples held for shuffling; 1 = stream order
-    std::int64_t max_examples = 0;   // 0 = all; caps the records read from the file (before the split)
+    std::int64_t max_examples =
+        0; // 0 = all; caps the records read from the file (before the split)
     double validation_fraction = 0.1;
-    std::int64_t seq_len = 64;       // gpt: tokens per example (the window holds seq_len + 1)
-    std::int64_t stride = 0;         // gpt: step between windows; 0 = seq_len
-    std::uint64_t seed = 1234;       // shuffle order
-    std::uint64_t split_seed = 0;    // which examples are validation; fixed per project
+    std::int64_t seq_len = 64;    // gpt: tokens per example (the window holds seq_len + 1)
+    std::int64_t stride = 0;      // gpt: step between windows; 0 = seq_len
+    std::uint64_t seed = 1234;    // shuffle order
+    std::uint64_t split_seed = 0; // which examples are validation; fixed per project
 };
 
 // Format from the file name: .jsonl/.ndjson -> Jsonl, .csv -> Csv, anything else -> Text.
 Format guessFormat(const std::string &path);
-Format parseFormat(const std::string &text); // "text" | "jsonl" | "csv"; throws std::invalid_argument
+Format
+parseFormat(const std::string &text); // "text" | "jsonl" | "csv"; throws std::invalid_argument
 std::string toString(Format format);
 
 } // namespace headroom::data

@@ -82,8 +82,7 @@ private:
 
 } // namespace
 
-std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
-                                      torch::Device device) {
+models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab_size) {
     const std::int64_t seq_len = config.integer("model.seq_len");
     models::GptOptions options(vocab_size, seq_len);
     if (config.integer("model.params") > 0) {
@@ -95,7 +94,12 @@ std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_s
             .dim(config.integer("model.dim"));
     }
     options.dropout(config.real("model.dropout"));
-    return std::make_unique<GptRecipe>(options, device);
+    return options;
+}
+
+std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
+                                      torch::Device device) {
+    return std::make_unique<GptRecipe>(gptOptionsFromConfig(config, vocab_size), device);
 }
 
 } // namespace headroom::train

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "data/example.h"
+#include "models/gpt.h"
 
 #include <torch/torch.h>
 
@@ -22,8 +23,8 @@ using ExampleBatch = std::vector<const data::Example *>;
 
 // Sums over a validation pass; a recipe adds what it can measure.
 struct EvalTotals {
-    double loss_sum = 0;     // sum of per-example losses
-    double correct = 0;      // classification
+    double loss_sum = 0;      // sum of per-example losses
+    double correct = 0;       // classification
     double squared_error = 0; // regression, in the target's original units
     std::int64_t examples = 0;
 };
@@ -47,6 +48,9 @@ public:
 
     std::int64_t parameterCount();
 };
+
+// The GPT shape a config asks for: model.params when set, else layers/heads/dim.
+models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab_size);
 
 std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
                                       torch::Device device);

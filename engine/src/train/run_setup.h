@@ -22,8 +22,8 @@ namespace headroom::train {
 // with. Both are stored in the project the first time, so resumes and exports reuse them.
 struct PreparedData {
     data::DataSpec spec;
-    std::unique_ptr<data::Tokenizer> tokenizer;  // gpt
-    std::optional<data::TabularSchema> schema; // tabular
+    std::unique_ptr<data::Tokenizer> tokenizer; // gpt
+    std::optional<data::TabularSchema> schema;  // tabular
 };
 
 // data.path relative to the project file's folder unless absolute.

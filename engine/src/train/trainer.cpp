@@ -3,6 +3,7 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "device/system_memory.h"
+#include "project/timestamps.h"
 #include "train/checkpoint.h"
 #include "train/failpoints.h"
 #include "train/fused_adamw.h"
@@ -58,19 +59,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string isoNow() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-#if defined(_WIN32)
-    gmtime_s(&utc, &now);
-#else
-    gmtime_r(&now, &utc);
-#endif
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return text;
-}
-
 // A failure that ends the run with a given kind; thrown inside the run, caught at its edge.
 struct RunFailure {
     FailureKind kind;
@@ -106,7 +94,6 @@ private:
     std::unique_ptr<MetricsWriter> writer_;
     PreparedData data_;
     std::unique_ptr<Recipe> recipe_;
-    std::vector<torch::Tensor> parameters_;
     std::unique_ptr<FusedAdamW> optimizer_;
     std::unique_ptr<data::ExampleStream> train_stream_;
     std::unique_ptr<data::ExampleStream> validation_stream_;
@@ -196,11 +183,9 @@ void TrainingRun::setUp() {
         // them in its own contiguous buffer.
         resumed = loadCheckpointWeights(plan_.checkpoint_path, *recipe_->module());
     }
-    parameters_ = recipe_->module()->parameters();
     FusedAdamWOptions options;
     options.lr(config.real("train.lr")).weight_decay(config.real("train.weight_decay"));
-    optimizer_ = std::make_unique<FusedAdamW>(parameters_, options);
-    parameters_ = optimizer_->parameters();
+    optimizer_ = std::make_unique<FusedAdamW>(recipe_->module()->parameters(), options);
 
     schedule_.peak_lr = config.real("train.lr");
     schedule_.min_ratio = config.real("train.min_lr_ratio");
@@ -494,7 +479,6 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
     checkpoint.path = relative;
     checkpoint.sha256 = util::sha256File(path.string());
     checkpoint.bytes = std::filesystem::file_size(path);
-    checkpoint.created_at = isoNow();
     project_->addCheckpoint(checkpoint);
     last_checkpoint_step_ = step_;
     emit("checkpoint", "checkpoint at step " + std::to_string(step_),
@@ -506,7 +490,7 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
         writer_->flush();
     }
     record_.status = status;
-    record_.ended_at = isoNow();
+    record_.ended_at = project::isoTimestampNow();
     record_.message = message;
     nlohmann::json summary =
         nlohmann::json::parse(record_.summary_json.empty() ? "{}" : record_.summary_json);

@@ -1,6 +1,6 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
-#include "models/gpt.h"
+#include "train/recipe.h"
 #include "train/run_setup.h"
 
 #include <headroom/config.h>
@@ -50,19 +50,11 @@ std::vector<std::string> describePrepared(const Config &config,
     if (prepared.tokenizer) {
         lines.push_back("tokenizer " + config.text("tokenizer") + " (vocabulary " +
                         std::to_string(prepared.tokenizer->vocabSize()) + ")");
-        const std::int64_t seq_len = config.integer("model.seq_len");
-        models::GptOptions options(prepared.tokenizer->vocabSize(), seq_len);
-        if (config.integer("model.params") > 0) {
-            options = models::gptOptionsForParameterCount(config.integer("model.params"),
-                                                          prepared.tokenizer->vocabSize(), seq_len);
-        } else {
-            options.layers(config.integer("model.layers"))
-                .heads(config.integer("model.heads"))
-                .dim(config.integer("model.dim"));
-        }
+        const models::GptOptions options =
+            train::gptOptionsFromConfig(config, prepared.tokenizer->vocabSize());
         lines.push_back("model    GPT, " + std::to_string(options.layers()) + " layers, dim " +
                         std::to_string(options.dim()) + ", " + std::to_string(options.heads()) +
-                        " heads, context " + std::to_string(seq_len) + ", " +
+                        " heads, context " + std::to_string(options.seq_len()) + ", " +
                         std::to_string(models::gptParameterCount(options)) + " parameters");
     }
     if (prepared.schema) {
