@@ -108,10 +108,6 @@
         <source>%1 — Headroom</source>
         <translation>%1 — Headroom</translation>
     </message>
-    <message numerus="yes">
-        <source>%n run(s)</source>
-        <translation><numerusform>%n Lauf</numerusform><numerusform>%n Läufe</numerusform></translation>
-    </message>
     <message>
         <source>Open Project</source>
         <translation>Projekt öffnen</translation>
@@ -123,6 +119,10 @@
     <message>
         <source>&amp;Reload Project</source>
         <translation>Projekt &amp;neu laden</translation>
+    </message>
+    <message>
+        <source>Runs: %1</source>
+        <translation>Läufe: %1</translation>
     </message>
 </context>
 <context>
@@ -206,6 +206,12 @@
     <message>
         <source>%1 · recipe %2 · data %3</source>
         <translation>%1 · Rezept %2 · Daten %3</translation>
+    </message>
+    <message>
+        <source>No runs yet. Train this project from a terminal with
+headroom-cli train &quot;%1&quot;</source>
+        <translation>Noch keine Läufe. Trainieren Sie dieses Projekt in einem Terminal mit
+headroom-cli train "%1"</translation>
     </message>
 </context>
 <context>

@@ -108,10 +108,6 @@
         <source>%1 — Headroom</source>
         <translation>%1 — Headroom</translation>
     </message>
-    <message numerus="yes">
-        <source>%n run(s)</source>
-        <translation><numerusform>%n 次运行</numerusform></translation>
-    </message>
     <message>
         <source>Open Project</source>
         <translation>打开项目</translation>
@@ -123,6 +119,10 @@
     <message>
         <source>&amp;Reload Project</source>
         <translation>重新加载项目(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Runs: %1</source>
+        <translation>运行记录：%1</translation>
     </message>
 </context>
 <context>
@@ -206,6 +206,12 @@
     <message>
         <source>%1 · recipe %2 · data %3</source>
         <translation>%1 · 配方 %2 · 数据 %3</translation>
+    </message>
+    <message>
+        <source>No runs yet. Train this project from a terminal with
+headroom-cli train &quot;%1&quot;</source>
+        <translation>尚无运行记录。请在终端中用以下命令训练此项目：
+headroom-cli train "%1"</translation>
     </message>
 </context>
 <context>

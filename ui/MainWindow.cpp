@@ -73,7 +73,7 @@ QString MainWindow::openProject(const QString &path) {
     central_->setCurrentWidget(project_view_);
     reload_action_->setEnabled(true);
     setWindowTitle(tr("%1 — Headroom").arg(QFileInfo(path).completeBaseName()));
-    run_state_label_->setText(tr("%n run(s)", nullptr, project_view_->runCount()));
+    run_state_label_->setText(tr("Runs: %1").arg(project_view_->runCount()));
     return {};
 }
 

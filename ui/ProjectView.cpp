@@ -78,6 +78,11 @@ ProjectView::ProjectView(QWidget *parent) : QWidget(parent) {
     auto *runs_box = new QGroupBox(tr("Runs"), this);
     auto *runs_layout = new QVBoxLayout(runs_box);
     runs_layout->addWidget(runs_);
+    no_runs_hint_ = new QLabel(runs_box);
+    no_runs_hint_->setObjectName(QStringLiteral("noRunsHint"));
+    no_runs_hint_->setWordWrap(true);
+    no_runs_hint_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    runs_layout->addWidget(no_runs_hint_);
 
     auto *splitter = new QSplitter(Qt::Horizontal, this);
     splitter->addWidget(settings_box);
@@ -147,6 +152,10 @@ QString ProjectView::load(const QString &project_path) {
         }
     }
     runs_->resizeColumnsToContents();
+    no_runs_hint_->setVisible(runs.empty());
+    no_runs_hint_->setText(tr("No runs yet. Train this project from a terminal with\n"
+                              "headroom-cli train \"%1\"")
+                               .arg(QDir::toNativeSeparators(info.absoluteFilePath())));
     return {};
 }
 

@@ -28,6 +28,7 @@ private:
     QLabel *subtitle_ = nullptr;
     QTableWidget *settings_ = nullptr;
     QTableWidget *runs_ = nullptr;
+    QLabel *no_runs_hint_ = nullptr;
 };
 
 } // namespace headroom::ui

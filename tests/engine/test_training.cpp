@@ -310,7 +310,19 @@ void TestTraining::runIsRecordedInTheProject() {
     QCOMPARE(metrics.size(), std::size_t{16});
     QCOMPARE(metrics.back().samples_digest, recorder.recorded.digests.back());
     QCOMPARE(opened.evaluations(result.run_id).size(), std::size_t{2}); // steps 8 and 16
-    QCOMPARE(opened.checkpoints(result.run_id).size(), std::size_t{4});
+    // Four were written (every 4 steps); the newest three are kept.
+    const std::vector<headroom::CheckpointRecord> kept = opened.checkpoints(result.run_id);
+    QCOMPARE(kept.size(), std::size_t{3});
+    std::vector<std::int64_t> steps;
+    for (const headroom::CheckpointRecord &checkpoint : kept) {
+        steps.push_back(checkpoint.step);
+        QVERIFY(QFile::exists(QDir(QString::fromStdString(opened.dataDirectory()))
+                                  .filePath(QString::fromStdString(checkpoint.path))));
+    }
+    std::sort(steps.begin(), steps.end());
+    QCOMPARE(steps, (std::vector<std::int64_t>{8, 12, 16}));
+    QVERIFY(!QFile::exists(QDir(QString::fromStdString(opened.dataDirectory()))
+                               .filePath(QString("run-%1/step-4.pt").arg(result.run_id))));
 }
 
 void TestTraining::tabularClassifierLearns() {

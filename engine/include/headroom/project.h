@@ -98,6 +98,8 @@ public:
     int markAbandonedRunsInterrupted();
 
     void addCheckpoint(const CheckpointRecord &record);
+    // Forgets a checkpoint record (the caller deletes the file).
+    void removeCheckpoint(std::int64_t checkpoint_id);
     std::vector<CheckpointRecord> checkpoints(std::int64_t run_id) const;
     // Latest checkpoint of this run or, following resumed_from, of the runs it continued.
     std::optional<CheckpointRecord> latestCheckpoint(std::int64_t run_id) const;

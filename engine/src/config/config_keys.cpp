@@ -93,6 +93,8 @@ std::vector<KeySpec> buildKeys() {
                 "Seed of initialization, dropout and shuffling"),
         integer("train.checkpoint_every", "50", 0, 1e9,
                 "Steps between checkpoints; 0 = only at the end"),
+        integer("train.keep_checkpoints", "3", 1, 1e6,
+                "Checkpoints kept per run; older ones are deleted"),
         integer("train.eval_every", "50", 0, 1e9,
                 "Steps between validation passes; 0 = only at the end"),
         integer("train.eval_batches", "8", 1, 1e6, "Micro-batches per validation pass"),

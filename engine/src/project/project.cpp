@@ -234,6 +234,11 @@ void Project::addCheckpoint(const CheckpointRecord &record) {
         .run("record a checkpoint");
 }
 
+void Project::removeCheckpoint(std::int64_t checkpoint_id) {
+    Statement remove(impl_->db, "DELETE FROM checkpoints WHERE id = ?1");
+    remove.bind(1, checkpoint_id).run("forget a checkpoint");
+}
+
 std::vector<CheckpointRecord> Project::checkpoints(std::int64_t run_id) const {
     Statement query(impl_->db, project::kSelectCheckpointsSql);
     query.bind(1, run_id);

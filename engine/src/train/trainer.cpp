@@ -16,6 +16,7 @@
 #include <headroom/config.h>
 #include <headroom/project.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <filesystem>
@@ -80,6 +81,8 @@ private:
     bool trainOneStep(const std::string &step_start_state);
     void evaluate();
     void writeCheckpoint(const std::string &data_state);
+    // Deletes this run's checkpoints beyond the newest train.keep_checkpoints.
+    void pruneCheckpoints();
     bool waitWhilePaused();
     void finish(RunStatus status, const std::string &message);
     void emit(const std::string &kind, const std::string &message, nlohmann::json details = {});
@@ -481,8 +484,25 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
     checkpoint.bytes = std::filesystem::file_size(path);
     project_->addCheckpoint(checkpoint);
     last_checkpoint_step_ = step_;
+    pruneCheckpoints();
     emit("checkpoint", "checkpoint at step " + std::to_string(step_),
          {{"path", relative}, {"sha256", checkpoint.sha256}, {"bytes", checkpoint.bytes}});
+}
+
+void TrainingRun::pruneCheckpoints() {
+    const auto keep = static_cast<std::size_t>(plan_.config.integer("train.keep_checkpoints"));
+    std::vector<CheckpointRecord> checkpoints = project_->checkpoints(record_.id);
+    if (checkpoints.size() <= keep) {
+        return;
+    }
+    std::sort(checkpoints.begin(), checkpoints.end(),
+              [](const CheckpointRecord &a, const CheckpointRecord &b) { return a.step < b.step; });
+    for (std::size_t i = 0; i + keep < checkpoints.size(); ++i) {
+        project_->removeCheckpoint(checkpoints[i].id);
+        std::error_code ignored;
+        std::filesystem::remove(
+            std::filesystem::path(project_->dataDirectory()) / checkpoints[i].path, ignored);
+    }
 }
 
 void TrainingRun::finish(RunStatus status, const std::string &message) {
