@@ -24,6 +24,7 @@ private Q_SLOTS:
     void exportWritesMetricsCsv();
     void exportWritesSafetensors();
     void exportOfUnknownRunIsBadInput();
+    void sentencePieceVocabularyTravelsWithTheWeights();
 
 private:
     struct Result {
@@ -305,6 +306,31 @@ void TestCliWorkflow::exportOfUnknownRunIsBadInput() {
     QVERIFY(result.err.contains("run 42 not found"));
     const Result both = cli({"export", trained_, "--run", "1"});
     QCOMPARE(both.exit_code, 2);
+}
+
+void TestCliWorkflow::sentencePieceVocabularyTravelsWithTheWeights() {
+    const QString project = path("bpe.headroom");
+    const Result created =
+        cli(QStringList{"new", project, "--recipe", "gpt", "--data", corpus_, "--set",
+                        "tokenizer=bpe", "--set", "tokenizer.vocab_size=300"} +
+            kTiny);
+    QCOMPARE(created.exit_code, 0);
+    QVERIFY2(created.out.contains("tokenizer bpe"), created.out.constData());
+    QCOMPARE(cli({"train", project, "--steps", "2"}).exit_code, 0);
+    const QString weights = path("bpe.safetensors");
+    QCOMPARE(cli({"export", project, "--run", "1", "--weights", weights}).exit_code, 0);
+    QFile file(weights);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray bytes = file.readAll();
+    const quint64 header_size = qFromLittleEndian<quint64>(bytes.constData());
+    const QJsonObject metadata =
+        QJsonDocument::fromJson(bytes.mid(8, static_cast<qsizetype>(header_size)))
+            .object()["__metadata__"]
+            .toObject();
+    QCOMPARE(metadata["headroom.tokenizer"].toString(), QString("bpe"));
+    const QByteArray model =
+        QByteArray::fromBase64(metadata["headroom.tokenizer_model_base64"].toString().toLatin1());
+    QVERIFY(model.size() > 1000); // a serialized SentencePiece model proto
 }
 
 QTEST_GUILESS_MAIN(TestCliWorkflow)

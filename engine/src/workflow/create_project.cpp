@@ -63,8 +63,10 @@ std::vector<std::string> describePrepared(const Config &config,
             "target   '" + schema.target + "': " +
             (schema.classification
                  ? "classification, " + std::to_string(schema.classes.size()) + " classes"
-                 : std::string("regression")) +
-            (schema.task_reason.empty() ? "" : " (" + schema.task_reason + ")"));
+                 : std::string("regression")));
+        if (!schema.task_reason.empty()) {
+            lines.push_back("         " + schema.task_reason);
+        }
         lines.push_back("columns  " + std::to_string(schema.numeric.size()) + " numeric, " +
                         std::to_string(schema.categorical.size()) + " categorical; " +
                         std::to_string(schema.train_rows) + " training rows, " +

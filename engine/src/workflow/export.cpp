@@ -3,6 +3,7 @@
 #include "train/checkpoint.h"
 #include "train/recipe.h"
 #include "train/run_setup.h"
+#include "util/base64.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>
@@ -139,6 +140,11 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                                                    {"headroom.config", meta.config_json}};
     if (prepared.tokenizer) {
         metadata["headroom.tokenizer"] = config.text("tokenizer");
+        const std::string model = prepared.tokenizer->serialize();
+        if (!model.empty()) {
+            // The vocabulary travels with the weights: a SentencePiece model proto.
+            metadata["headroom.tokenizer_model_base64"] = util::base64Encode(model);
+        }
     }
     if (prepared.schema) {
         metadata["headroom.tabular_schema"] = prepared.schema->toJson();
