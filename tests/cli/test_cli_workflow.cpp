@@ -20,6 +20,7 @@ private Q_SLOTS:
     void trainStopsAndResumes();
     void sigtermStopsWithACheckpoint();
     void nanLossExitsWithThree();
+    void impossibleBudgetExitsWithThree();
     void runsListsRunsAsJson();
     void exportWritesMetricsCsv();
     void exportWritesSafetensors();
@@ -237,6 +238,17 @@ void TestCliWorkflow::nanLossExitsWithThree() {
         event = event || line["kind"].toString() == "nan_loss";
     }
     QVERIFY(event);
+}
+
+void TestCliWorkflow::impossibleBudgetExitsWithThree() {
+    const QString project = makeProject("budget.headroom");
+    const Result result = cli({"train", project, "--json", "--set", "memory.budget=64KiB"});
+    QCOMPARE(result.exit_code, 3);
+    QVERIFY2(result.err.contains("memory.budget"), qPrintable(result.err));
+    QCOMPARE(jsonLines(result.out).last()["status"].toString(), QString("paused"));
+    const Result bad = cli({"train", project, "--set", "memory.budget=lots"});
+    QCOMPARE(bad.exit_code, 2);
+    QVERIFY(bad.err.contains("memory.budget"));
 }
 
 void TestCliWorkflow::runsListsRunsAsJson() {

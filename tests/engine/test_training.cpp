@@ -1,5 +1,6 @@
 #include "sample_files.h"
 #include "train/schedule.h"
+#include "training_support.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>
@@ -12,65 +13,7 @@
 #include <atomic>
 #include <cmath>
 
-namespace {
-
-// A GPT small enough that a step takes milliseconds.
-const QStringList kTinyGpt = {"model.layers=2",
-                              "model.heads=2",
-                              "model.dim=32",
-                              "model.seq_len=16",
-                              "train.micro_batch=4",
-                              "train.lr=0.003",
-                              "train.warmup_steps=2",
-                              "train.steps=16",
-                              "train.eval_every=8",
-                              "train.eval_batches=2",
-                              "train.checkpoint_every=4",
-                              "data.shuffle_buffer=64"};
-
-struct Recorded {
-    std::vector<double> losses;
-    std::vector<std::string> digests;
-};
-
-class Recorder final : public headroom::SessionObserver {
-public:
-    void onStep(const headroom::StepMetrics &metrics) override {
-        recorded.losses.push_back(metrics.loss);
-        recorded.digests.push_back(metrics.samples_digest);
-        if (stop_at != 0 && metrics.step == stop_at && session != nullptr) {
-            session->stop();
-        }
-        if (pause_at != 0 && metrics.step == pause_at && session != nullptr) {
-            session->pause();
-        }
-    }
-    void onEvent(const headroom::EngineEvent &event) override { events.push_back(event.kind); }
-
-    Recorded recorded;
-    std::vector<std::string> events;
-    headroom::Session *session = nullptr;
-    std::int64_t stop_at = 0;
-    std::int64_t pause_at = 0;
-};
-
-// Compared as names: readable failures, and QTest's toString does not know these enums.
-QString name(headroom::SessionState state) {
-    return QString::fromStdString(headroom::toString(state));
-}
-QString name(headroom::RunStatus status) {
-    return QString::fromStdString(headroom::toString(status));
-}
-
-std::vector<std::string> toStd(const QStringList &list) {
-    std::vector<std::string> result;
-    for (const QString &item : list) {
-        result.push_back(item.toStdString());
-    }
-    return result;
-}
-
-} // namespace
+using namespace test_support;
 
 class TestTraining : public QObject {
     Q_OBJECT
@@ -111,30 +54,14 @@ void TestTraining::initTestCase() {
 
 QString TestTraining::newProject(const QString &name, const QStringList &settings,
                                  const QString &recipe) {
-    headroom::NewProjectRequest request;
-    request.project_path = QDir(dir_.path()).filePath(name).toStdString();
-    request.recipe = recipe.toStdString();
-    request.data_path = (recipe == "gpt" ? corpus_ : table_).toStdString();
-    request.overrides = toStd(settings);
-    headroom::createProject(request, [](const std::string &) {});
-    return QString::fromStdString(request.project_path);
+    return createTestProject(QDir(dir_.path()).filePath(name), recipe == "gpt" ? corpus_ : table_,
+                             recipe, settings);
 }
 
 headroom::RunResult TestTraining::train(const QString &project, Recorder &recorder,
                                         const QStringList &overrides, std::int64_t max_steps,
                                         bool resume) {
-    headroom::SessionRequest request;
-    request.project_path = project.toStdString();
-    request.overrides = toStd(overrides);
-    request.max_steps = max_steps;
-    request.resume = resume;
-    headroom::Session session(request);
-    recorder.session = &session;
-    session.addObserver(&recorder);
-    session.start();
-    const headroom::RunResult result = session.wait();
-    recorder.session = nullptr;
-    return result;
+    return runSession(project, recorder, overrides, max_steps, resume);
 }
 
 void TestTraining::scheduleWarmsUpThenDecays() {

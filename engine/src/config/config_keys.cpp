@@ -80,6 +80,12 @@ std::vector<KeySpec> buildKeys() {
         integer("model.embedding_dim", "0", 0, 1024,
                 "Embedding width of categorical columns (tabular); 0 = automatic"),
 
+        text("memory.budget", "none", KeyType::Bytes,
+             "Hard memory cap such as 512MiB or 8GiB (CPU: enforced by Headroom's allocator); none = no cap"),
+        integer("recovery.min_micro_batch", "1", 1, 1048576,
+                "Out-of-memory recovery never halves the micro-batch below this"),
+        integer("recovery.max_recoveries", "16", 0, 1000000,
+                "Out-of-memory recoveries allowed per run before it pauses"),
         integer("train.micro_batch", "12", 1, 1048576, "Examples per forward/backward pass"),
         integer("train.accumulation", "1", 1, 1048576,
                 "Micro-batches per optimizer step (effective batch = micro_batch x accumulation)"),

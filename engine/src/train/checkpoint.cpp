@@ -40,6 +40,9 @@ CheckpointMeta readMeta(torch::serialize::InputArchive &archive, const std::stri
     archive.read("data_state", data_state);
     meta.data_state = tensorToBytes(data_state);
     archive.read("cpu_rng_state", meta.cpu_rng_state);
+    if (archive.try_read("micro_batch", value) && value.isInt()) {
+        meta.micro_batch = value.toInt();
+    }
     return meta;
 }
 
@@ -65,6 +68,7 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model, FusedAdam
     archive.write("config_json", c10::IValue(meta.config_json));
     archive.write("data_state", bytesToTensor(meta.data_state));
     archive.write("cpu_rng_state", meta.cpu_rng_state);
+    archive.write("micro_batch", c10::IValue(meta.micro_batch));
 
     torch::serialize::OutputArchive model_archive;
     model.save(model_archive);

@@ -15,6 +15,7 @@ struct CheckpointMeta {
     std::int64_t run_id = 0;     // run that wrote it
     std::string config_json;     // the run's effective config
     std::string data_state;      // ExampleStream::saveState at the start of step + 1
+    std::int64_t micro_batch = 0; // after out-of-memory recoveries; 0 = the config's
     torch::Tensor cpu_rng_state; // default CPU generator (dropout)
 };
 

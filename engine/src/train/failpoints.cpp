@@ -21,9 +21,12 @@ Failpoints Failpoints::parse(const std::string &text) {
         }
         const auto at = item.find("@step:");
         const std::string kind = item.substr(0, at);
-        if (at == std::string::npos || kind != "nan_loss") {
+        const bool known =
+            kind == "nan_loss" || kind == "oom" || kind == "oom_eval" || kind == "error";
+        if (at == std::string::npos || !known) {
             throw std::invalid_argument("HEADROOM_FAILPOINT: cannot read '" + item +
-                                        "'; expected nan_loss@step:N");
+                                        "'; expected KIND@step:N with KIND one of nan_loss, oom, "
+                                        "oom_eval, error");
         }
         Point point;
         point.kind = kind;
@@ -37,9 +40,9 @@ Failpoints Failpoints::parse(const std::string &text) {
     return failpoints;
 }
 
-bool Failpoints::nanLossAt(std::int64_t step) const {
+bool Failpoints::at(const std::string &kind, std::int64_t step) const {
     for (const Point &point : points_) {
-        if (point.kind == "nan_loss" && point.step == step) {
+        if (point.kind == kind && point.step == step) {
             return true;
         }
     }

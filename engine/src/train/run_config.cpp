@@ -12,9 +12,16 @@ namespace {
 
 // Keys that may differ when resuming: they change neither the model nor the data order.
 const std::set<std::string> &resumableKeys() {
-    static const std::set<std::string> keys = {"train.steps",      "train.checkpoint_every",
-                                               "train.eval_every", "train.eval_batches",
-                                               "train.threads",    "device"};
+    static const std::set<std::string> keys = {"train.steps",
+                                               "train.checkpoint_every",
+                                               "train.keep_checkpoints",
+                                               "train.eval_every",
+                                               "train.eval_batches",
+                                               "train.threads",
+                                               "device",
+                                               "memory.budget",
+                                               "recovery.min_micro_batch",
+                                               "recovery.max_recoveries"};
     return keys;
 }
 

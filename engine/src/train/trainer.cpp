@@ -3,8 +3,12 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "device/system_memory.h"
+#include "memory/cpu_allocator.h"
+#include "memory/oom.h"
 #include "project/timestamps.h"
+#include "train/batch_shape.h"
 #include "train/checkpoint.h"
+#include "train/evaluation.h"
 #include "train/failpoints.h"
 #include "train/fused_adamw.h"
 #include "train/recipe.h"
@@ -15,6 +19,7 @@
 
 #include <headroom/config.h>
 #include <headroom/project.h>
+#include <headroom/units.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,37 +30,6 @@
 
 namespace headroom::train {
 
-void ObserverHub::started(const RunInfo &info) const {
-    for (SessionObserver *observer : observers_) {
-        observer->onRunStarted(info);
-    }
-}
-
-void ObserverHub::step(const StepMetrics &metrics) const {
-    for (SessionObserver *observer : observers_) {
-        observer->onStep(metrics);
-    }
-}
-
-void ObserverHub::eval(const EvalMetrics &metrics) const {
-    for (SessionObserver *observer : observers_) {
-        observer->onEval(metrics);
-    }
-}
-
-void ObserverHub::event(const EngineEvent &event) const {
-    for (SessionObserver *observer : observers_) {
-        observer->onEvent(event);
-    }
-}
-
-void ObserverHub::state(SessionState state, const std::string &message) {
-    state_.store(state);
-    for (SessionObserver *observer : observers_) {
-        observer->onStateChanged(state, message);
-    }
-}
-
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -64,13 +38,21 @@ using Clock = std::chrono::steady_clock;
 struct RunFailure {
     FailureKind kind;
     std::string message;
+    RunStatus status = RunStatus::Failed; // Paused: resumable once the user changed something
 };
+
+struct MemorySample {
+    std::uint64_t live = 0;
+    std::uint64_t peak = 0;
+};
+
+// Small enough to hit the first activation of any real forward pass.
+constexpr std::uint64_t kInjectedOomMinBytes = 16 * 1024;
 
 class TrainingRun {
 public:
     TrainingRun(const SessionRequest &request, TrainerControl &control, ObserverHub &hub)
-        : request_(request), control_(control), hub_(hub),
-          failpoints_(Failpoints::fromEnvironment()) {}
+        : request_(request), control_(control), hub_(hub) {}
 
     RunResult run();
 
@@ -79,13 +61,24 @@ private:
     void trainLoop();
     // Trains optimizer step `step_`+1; returns false when a stop abandoned it.
     bool trainOneStep(const std::string &step_start_state);
+    // Forward and backward over every micro-batch of the step; returns false when a stop
+    // abandoned it. Throws what the model throws (out-of-memory included).
+    bool accumulateGradients(const std::vector<data::Example> &examples, std::int64_t step,
+                             double &loss_value);
+    // Halves the micro-batch after an out-of-memory error, or pauses the run with a diagnosis
+    // (RunFailure) when nothing is left to try.
+    void recoverFromOutOfMemory(std::int64_t step, const std::string &error,
+                                const std::string &step_start_state);
+    MemorySample sampleMemory() const;
     void evaluate();
     void writeCheckpoint(const std::string &data_state);
     // Deletes this run's checkpoints beyond the newest train.keep_checkpoints.
     void pruneCheckpoints();
     bool waitWhilePaused();
     void finish(RunStatus status, const std::string &message);
-    void emit(const std::string &kind, const std::string &message, nlohmann::json details = {});
+    // An event at the current step, or at `step` where it happened inside one.
+    void emit(const std::string &kind, const std::string &message, nlohmann::json details = {},
+              std::int64_t step = -1);
 
     const SessionRequest &request_;
     TrainerControl &control_;
@@ -101,6 +94,11 @@ private:
     std::unique_ptr<data::ExampleStream> train_stream_;
     std::unique_ptr<data::ExampleStream> validation_stream_;
     LearningRateSchedule schedule_;
+    BatchShape shape_;
+    std::optional<OomBackoff> backoff_;
+    std::vector<std::int64_t> micro_batch_history_;
+    std::int64_t eval_micro_batch_ = 1;
+    bool on_cpu_ = true;
     std::string device_name_;
     RunRecord record_;
 
@@ -110,6 +108,7 @@ private:
     std::int64_t last_eval_step_ = -1;
     std::uint64_t epoch_ = 0;
     std::optional<EvalMetrics> last_eval_;
+    RunStatus failed_status_ = RunStatus::Failed;
     Clock::time_point started_;
     RunResult result_;
 };
@@ -122,6 +121,7 @@ RunResult TrainingRun::run() {
     } catch (const RunFailure &failure) {
         result_.failure = failure.kind;
         result_.message = failure.message;
+        failed_status_ = failure.status;
     } catch (const ConfigError &error) {
         result_.failure = FailureKind::BadInput;
         result_.message = error.what();
@@ -134,20 +134,33 @@ RunResult TrainingRun::run() {
     } catch (const c10::Error &error) {
         result_.failure = FailureKind::Internal;
         result_.message = error.what_without_backtrace();
+        if (memory::isOutOfMemory(error)) {
+            // Outside a training step (setting up, evaluating, checkpointing): nothing to
+            // shrink, so pause and say what to change.
+            result_.failure = FailureKind::CannotContinue;
+            result_.message = "out of memory outside a training step at step " +
+                              std::to_string(step_) + ": " +
+                              result_.message.substr(0, result_.message.find('\n')) +
+                              ". Raise memory.budget or make the model smaller";
+            failed_status_ = RunStatus::Paused;
+        }
     } catch (const std::exception &error) {
         result_.failure = FailureKind::Internal;
         result_.message = error.what();
     }
     if (result_.failure != FailureKind::None) {
-        result_.state = SessionState::Failed;
+        result_.state =
+            failed_status_ == RunStatus::Paused ? SessionState::Paused : SessionState::Failed;
         if (project_ && record_.id != 0) {
             try {
-                finish(RunStatus::Failed, result_.message);
+                finish(failed_status_, result_.message);
             } catch (const std::exception &) {
                 // The run already failed; the first message is the one that matters.
             }
         }
     }
+    memory::setCpuBudget(0);
+    memory::failNextCpuAllocation(0);
     result_.run_id = record_.id;
     result_.last_step = step_;
     result_.target_steps = schedule_.total_steps;
@@ -161,22 +174,47 @@ void TrainingRun::setUp() {
     project_->markAbandonedRunsInterrupted();
     plan_ = planRun(*project_, request_.overrides, request_.resume);
     const Config &config = plan_.config;
+    try {
+        failpoints_ = Failpoints::fromEnvironment();
+    } catch (const std::invalid_argument &error) {
+        throw ConfigError(error.what());
+    }
 
     if (const std::int64_t threads = config.integer("train.threads"); threads > 0) {
         at::set_num_threads(static_cast<int>(threads));
     }
     const torch::Device device = resolveDevice(config.text("device"));
     device_name_ = device.str();
+    on_cpu_ = device.is_cpu();
+    memory::installCountingCpuAllocator();
+    const std::uint64_t budget = config.bytes("memory.budget");
+    if (budget != 0 && !on_cpu_) {
+        throw ConfigError("memory.budget is enforced on cpu in this build; on " + device_name_ +
+                          " use memory.budget=none for now");
+    }
+    memory::setCpuBudget(budget);
 
     data_ = prepareData(config, *project_, [this](const std::string &message) {
         hub_.state(SessionState::Preparing, message);
     });
 
     torch::manual_seed(static_cast<std::uint64_t>(config.integer("train.seed")));
-    if (data_.tokenizer) {
-        recipe_ = makeGptRecipe(config, data_.tokenizer->vocabSize(), device);
-    } else {
-        recipe_ = makeTabularRecipe(config, *data_.schema, device);
+    try {
+        if (data_.tokenizer) {
+            recipe_ = makeGptRecipe(config, data_.tokenizer->vocabSize(), device);
+        } else {
+            recipe_ = makeTabularRecipe(config, *data_.schema, device);
+        }
+    } catch (const std::exception &error) {
+        if (!memory::isOutOfMemory(error)) {
+            throw;
+        }
+        throw RunFailure{
+            FailureKind::CannotContinue,
+            "the model alone does not fit: " +
+                std::string(error.what()).substr(0, std::string(error.what()).find('\n')) +
+                ". Make it smaller (model.dim, model.layers) or raise memory.budget",
+            RunStatus::Paused};
     }
     CheckpointMeta resumed;
     if (plan_.resume_from) {
@@ -213,6 +251,16 @@ void TrainingRun::setUp() {
         epoch_ = train_stream_->epoch();
     }
 
+    shape_.micro_batch = config.integer("train.micro_batch");
+    shape_.effective_batch = shape_.micro_batch * config.integer("train.accumulation");
+    if (plan_.resume_from && resumed.micro_batch > 0) {
+        shape_.micro_batch = resumed.micro_batch; // keep what earlier recoveries found
+    }
+    micro_batch_history_ = {shape_.micro_batch};
+    backoff_.emplace(config.integer("recovery.min_micro_batch"),
+                     config.integer("recovery.max_recoveries"));
+    eval_micro_batch_ = config.integer("train.micro_batch");
+
     stop_after_ = schedule_.total_steps;
     if (request_.max_steps > 0) {
         stop_after_ = std::min(stop_after_, step_ + request_.max_steps);
@@ -241,11 +289,11 @@ void TrainingRun::setUp() {
     }
 }
 
-void TrainingRun::emit(const std::string &kind, const std::string &message,
-                       nlohmann::json details) {
+void TrainingRun::emit(const std::string &kind, const std::string &message, nlohmann::json details,
+                       std::int64_t step) {
     EngineEvent event;
     event.kind = kind;
-    event.step = step_;
+    event.step = step >= 0 ? step : step_;
     event.message = message;
     event.details = details.is_null() ? "{}" : details.dump();
     writer_->post(event);
@@ -314,9 +362,7 @@ void TrainingRun::trainLoop() {
 bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     const Clock::time_point step_started = Clock::now();
     const std::int64_t step = step_ + 1;
-    const auto micro_batch = static_cast<std::size_t>(plan_.config.integer("train.micro_batch"));
-    const auto accumulation = static_cast<std::size_t>(plan_.config.integer("train.accumulation"));
-    const std::size_t effective_batch = micro_batch * accumulation;
+    const auto effective_batch = static_cast<std::size_t>(shape_.effective_batch);
 
     std::vector<data::Example> examples(effective_batch);
     std::vector<std::uint64_t> ids;
@@ -328,28 +374,37 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
 
     const double lr = schedule_.at(step);
     optimizer_->options().lr(lr);
-    optimizer_->zeroGrad();
-
-    double loss_value = 0;
-    for (std::size_t start = 0; start < effective_batch; start += micro_batch) {
-        if (control_.stop.load()) {
-            optimizer_->zeroGrad();
-            train_stream_->restoreState(step_start_state);
-            return false;
-        }
-        ExampleBatch batch;
-        for (std::size_t i = start; i < start + micro_batch; ++i) {
-            batch.push_back(&examples[i]);
-        }
-        const double share =
-            static_cast<double>(batch.size()) / static_cast<double>(effective_batch);
-        torch::Tensor loss = recipe_->loss(batch);
-        if (failpoints_.nanLossAt(step)) {
-            loss = loss * std::numeric_limits<double>::quiet_NaN();
-        }
-        (loss * share).backward();
-        loss_value += loss.item<double>() * share;
+    if (failpoints_.at("error", step)) {
+        TORCH_CHECK(false, "injected error at step ", step, " (HEADROOM_FAILPOINT)");
     }
+    if (failpoints_.at("oom", step) && on_cpu_) {
+        memory::failNextCpuAllocation(kInjectedOomMinBytes);
+    }
+    if (on_cpu_) {
+        memory::resetCpuPeak();
+    }
+
+    // The same samples are replayed from the step's start after an out-of-memory error, in
+    // smaller micro-batches: the effective batch, the schedule and the step count stay.
+    double loss_value = 0;
+    for (;;) {
+        optimizer_->zeroGrad();
+        try {
+            if (!accumulateGradients(examples, step, loss_value)) {
+                optimizer_->zeroGrad();
+                train_stream_->restoreState(step_start_state);
+                return false;
+            }
+            break;
+        } catch (const std::exception &error) {
+            if (!memory::isOutOfMemory(error)) {
+                throw;
+            }
+            optimizer_->zeroGrad();
+            recoverFromOutOfMemory(step, error.what(), step_start_state);
+        }
+    }
+    memory::failNextCpuAllocation(0);
 
     if (!std::isfinite(loss_value)) {
         emit("nan_loss",
@@ -385,12 +440,13 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     metrics.loss = loss_value;
     metrics.lr = lr;
     metrics.grad_norm = grad_norm;
-    metrics.micro_batch = static_cast<int>(micro_batch);
-    metrics.accumulation = static_cast<int>(accumulation);
+    metrics.micro_batch = static_cast<int>(shape_.micro_batch);
+    metrics.accumulation = static_cast<int>(shape_.accumulation());
     metrics.samples_per_s = static_cast<double>(effective_batch) / seconds;
     metrics.tokens_per_s = metrics.samples_per_s * static_cast<double>(recipe_->tokensPerExample());
-    metrics.mem_live = device::processResidentBytes();
-    metrics.mem_peak = device::processPeakResidentBytes();
+    const MemorySample memory = sampleMemory();
+    metrics.mem_live = memory.live;
+    metrics.mem_peak = memory.peak;
     metrics.elapsed_s = std::chrono::duration<double>(Clock::now() - started_).count();
     metrics.samples_digest = util::digestIds(ids);
     writer_->post(metrics);
@@ -407,39 +463,117 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     return true;
 }
 
+bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples, std::int64_t step,
+                                      double &loss_value) {
+    loss_value = 0;
+    const std::size_t total = examples.size();
+    const auto micro_batch = static_cast<std::size_t>(shape_.micro_batch);
+    for (std::size_t start = 0; start < total; start += micro_batch) {
+        if (control_.stop.load()) {
+            return false;
+        }
+        ExampleBatch batch;
+        for (std::size_t i = start; i < std::min(total, start + micro_batch); ++i) {
+            batch.push_back(&examples[i]);
+        }
+        const double share = static_cast<double>(batch.size()) / static_cast<double>(total);
+        torch::Tensor loss = recipe_->loss(batch);
+        if (failpoints_.at("nan_loss", step)) {
+            loss = loss * std::numeric_limits<double>::quiet_NaN();
+        }
+        (loss * share).backward();
+        loss_value += loss.item<double>() * share;
+    }
+    return true;
+}
+
+void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &error,
+                                         const std::string &step_start_state) {
+    const MemorySample memory = sampleMemory();
+    const std::string first_line = error.substr(0, error.find('\n'));
+    const std::optional<BatchShape> smaller = backoff_->next(shape_);
+    if (!smaller) {
+        std::string tried;
+        for (const std::int64_t micro_batch : micro_batch_history_) {
+            tried += (tried.empty() ? "" : " -> ") + std::to_string(micro_batch);
+        }
+        const std::uint64_t budget = plan_.config.bytes("memory.budget");
+        const std::string diagnosis =
+            "out of memory at step " + std::to_string(step) + " with micro-batch " +
+            std::to_string(shape_.micro_batch) + " (" + first_line + "); peak seen " +
+            formatBytes(std::max(record_.peak_bytes, memory.peak)) + ", budget " +
+            (budget != 0 ? formatBytes(budget) : std::string("none")) + "; tried micro-batch " +
+            tried +
+            ". Raise memory.budget, or make the model or model.seq_len smaller, then "
+            "continue with --resume";
+        emit("out_of_memory", diagnosis,
+             {{"micro_batch", shape_.micro_batch},
+              {"bytes_at_failure", memory.live},
+              {"budget", budget},
+              {"device", device_name_}},
+             step);
+        train_stream_->restoreState(step_start_state);
+        if (last_checkpoint_step_ != step_) {
+            writeCheckpoint(step_start_state);
+        }
+        throw RunFailure{FailureKind::CannotContinue, diagnosis, RunStatus::Paused};
+    }
+    emit("oom_recovered",
+         "out of memory at step " + std::to_string(step) + ": micro-batch " +
+             std::to_string(shape_.micro_batch) + " -> " + std::to_string(smaller->micro_batch) +
+             ", accumulation " + std::to_string(smaller->accumulation()) + ", same samples",
+         {{"from", shape_.micro_batch},
+          {"to", smaller->micro_batch},
+          {"accumulation", smaller->accumulation()},
+          {"device", device_name_},
+          {"bytes_at_failure", memory.live},
+          {"error", first_line}},
+         step);
+    shape_ = *smaller;
+    micro_batch_history_.push_back(shape_.micro_batch);
+    record_.oom_recoveries = backoff_->recoveries();
+}
+
+MemorySample TrainingRun::sampleMemory() const {
+    if (on_cpu_) {
+        const memory::CpuMemoryStats stats = memory::cpuMemoryStats();
+        return {stats.live, stats.peak};
+    }
+    return {device::processResidentBytes(), device::processPeakResidentBytes()};
+}
+
 void TrainingRun::evaluate() {
     last_eval_step_ = step_;
-    const auto limit =
+    const std::int64_t limit =
         plan_.config.integer("train.eval_batches") * plan_.config.integer("train.micro_batch");
-    const auto micro_batch = static_cast<std::size_t>(plan_.config.integer("train.micro_batch"));
-    const std::shared_ptr<torch::nn::Module> module = recipe_->module();
-    module->eval();
-    EvalTotals totals;
-    {
-        torch::NoGradGuard no_grad;
-        validation_stream_->reset();
-        std::vector<data::Example> examples;
-        data::Example example;
-        std::int64_t taken = 0;
-        bool more = true;
-        while (more && taken < limit) {
-            examples.clear();
-            while (examples.size() < micro_batch && taken < limit &&
-                   (more = validation_stream_->next(example))) {
-                examples.push_back(std::move(example));
-                ++taken;
-            }
-            if (examples.empty()) {
-                break;
-            }
-            ExampleBatch batch;
-            for (const data::Example &item : examples) {
-                batch.push_back(&item);
-            }
-            recipe_->evaluate(batch, totals);
+    bool inject_oom = failpoints_.at("oom_eval", step_) && on_cpu_;
+    EvaluationOutcome outcome;
+    try {
+        outcome =
+            evaluateSplit(*recipe_, *validation_stream_, limit, eval_micro_batch_, [&inject_oom] {
+                if (inject_oom) {
+                    memory::failNextCpuAllocation(kInjectedOomMinBytes);
+                    inject_oom = false;
+                }
+            });
+    } catch (const std::exception &error) {
+        if (!memory::isOutOfMemory(error)) {
+            throw;
         }
+        memory::failNextCpuAllocation(0);
+        emit("eval_skipped", "validation skipped: out of memory even one example at a time");
+        return;
     }
-    module->train();
+    memory::failNextCpuAllocation(0);
+    if (outcome.micro_batch != eval_micro_batch_) {
+        emit("eval_oom_backoff",
+             "out of memory during validation: its batch went from " +
+                 std::to_string(eval_micro_batch_) + " to " + std::to_string(outcome.micro_batch) +
+                 " (training keeps micro-batch " + std::to_string(shape_.micro_batch) + ")",
+             {{"from", eval_micro_batch_}, {"to", outcome.micro_batch}});
+        eval_micro_batch_ = outcome.micro_batch;
+    }
+    const EvalTotals &totals = outcome.totals;
     if (totals.examples == 0) {
         return; // no validation split (data.validation_fraction=0 or a tiny file)
     }
@@ -469,6 +603,7 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
     meta.run_id = record_.id;
     meta.config_json = plan_.config.toJson();
     meta.data_state = data_state;
+    meta.micro_batch = shape_.micro_batch;
     {
         at::Generator generator = at::detail::getDefaultCPUGenerator();
         std::lock_guard<std::mutex> lock(generator.mutex());

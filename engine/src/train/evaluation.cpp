@@ -1,0 +1,67 @@
+#include "train/evaluation.h"
+
+#include "data/example_stream.h"
+#include "memory/oom.h"
+
+namespace headroom::train {
+
+namespace {
+
+EvalTotals onePass(Recipe &recipe, data::ExampleStream &stream, std::int64_t limit,
+                   std::size_t micro_batch, const std::function<void()> &before_batch) {
+    EvalTotals totals;
+    stream.reset();
+    std::vector<data::Example> examples;
+    data::Example example;
+    std::int64_t taken = 0;
+    bool more = true;
+    while (more && taken < limit) {
+        examples.clear();
+        while (examples.size() < micro_batch && taken < limit && (more = stream.next(example))) {
+            examples.push_back(std::move(example));
+            ++taken;
+        }
+        if (examples.empty()) {
+            break;
+        }
+        ExampleBatch batch;
+        for (const data::Example &item : examples) {
+            batch.push_back(&item);
+        }
+        if (before_batch) {
+            before_batch();
+        }
+        recipe.evaluate(batch, totals);
+    }
+    return totals;
+}
+
+} // namespace
+
+EvaluationOutcome evaluateSplit(Recipe &recipe, data::ExampleStream &stream, std::int64_t limit,
+                                std::int64_t micro_batch,
+                                const std::function<void()> &before_batch) {
+    EvaluationOutcome outcome;
+    outcome.micro_batch = micro_batch;
+    const std::shared_ptr<torch::nn::Module> module = recipe.module();
+    module->eval();
+    torch::NoGradGuard no_grad;
+    for (;;) {
+        try {
+            outcome.totals = onePass(recipe, stream, limit,
+                                     static_cast<std::size_t>(outcome.micro_batch), before_batch);
+            break;
+        } catch (const std::exception &error) {
+            if (!memory::isOutOfMemory(error) || outcome.micro_batch <= 1) {
+                module->train();
+                throw;
+            }
+            outcome.micro_batch = std::max<std::int64_t>(1, outcome.micro_batch / 2);
+            ++outcome.oom_backoffs;
+        }
+    }
+    module->train();
+    return outcome;
+}
+
+} // namespace headroom::train

@@ -1,0 +1,272 @@
+#include "memory/cpu_allocator.h"
+#include "memory/oom.h"
+#include "sample_files.h"
+#include "training_support.h"
+
+#include <headroom/project.h>
+
+#include <torch/torch.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+using namespace test_support;
+
+namespace {
+// Dropout off: after a recovery the micro-batches are cut differently, and only then do the
+// losses of a recovered and an uninterrupted run agree to rounding.
+const QStringList kRecoverable = {
+    "model.layers=2",        "model.heads=2",        "model.dim=32",
+    "model.seq_len=16",      "model.dropout=0",      "train.micro_batch=32",
+    "train.lr=0.003",        "train.warmup_steps=2", "train.steps=8",
+    "train.eval_every=4",    "train.eval_batches=2", "train.checkpoint_every=4",
+    "data.shuffle_buffer=64"};
+
+void expectSameRun(const Recorded &expected, const Recorded &actual) {
+    QCOMPARE(actual.digests, expected.digests);
+    QCOMPARE(actual.losses.size(), expected.losses.size());
+    for (std::size_t i = 0; i < actual.losses.size(); ++i) {
+        const double relative =
+            std::abs(actual.losses[i] - expected.losses[i]) / std::abs(expected.losses[i]);
+        QVERIFY2(relative < 1e-4, qPrintable(QString("step %1: %2 vs %3")
+                                                 .arg(i + 1)
+                                                 .arg(actual.losses[i], 0, 'g', 10)
+                                                 .arg(expected.losses[i], 0, 'g', 10)));
+    }
+}
+} // namespace
+
+class TestOomRecovery : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void classifiesOutOfMemory_data();
+    void classifiesOutOfMemory();
+    void budgetAllocatorCountsAndRefuses();
+    void tightBudgetRecoversToALargerFittingBatch();
+    void injectedOomsRecoverAtAnyStep_data();
+    void injectedOomsRecoverAtAnyStep();
+    void evaluationOomLeavesTheTrainingBatchAlone();
+    void impossibleBudgetPausesWithADiagnosis_data();
+    void impossibleBudgetPausesWithADiagnosis();
+    void otherErrorsAreNotRetried();
+
+private:
+    QString project(const QString &name, const QStringList &extra = {});
+    std::uint64_t stepPeak(const QStringList &settings);
+
+    QTemporaryDir dir_;
+    QString corpus_;
+    Recorder baseline_;
+};
+
+void TestOomRecovery::initTestCase() {
+    QVERIFY(dir_.isValid());
+    corpus_ = test_support::writeFile(QDir(dir_.path()), "corpus.txt", storyText(300));
+    QCOMPARE(name(runSession(project("baseline.headroom"), baseline_).state),
+             name(headroom::SessionState::Finished));
+    QVERIFY(!hasEvent(baseline_, "oom_recovered"));
+}
+
+QString TestOomRecovery::project(const QString &file, const QStringList &extra) {
+    return createTestProject(QDir(dir_.path()).filePath(file), corpus_, "gpt",
+                             kRecoverable + extra);
+}
+
+void TestOomRecovery::classifiesOutOfMemory_data() {
+    QTest::addColumn<int>("kind");
+    QTest::addColumn<bool>("oom");
+    QTest::newRow("c10::OutOfMemoryError") << 0 << true;
+    QTest::newRow("MPS message") << 1 << true;
+    QTest::newRow("default CPU allocator message") << 2 << true;
+    QTest::newRow("std::bad_alloc") << 3 << true;
+    QTest::newRow("shape error") << 4 << false;
+    QTest::newRow("std::runtime_error") << 5 << false;
+}
+
+void TestOomRecovery::classifiesOutOfMemory() {
+    QFETCH(int, kind);
+    QFETCH(bool, oom);
+    try {
+        switch (kind) {
+        case 0:
+            TORCH_CHECK_WITH(OutOfMemoryError, false,
+                             "CUDA out of memory. Tried to allocate 2 GiB");
+            break;
+        case 1:
+            TORCH_CHECK(false, "MPS backend out of memory (MPS allocated: 8 GB)");
+            break;
+        case 2:
+            TORCH_CHECK(false, "[enforce fail] DefaultCPUAllocator: can't allocate memory");
+            break;
+        case 3:
+            throw std::bad_alloc();
+        case 4:
+            TORCH_CHECK(false, "mat1 and mat2 shapes cannot be multiplied");
+            break;
+        default:
+            throw std::runtime_error("out of memory"); // plain text is not evidence
+        }
+    } catch (const std::exception &error) {
+        QCOMPARE(headroom::memory::isOutOfMemory(error), oom);
+        return;
+    }
+    QFAIL("nothing was thrown");
+}
+
+void TestOomRecovery::budgetAllocatorCountsAndRefuses() {
+    using namespace headroom::memory;
+    installCountingCpuAllocator();
+    const std::uint64_t before = cpuMemoryStats().live;
+    {
+        torch::Tensor block = torch::empty({1 << 20}, torch::kUInt8); // 1 MiB
+        QCOMPARE(cpuMemoryStats().live, before + (1u << 20));
+        resetCpuPeak();
+        setCpuBudget(before + (3u << 20));
+        torch::Tensor second = torch::empty({1 << 20}, torch::kUInt8);
+        QVERIFY_THROWS_EXCEPTION(c10::OutOfMemoryError,
+                                 torch::empty({2 << 20}, torch::kUInt8)); // would be 4 MiB
+        QCOMPARE(cpuMemoryStats().live, before + (2u << 20));
+        QCOMPARE(cpuMemoryStats().peak, before + (2u << 20));
+        QVERIFY(cpuMemoryStats().refusals >= 1);
+    }
+    setCpuBudget(0);
+    QCOMPARE(cpuMemoryStats().live, before);
+    torch::Tensor big = torch::empty({8 << 20}, torch::kUInt8); // fine without a budget
+    QCOMPARE(big.numel(), std::int64_t{8 << 20});
+}
+
+std::uint64_t TestOomRecovery::stepPeak(const QStringList &settings) {
+    static int counter = 0;
+    Recorder recorder;
+    struct Peak final : headroom::SessionObserver {
+        void onStep(const headroom::StepMetrics &m) override { peak = std::max(peak, m.mem_peak); }
+        std::uint64_t peak = 0;
+    } peak;
+    headroom::SessionRequest request;
+    request.project_path =
+        project(QString("peak-%1.headroom").arg(++counter), settings).toStdString();
+    request.max_steps = 2;
+    headroom::Session session(request);
+    session.addObserver(&peak);
+    session.start();
+    session.wait();
+    return peak.peak;
+}
+
+void TestOomRecovery::tightBudgetRecoversToALargerFittingBatch() {
+    // Measure what micro-batch 8 needs, then give a budget that holds 8 but not 16 or 32.
+    const std::uint64_t peak8 = stepPeak({"train.micro_batch=8", "train.accumulation=4"});
+    const std::uint64_t peak16 = stepPeak({"train.micro_batch=16", "train.accumulation=2"});
+    QVERIFY2(peak16 > peak8, "a larger micro-batch must need more memory");
+    const std::uint64_t budget = peak8 + (peak16 - peak8) / 4;
+
+    Recorder recovered;
+    const headroom::RunResult result =
+        runSession(project("tight.headroom"), recovered, {QString("memory.budget=%1").arg(budget)});
+    QCOMPARE(name(result.state), name(headroom::SessionState::Finished));
+    QVERIFY(hasEvent(recovered, "oom_recovered"));
+    QCOMPARE(recovered.micro_batches.front(), 8); // 32 -> 16 -> 8, within the first step
+    QCOMPARE(recovered.accumulations.front(), 4); // effective batch 32 kept
+    expectSameRun(baseline_.recorded, recovered.recorded);
+
+    const headroom::Project opened =
+        headroom::Project::open(QDir(dir_.path()).filePath("tight.headroom").toStdString());
+    QCOMPARE(opened.run(result.run_id)->oom_recoveries, 2);
+    int recorded_events = 0;
+    for (const headroom::EventRecord &event : opened.events(result.run_id)) {
+        recorded_events += event.event.kind == "oom_recovered" ? 1 : 0;
+        if (event.event.kind == "oom_recovered") {
+            QCOMPARE(event.event.step, 1);
+            QVERIFY(QString::fromStdString(event.event.details).contains("bytes_at_failure"));
+        }
+    }
+    QCOMPARE(recorded_events, 2);
+}
+
+void TestOomRecovery::injectedOomsRecoverAtAnyStep_data() {
+    QTest::addColumn<QByteArray>("failpoints");
+    QTest::addColumn<int>("recoveries");
+    QTest::newRow("step 1") << QByteArray("oom@step:1") << 1;
+    QTest::newRow("steps 3 and 7") << QByteArray("oom@step:3,oom@step:7") << 2;
+    QTest::newRow("at a checkpoint step") << QByteArray("oom@step:4") << 1;
+    QTest::newRow("last step") << QByteArray("oom@step:8") << 1;
+}
+
+void TestOomRecovery::injectedOomsRecoverAtAnyStep() {
+    QFETCH(QByteArray, failpoints);
+    QFETCH(int, recoveries);
+    static int counter = 0;
+    qputenv("HEADROOM_FAILPOINT", failpoints);
+    Recorder recorder;
+    const headroom::RunResult result =
+        runSession(project(QString("inject-%1.headroom").arg(++counter)), recorder);
+    qunsetenv("HEADROOM_FAILPOINT");
+    QCOMPARE(name(result.state), name(headroom::SessionState::Finished));
+    QCOMPARE(static_cast<int>(std::count(recorder.events.begin(), recorder.events.end(),
+                                         std::string("oom_recovered"))),
+             recoveries);
+    expectSameRun(baseline_.recorded, recorder.recorded);
+}
+
+void TestOomRecovery::evaluationOomLeavesTheTrainingBatchAlone() {
+    qputenv("HEADROOM_FAILPOINT", "oom_eval@step:4");
+    Recorder recorder;
+    const headroom::RunResult result = runSession(project("eval.headroom"), recorder);
+    qunsetenv("HEADROOM_FAILPOINT");
+    QCOMPARE(name(result.state), name(headroom::SessionState::Finished));
+    QVERIFY(hasEvent(recorder, "eval_oom_backoff"));
+    QVERIFY(!hasEvent(recorder, "oom_recovered"));
+    for (const int micro_batch : recorder.micro_batches) {
+        QCOMPARE(micro_batch, 32);
+    }
+    expectSameRun(baseline_.recorded, recorder.recorded);
+}
+
+void TestOomRecovery::impossibleBudgetPausesWithADiagnosis_data() {
+    QTest::addColumn<bool>("model_fits");
+    QTest::newRow("not even one example") << true;
+    QTest::newRow("not even the model") << false;
+}
+
+void TestOomRecovery::impossibleBudgetPausesWithADiagnosis() {
+    QFETCH(bool, model_fits);
+    static int counter = 0;
+    // Just under what micro-batch 1 needs: the model and optimizer fit, one example does not.
+    const std::uint64_t budget =
+        model_fits ? stepPeak({"train.micro_batch=1", "train.accumulation=32"}) - 2048 : 64 * 1024;
+    Recorder recorder;
+    const headroom::RunResult result =
+        runSession(project(QString("impossible-%1.headroom").arg(++counter)), recorder,
+                   {QString("memory.budget=%1").arg(budget), "train.steps=2"});
+    QCOMPARE(name(result.state), name(headroom::SessionState::Paused));
+    QVERIFY(result.failure == headroom::FailureKind::CannotContinue);
+    const QString message = QString::fromStdString(result.message);
+    QVERIFY2(message.contains(model_fits ? "micro-batch 1" : "model alone does not fit"),
+             qPrintable(message));
+    QVERIFY2(message.contains("memory.budget"), qPrintable(message));
+    if (model_fits) {
+        QVERIFY2(message.contains("tried micro-batch 32 -> 16 -> 8 -> 4 -> 2 -> 1"),
+                 qPrintable(message));
+        QVERIFY(hasEvent(recorder, "out_of_memory"));
+    }
+    QVERIFY(recorder.recorded.losses.empty());
+}
+
+void TestOomRecovery::otherErrorsAreNotRetried() {
+    qputenv("HEADROOM_FAILPOINT", "error@step:2");
+    Recorder recorder;
+    const headroom::RunResult result = runSession(project("error.headroom"), recorder);
+    qunsetenv("HEADROOM_FAILPOINT");
+    QCOMPARE(name(result.state), name(headroom::SessionState::Failed));
+    QVERIFY(result.failure == headroom::FailureKind::Internal);
+    QVERIFY(QString::fromStdString(result.message).contains("injected error at step 2"));
+    QVERIFY(!hasEvent(recorder, "oom_recovered"));
+    QCOMPARE(recorder.recorded.losses.size(), std::size_t{1});
+}
+
+QTEST_GUILESS_MAIN(TestOomRecovery)
+#include "test_oom_recovery.moc"
