@@ -1,0 +1,162 @@
+#include "device/system_memory.h"
+#include "memory/cpu_allocator.h"
+#include "memory/oom.h"
+#include "project/timestamps.h"
+#include "train/checkpoint.h"
+#include "train/evaluation.h"
+#include "train/training_run.h"
+#include "util/hashing.h"
+
+#include <headroom/units.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+namespace headroom::train {
+
+void TrainingRun::evaluate() {
+    last_eval_step_ = step_;
+    const std::int64_t limit =
+        plan_.config.integer("train.eval_batches") * plan_.config.integer("train.micro_batch");
+    bool inject_oom = failpoints_.at("oom_eval", step_) && on_cpu_;
+    EvaluationOutcome outcome;
+    try {
+        outcome =
+            evaluateSplit(*recipe_, *validation_stream_, limit, eval_micro_batch_, [&inject_oom] {
+                if (inject_oom) {
+                    memory::failNextCpuAllocation(kInjectedOomMinBytes);
+                    inject_oom = false;
+                }
+            });
+    } catch (const std::exception &error) {
+        if (!memory::isOutOfMemory(error)) {
+            throw;
+        }
+        memory::failNextCpuAllocation(0);
+        emit("eval_skipped", "validation skipped: out of memory even one example at a time");
+        return;
+    }
+    memory::failNextCpuAllocation(0);
+    if (outcome.micro_batch != eval_micro_batch_) {
+        emit("eval_oom_backoff",
+             "out of memory during validation: its batch went from " +
+                 std::to_string(eval_micro_batch_) + " to " + std::to_string(outcome.micro_batch) +
+                 " (training keeps micro-batch " + std::to_string(shape_.micro_batch) + ")",
+             {{"from", eval_micro_batch_}, {"to", outcome.micro_batch}});
+        eval_micro_batch_ = outcome.micro_batch;
+    }
+    const EvalTotals &totals = outcome.totals;
+    if (totals.examples == 0) {
+        return; // no validation split (data.validation_fraction=0 or a tiny file)
+    }
+    EvalMetrics metrics;
+    metrics.step = step_;
+    metrics.examples = totals.examples;
+    const auto count = static_cast<double>(totals.examples);
+    metrics.loss = totals.loss_sum / count;
+    metrics.accuracy = recipe_->reportsAccuracy() ? totals.correct / count
+                                                  : std::numeric_limits<double>::quiet_NaN();
+    metrics.rmse = recipe_->reportsRmse() ? std::sqrt(totals.squared_error / count)
+                                          : std::numeric_limits<double>::quiet_NaN();
+    writer_->post(metrics);
+    hub_.eval(metrics);
+    record_.final_val_loss = metrics.loss;
+    last_eval_ = metrics;
+}
+
+void TrainingRun::writeCheckpoint(const std::string &data_state) {
+    const std::string relative =
+        "run-" + std::to_string(record_.id) + "/step-" + std::to_string(step_) + ".pt";
+    const std::filesystem::path path = std::filesystem::path(project_->dataDirectory()) / relative;
+    std::filesystem::create_directories(path.parent_path());
+
+    CheckpointMeta meta;
+    meta.step = step_;
+    meta.run_id = record_.id;
+    meta.config_json = plan_.config.toJson();
+    meta.data_state = data_state;
+    meta.micro_batch = shape_.micro_batch;
+    {
+        at::Generator generator = at::detail::getDefaultCPUGenerator();
+        std::lock_guard<std::mutex> lock(generator.mutex());
+        meta.cpu_rng_state = generator.get_state();
+    }
+    saveCheckpoint(path.string(), *recipe_->module(), *optimizer_, meta);
+
+    CheckpointRecord checkpoint;
+    checkpoint.run_id = record_.id;
+    checkpoint.step = step_;
+    checkpoint.path = relative;
+    checkpoint.sha256 = util::sha256File(path.string());
+    checkpoint.bytes = std::filesystem::file_size(path);
+    project_->addCheckpoint(checkpoint);
+    last_checkpoint_step_ = step_;
+    pruneCheckpoints();
+    emit("checkpoint", "checkpoint at step " + std::to_string(step_),
+         {{"path", relative}, {"sha256", checkpoint.sha256}, {"bytes", checkpoint.bytes}});
+}
+
+void TrainingRun::pruneCheckpoints() {
+    const auto keep = static_cast<std::size_t>(plan_.config.integer("train.keep_checkpoints"));
+    std::vector<CheckpointRecord> checkpoints = project_->checkpoints(record_.id);
+    if (checkpoints.size() <= keep) {
+        return;
+    }
+    std::sort(checkpoints.begin(), checkpoints.end(),
+              [](const CheckpointRecord &a, const CheckpointRecord &b) { return a.step < b.step; });
+    for (std::size_t i = 0; i + keep < checkpoints.size(); ++i) {
+        project_->removeCheckpoint(checkpoints[i].id);
+        std::error_code ignored;
+        std::filesystem::remove(
+            std::filesystem::path(project_->dataDirectory()) / checkpoints[i].path, ignored);
+    }
+}
+
+void TrainingRun::finish(RunStatus status, const std::string &message) {
+    if (writer_) {
+        writer_->flush();
+    }
+    record_.status = status;
+    record_.ended_at = project::isoTimestampNow();
+    record_.message = message;
+    nlohmann::json summary =
+        nlohmann::json::parse(record_.summary_json.empty() ? "{}" : record_.summary_json);
+    summary["model"] = recipe_ ? recipe_->describe() : "";
+    summary["parameters"] = recipe_ ? recipe_->parameterCount() : 0;
+    if (last_eval_ && std::isfinite(last_eval_->accuracy)) {
+        summary["val_accuracy"] = last_eval_->accuracy;
+    }
+    if (last_eval_ && std::isfinite(last_eval_->rmse)) {
+        summary["val_rmse"] = last_eval_->rmse;
+    }
+    if (data_.schema) {
+        summary["task"] = data_.schema->classification ? "classification" : "regression";
+        summary["target"] = data_.schema->target;
+        summary["task_reason"] = data_.schema->task_reason;
+    }
+    record_.summary_json = summary.dump();
+    project_->updateRun(record_);
+
+    result_.final_loss = record_.final_loss;
+    result_.final_val_loss = record_.final_val_loss;
+    result_.message = message;
+    if (result_.failure == FailureKind::None) {
+        result_.state =
+            status == RunStatus::Finished ? SessionState::Finished : SessionState::Stopped;
+    }
+}
+
+void TrainingRun::emit(const std::string &kind, const std::string &message, nlohmann::json details,
+                       std::int64_t step) {
+    EngineEvent event;
+    event.kind = kind;
+    event.step = step >= 0 ? step : step_;
+    event.message = message;
+    event.details = details.is_null() ? "{}" : details.dump();
+    writer_->post(event);
+    hub_.event(event);
+}
+
+} // namespace headroom::train

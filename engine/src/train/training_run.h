@@ -1,0 +1,110 @@
+#pragma once
+
+// The state of one training run and its steps, shared by trainer.cpp (setup and loop),
+// training_step.cpp (a step, out-of-memory recovery) and training_records.cpp (evaluation,
+// checkpoints, events, the run record).
+
+#include "data/example_stream.h"
+#include "train/batch_shape.h"
+#include "train/failpoints.h"
+#include "train/fused_adamw.h"
+#include "train/recipe.h"
+#include "train/run_config.h"
+#include "train/run_setup.h"
+#include "train/schedule.h"
+#include "train/trainer.h"
+
+#include <headroom/config.h>
+#include <headroom/project.h>
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace headroom::train {
+
+using Clock = std::chrono::steady_clock;
+
+// A failure that ends the run with a given kind; thrown inside the run, caught at its edge.
+struct RunFailure {
+    FailureKind kind;
+    std::string message;
+    RunStatus status = RunStatus::Failed; // Paused: resumable once the user changed something
+};
+
+struct MemorySample {
+    std::uint64_t live = 0;
+    std::uint64_t peak = 0;
+};
+
+// Small enough to hit the first activation of any real forward pass.
+constexpr std::uint64_t kInjectedOomMinBytes = 16 * 1024;
+
+class TrainingRun {
+public:
+    TrainingRun(const SessionRequest &request, TrainerControl &control, ObserverHub &hub)
+        : request_(request), control_(control), hub_(hub) {}
+
+    RunResult run();
+
+private:
+    void setUp();
+    void trainLoop();
+    // Trains optimizer step `step_`+1; returns false when a stop abandoned it.
+    bool trainOneStep(const std::string &step_start_state);
+    // Forward and backward over every micro-batch of the step; returns false when a stop
+    // abandoned it. Throws what the model throws (out-of-memory included).
+    bool accumulateGradients(const std::vector<data::Example> &examples, std::int64_t step,
+                             double &loss_value);
+    // Halves the micro-batch after an out-of-memory error, or pauses the run with a diagnosis
+    // (RunFailure) when nothing is left to try.
+    void recoverFromOutOfMemory(std::int64_t step, const std::string &error,
+                                const std::string &step_start_state);
+    MemorySample sampleMemory() const;
+    void evaluate();
+    void writeCheckpoint(const std::string &data_state);
+    // Deletes this run's checkpoints beyond the newest train.keep_checkpoints.
+    void pruneCheckpoints();
+    bool waitWhilePaused();
+    void finish(RunStatus status, const std::string &message);
+    // An event at the current step, or at `step` where it happened inside one.
+    void emit(const std::string &kind, const std::string &message, nlohmann::json details = {},
+              std::int64_t step = -1);
+
+    const SessionRequest &request_;
+    TrainerControl &control_;
+    ObserverHub &hub_;
+    Failpoints failpoints_;
+
+    std::optional<Project> project_;
+    RunPlan plan_;
+    std::unique_ptr<MetricsWriter> writer_;
+    PreparedData data_;
+    std::unique_ptr<Recipe> recipe_;
+    std::unique_ptr<FusedAdamW> optimizer_;
+    std::unique_ptr<data::ExampleStream> train_stream_;
+    std::unique_ptr<data::ExampleStream> validation_stream_;
+    LearningRateSchedule schedule_;
+    BatchShape shape_;
+    std::optional<OomBackoff> backoff_;
+    std::vector<std::int64_t> micro_batch_history_;
+    std::int64_t eval_micro_batch_ = 1;
+    bool on_cpu_ = true;
+    std::string device_name_;
+    RunRecord record_;
+
+    std::int64_t step_ = 0;       // optimizer steps completed
+    std::int64_t stop_after_ = 0; // step at which this session stops (max_steps)
+    std::int64_t last_checkpoint_step_ = -1;
+    std::int64_t last_eval_step_ = -1;
+    std::uint64_t epoch_ = 0;
+    std::optional<EvalMetrics> last_eval_;
+    RunStatus failed_status_ = RunStatus::Failed;
+    Clock::time_point started_;
+    RunResult result_;
+};
+
+} // namespace headroom::train

@@ -1,0 +1,202 @@
+#include "device/system_memory.h"
+#include "memory/cpu_allocator.h"
+#include "memory/oom.h"
+#include "project/timestamps.h"
+#include "train/checkpoint.h"
+#include "train/evaluation.h"
+#include "train/training_run.h"
+#include "util/hashing.h"
+
+#include <headroom/units.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+
+namespace headroom::train {
+
+bool TrainingRun::trainOneStep(const std::string &step_start_state) {
+    const Clock::time_point step_started = Clock::now();
+    const std::int64_t step = step_ + 1;
+    const auto effective_batch = static_cast<std::size_t>(shape_.effective_batch);
+
+    std::vector<data::Example> examples(effective_batch);
+    std::vector<std::uint64_t> ids;
+    ids.reserve(effective_batch);
+    for (data::Example &example : examples) {
+        train_stream_->next(example);
+        ids.push_back(example.id);
+    }
+
+    const double lr = schedule_.at(step);
+    optimizer_->options().lr(lr);
+    if (failpoints_.at("error", step)) {
+        TORCH_CHECK(false, "injected error at step ", step, " (HEADROOM_FAILPOINT)");
+    }
+    if (failpoints_.at("oom", step) && on_cpu_) {
+        memory::failNextCpuAllocation(kInjectedOomMinBytes);
+    }
+    if (on_cpu_) {
+        memory::resetCpuPeak();
+    }
+
+    // The same samples are replayed from the step's start after an out-of-memory error, in
+    // smaller micro-batches: the effective batch, the schedule and the step count stay.
+    double loss_value = 0;
+    for (;;) {
+        optimizer_->zeroGrad();
+        try {
+            if (!accumulateGradients(examples, step, loss_value)) {
+                optimizer_->zeroGrad();
+                train_stream_->restoreState(step_start_state);
+                return false;
+            }
+            break;
+        } catch (const std::exception &error) {
+            if (!memory::isOutOfMemory(error)) {
+                throw;
+            }
+            optimizer_->zeroGrad();
+            recoverFromOutOfMemory(step, error.what(), step_start_state);
+        }
+    }
+    memory::failNextCpuAllocation(0);
+
+    if (!std::isfinite(loss_value)) {
+        emit("nan_loss",
+             "loss became " + std::to_string(loss_value) + " at step " + std::to_string(step) +
+                 "; weights of step " + std::to_string(step_) + " are kept",
+             {{"loss", std::to_string(loss_value)}, {"lr", lr}});
+        throw RunFailure{FailureKind::CannotContinue,
+                         "the loss is not finite at step " + std::to_string(step) +
+                             " (try a lower train.lr or train.grad_clip); the last checkpoint "
+                             "is at step " +
+                             std::to_string(std::max<std::int64_t>(last_checkpoint_step_, 0))};
+    }
+
+    const double clip = plan_.config.real("train.grad_clip");
+    const double grad_norm =
+        optimizer_->clipGradNorm(clip > 0 ? clip : std::numeric_limits<double>::infinity());
+    if (!std::isfinite(grad_norm)) {
+        optimizer_->zeroGrad();
+        emit("nan_loss",
+             "the gradient norm became " + std::to_string(grad_norm) + " at step " +
+                 std::to_string(step),
+             {{"grad_norm", std::to_string(grad_norm)}, {"lr", lr}});
+        throw RunFailure{FailureKind::CannotContinue, "the gradients are not finite at step " +
+                                                          std::to_string(step) +
+                                                          " (try a lower train.lr)"};
+    }
+    optimizer_->step();
+    step_ = step;
+
+    const double seconds = std::chrono::duration<double>(Clock::now() - step_started).count();
+    StepMetrics metrics;
+    metrics.step = step;
+    metrics.loss = loss_value;
+    metrics.lr = lr;
+    metrics.grad_norm = grad_norm;
+    metrics.micro_batch = static_cast<int>(shape_.micro_batch);
+    metrics.accumulation = static_cast<int>(shape_.accumulation());
+    metrics.samples_per_s = static_cast<double>(effective_batch) / seconds;
+    metrics.tokens_per_s = metrics.samples_per_s * static_cast<double>(recipe_->tokensPerExample());
+    const MemorySample memory = sampleMemory();
+    metrics.mem_live = memory.live;
+    metrics.mem_peak = memory.peak;
+    metrics.elapsed_s = std::chrono::duration<double>(Clock::now() - started_).count();
+    metrics.samples_digest = util::digestIds(ids);
+    writer_->post(metrics);
+    hub_.step(metrics);
+
+    record_.last_step = step;
+    record_.final_loss = loss_value;
+    record_.peak_bytes = std::max(record_.peak_bytes, metrics.mem_peak);
+    if (train_stream_->epoch() != epoch_) {
+        epoch_ = train_stream_->epoch();
+        emit("epoch", "started epoch " + std::to_string(epoch_ + 1) + " of the training data",
+             {{"epoch", epoch_}});
+    }
+    return true;
+}
+
+bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples, std::int64_t step,
+                                      double &loss_value) {
+    loss_value = 0;
+    const std::size_t total = examples.size();
+    const auto micro_batch = static_cast<std::size_t>(shape_.micro_batch);
+    for (std::size_t start = 0; start < total; start += micro_batch) {
+        if (control_.stop.load()) {
+            return false;
+        }
+        ExampleBatch batch;
+        for (std::size_t i = start; i < std::min(total, start + micro_batch); ++i) {
+            batch.push_back(&examples[i]);
+        }
+        const double share = static_cast<double>(batch.size()) / static_cast<double>(total);
+        torch::Tensor loss = recipe_->loss(batch);
+        if (failpoints_.at("nan_loss", step)) {
+            loss = loss * std::numeric_limits<double>::quiet_NaN();
+        }
+        (loss * share).backward();
+        loss_value += loss.item<double>() * share;
+    }
+    return true;
+}
+
+void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &error,
+                                         const std::string &step_start_state) {
+    const MemorySample memory = sampleMemory();
+    const std::string first_line = error.substr(0, error.find('\n'));
+    const std::optional<BatchShape> smaller = backoff_->next(shape_);
+    if (!smaller) {
+        std::string tried;
+        for (const std::int64_t micro_batch : micro_batch_history_) {
+            tried += (tried.empty() ? "" : " -> ") + std::to_string(micro_batch);
+        }
+        const std::uint64_t budget = plan_.config.bytes("memory.budget");
+        const std::string diagnosis =
+            "out of memory at step " + std::to_string(step) + " with micro-batch " +
+            std::to_string(shape_.micro_batch) + " (" + first_line + "); peak seen " +
+            formatBytes(std::max(record_.peak_bytes, memory.peak)) + ", budget " +
+            (budget != 0 ? formatBytes(budget) : std::string("none")) + "; tried micro-batch " +
+            tried +
+            ". Raise memory.budget, or make the model or model.seq_len smaller, then "
+            "continue with --resume";
+        emit("out_of_memory", diagnosis,
+             {{"micro_batch", shape_.micro_batch},
+              {"bytes_at_failure", memory.live},
+              {"budget", budget},
+              {"device", device_name_}},
+             step);
+        train_stream_->restoreState(step_start_state);
+        if (last_checkpoint_step_ != step_) {
+            writeCheckpoint(step_start_state);
+        }
+        throw RunFailure{FailureKind::CannotContinue, diagnosis, RunStatus::Paused};
+    }
+    emit("oom_recovered",
+         "out of memory at step " + std::to_string(step) + ": micro-batch " +
+             std::to_string(shape_.micro_batch) + " -> " + std::to_string(smaller->micro_batch) +
+             ", accumulation " + std::to_string(smaller->accumulation()) + ", same samples",
+         {{"from", shape_.micro_batch},
+          {"to", smaller->micro_batch},
+          {"accumulation", smaller->accumulation()},
+          {"device", device_name_},
+          {"bytes_at_failure", memory.live},
+          {"error", first_line}},
+         step);
+    shape_ = *smaller;
+    micro_batch_history_.push_back(shape_.micro_batch);
+    record_.oom_recoveries = backoff_->recoveries();
+}
+
+MemorySample TrainingRun::sampleMemory() const {
+    if (on_cpu_) {
+        const memory::CpuMemoryStats stats = memory::cpuMemoryStats();
+        return {stats.live, stats.peak};
+    }
+    return {device::processResidentBytes(), device::processPeakResidentBytes()};
+}
+
+} // namespace headroom::train
