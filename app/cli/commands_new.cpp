@@ -25,7 +25,8 @@ CommandRunner addNewCommand(CLI::App &app, Streams streams) {
         ->required();
     command->add_option("--config", *config_file,
                         "JSON file of settings {\"key\": \"value\"} applied before --set");
-    command->add_option("--set", request->overrides, "KEY=VALUE setting (repeatable)");
+    command->add_option("--set", request->overrides, "KEY=VALUE setting (repeatable)")
+        ->allow_extra_args(false);
 
     return [streams, request, config_file]() {
         if (!config_file->empty()) {

@@ -162,7 +162,8 @@ CommandRunner addTrainCommand(CLI::App &app, Streams streams) {
         ->check(CLI::PositiveNumber);
     command->add_flag("--resume", options->request.resume,
                       "Continue the latest run from its last checkpoint");
-    command->add_option("--set", options->request.overrides, "KEY=VALUE for this run (repeatable)");
+    command->add_option("--set", options->request.overrides, "KEY=VALUE for this run (repeatable)")
+        ->allow_extra_args(false);
     command->add_flag("--json", options->json, "One JSON object per line on stdout");
 
     return [streams, options]() {

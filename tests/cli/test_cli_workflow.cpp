@@ -190,7 +190,8 @@ void TestCliWorkflow::trainStopsAndResumes() {
     const Result first = cli({"train", project, "--steps", "3", "--json"});
     QCOMPARE(first.exit_code, 0);
     QCOMPARE(jsonLines(first.out).last()["status"].toString(), QString("stopped"));
-    const Result rest = cli({"train", project, "--resume", "--json"});
+    // --set before the positional PROJECT takes exactly one value.
+    const Result rest = cli({"train", "--set", "train.steps=6", project, "--resume", "--json"});
     QCOMPARE(rest.exit_code, 0);
     const QList<QJsonObject> lines = jsonLines(rest.out);
     QCOMPARE(lines.first()["start_step"].toInt(), 3);
