@@ -81,7 +81,8 @@ std::vector<KeySpec> buildKeys() {
                 "Embedding width of categorical columns (tabular); 0 = automatic"),
 
         text("memory.budget", "none", KeyType::Bytes,
-             "Hard memory cap such as 512MiB or 8GiB (CPU: enforced by Headroom's allocator); none = no cap"),
+             "Hard memory cap such as 512MiB or 8GiB (CPU: enforced by Headroom's allocator); none "
+             "= no cap"),
         integer("recovery.min_micro_batch", "1", 1, 1048576,
                 "Out-of-memory recovery never halves the micro-batch below this"),
         integer("recovery.max_recoveries", "16", 0, 1000000,

@@ -11,12 +11,12 @@ namespace headroom::train {
 
 // Everything besides weights and optimizer state that exact resume needs.
 struct CheckpointMeta {
-    std::int64_t step = 0;       // optimizer steps completed
-    std::int64_t run_id = 0;     // run that wrote it
-    std::string config_json;     // the run's effective config
-    std::string data_state;      // ExampleStream::saveState at the start of step + 1
+    std::int64_t step = 0;        // optimizer steps completed
+    std::int64_t run_id = 0;      // run that wrote it
+    std::string config_json;      // the run's effective config
+    std::string data_state;       // ExampleStream::saveState at the start of step + 1
     std::int64_t micro_batch = 0; // after out-of-memory recoveries; 0 = the config's
-    torch::Tensor cpu_rng_state; // default CPU generator (dropout)
+    torch::Tensor cpu_rng_state;  // default CPU generator (dropout)
 };
 
 // Writes model, optimizer and meta to `path` through a temporary file and an atomic rename.
