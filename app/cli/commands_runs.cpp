@@ -70,7 +70,7 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
             return static_cast<int>(kExitSuccess);
         }
         char line[256];
-        std::snprintf(line, sizeof line, "%-4s %-12s %-11s %-10s %-10s %-10s %-7s %-20s %s\n",
+        std::snprintf(line, sizeof line, "%-4s %-12s %-11s %-10s %-10s %-10s %-7s %-25s %s\n",
                       "run", "status", "steps", "loss", "val loss", "peak mem", "device", "started",
                       "from");
         streams.out << line;
@@ -78,12 +78,30 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
             const std::string steps =
                 std::to_string(run.last_step) + "/" + std::to_string(run.target_steps);
             std::snprintf(
-                line, sizeof line, "%-4lld %-12s %-11s %-10s %-10s %-10s %-7s %-20s %s\n",
+                line, sizeof line, "%-4lld %-12s %-11s %-10s %-10s %-10s %-7s %-25s %s\n",
                 static_cast<long long>(run.id), toString(run.status).c_str(), steps.c_str(),
                 formatLoss(run.final_loss).c_str(), formatLoss(run.final_val_loss).c_str(),
                 formatBytes(run.peak_bytes).c_str(), run.device.c_str(), run.started_at.c_str(),
                 run.resumed_from ? ("run " + std::to_string(run.resumed_from)).c_str() : "-");
             streams.out << line;
+        }
+        // Where the memory of the latest measured run went.
+        for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
+            const nlohmann::json summary = nlohmann::json::parse(
+                run->summary_json.empty() ? "{}" : run->summary_json, nullptr, false);
+            if (!summary.is_object() || !summary.contains("memory_breakdown")) {
+                continue;
+            }
+            const nlohmann::json &parts = summary["memory_breakdown"];
+            auto bytes = [&parts](const char *key) {
+                return formatBytes(parts.value(key, std::uint64_t{0}));
+            };
+            streams.out << "\nrun " << run->id << " memory at step " << parts.value("step", 0)
+                        << " (micro-batch " << parts.value("micro_batch", 0) << "): weights "
+                        << bytes("weights") << ", gradients " << bytes("gradients")
+                        << ", optimizer " << bytes("optimizer") << ", activations "
+                        << bytes("activations") << " = peak " << bytes("peak") << '\n';
+            break;
         }
         return static_cast<int>(kExitSuccess);
     };

@@ -7,6 +7,8 @@
 
 #include <torch/torch.h>
 
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -53,6 +55,7 @@ private Q_SLOTS:
     void impossibleBudgetPausesWithADiagnosis_data();
     void impossibleBudgetPausesWithADiagnosis();
     void otherErrorsAreNotRetried();
+    void breakdownPartsSumToThePeak();
 
 private:
     QString project(const QString &name, const QStringList &extra = {});
@@ -266,6 +269,32 @@ void TestOomRecovery::otherErrorsAreNotRetried() {
     QVERIFY(QString::fromStdString(result.message).contains("injected error at step 2"));
     QVERIFY(!hasEvent(recorder, "oom_recovered"));
     QCOMPARE(recorder.recorded.losses.size(), std::size_t{1});
+}
+
+void TestOomRecovery::breakdownPartsSumToThePeak() {
+    const headroom::Project opened =
+        headroom::Project::open(QDir(dir_.path()).filePath("baseline.headroom").toStdString());
+    const headroom::RunRecord run = opened.runs().back();
+    const QJsonObject breakdown =
+        QJsonDocument::fromJson(QByteArray::fromStdString(run.summary_json))
+            .object()["memory_breakdown"]
+            .toObject();
+    const double weights = breakdown["weights"].toDouble();
+    const double gradients = breakdown["gradients"].toDouble();
+    const double optimizer = breakdown["optimizer"].toDouble();
+    const double activations = breakdown["activations"].toDouble();
+    const double peak = breakdown["peak"].toDouble();
+    QVERIFY(weights > 0 && activations > 0);
+    // AdamW keeps two moments per weight; gradients are one per weight.
+    QVERIFY2(std::abs(optimizer - 2 * weights) < 0.05 * optimizer,
+             qPrintable(QString("optimizer %1 vs weights %2").arg(optimizer).arg(weights)));
+    QVERIFY2(std::abs(gradients - weights) < 0.05 * weights,
+             qPrintable(QString("gradients %1 vs weights %2").arg(gradients).arg(weights)));
+    const double sum = weights + gradients + optimizer + activations;
+    QVERIFY2(std::abs(sum - peak) < 0.05 * peak,
+             qPrintable(QString("parts %1 vs peak %2").arg(sum).arg(peak)));
+    // The step lines' peak is the same measurement.
+    QCOMPARE(static_cast<double>(opened.metrics(run.id).front().mem_peak), peak);
 }
 
 QTEST_GUILESS_MAIN(TestOomRecovery)

@@ -117,6 +117,7 @@ void TrainingRun::setUp() {
     });
 
     torch::manual_seed(static_cast<std::uint64_t>(config.integer("train.seed")));
+    const std::uint64_t live_before_model = memory::cpuMemoryStats().live;
     try {
         if (data_.tokenizer) {
             recipe_ = makeGptRecipe(config, data_.tokenizer->vocabSize(), device);
@@ -134,6 +135,8 @@ void TrainingRun::setUp() {
                 ". Make it smaller (model.dim, model.layers) or raise memory.budget",
             RunStatus::Paused};
     }
+    const std::uint64_t live_before_optimizer = memory::cpuMemoryStats().live;
+    breakdown_.weights = live_before_optimizer - live_before_model;
     CheckpointMeta resumed;
     if (plan_.resume_from) {
         hub_.state(SessionState::Preparing,
@@ -144,7 +147,11 @@ void TrainingRun::setUp() {
     }
     FusedAdamWOptions options;
     options.lr(config.real("train.lr")).weight_decay(config.real("train.weight_decay"));
+    const std::uint64_t live_before_state = memory::cpuMemoryStats().live;
     optimizer_ = std::make_unique<FusedAdamW>(recipe_->module()->parameters(), options);
+    // The optimizer moves the parameters into its own buffer (one freed, one allocated): what
+    // remains is its state.
+    breakdown_.optimizer = memory::cpuMemoryStats().live - live_before_state;
 
     schedule_.peak_lr = config.real("train.lr");
     schedule_.min_ratio = config.real("train.min_lr_ratio");

@@ -124,6 +124,15 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
     nlohmann::json summary =
         nlohmann::json::parse(record_.summary_json.empty() ? "{}" : record_.summary_json);
     summary["model"] = recipe_ ? recipe_->describe() : "";
+    if (breakdown_.measured) {
+        summary["memory_breakdown"] = {{"weights", breakdown_.weights},
+                                       {"gradients", breakdown_.gradients},
+                                       {"optimizer", breakdown_.optimizer},
+                                       {"activations", breakdown_.activations},
+                                       {"peak", breakdown_.peak},
+                                       {"step", breakdown_.step},
+                                       {"micro_batch", breakdown_.micro_batch}};
+    }
     summary["parameters"] = recipe_ ? recipe_->parameterCount() : 0;
     if (last_eval_ && std::isfinite(last_eval_->accuracy)) {
         summary["val_accuracy"] = last_eval_->accuracy;

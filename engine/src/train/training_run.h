@@ -35,6 +35,19 @@ struct RunFailure {
     RunStatus status = RunStatus::Failed; // Paused: resumable once the user changed something
 };
 
+// Bytes by role, from allocator deltas (CPU): weights and optimizer state around their
+// creation, gradients and activations across a training step.
+struct MemoryBreakdown {
+    bool measured = false;
+    std::uint64_t weights = 0;
+    std::uint64_t optimizer = 0;
+    std::uint64_t gradients = 0;
+    std::uint64_t activations = 0;
+    std::uint64_t peak = 0; // of the measured step
+    std::int64_t step = 0;
+    std::int64_t micro_batch = 0;
+};
+
 struct MemorySample {
     std::uint64_t live = 0;
     std::uint64_t peak = 0;
@@ -93,6 +106,8 @@ private:
     std::vector<std::int64_t> micro_batch_history_;
     std::int64_t eval_micro_batch_ = 1;
     bool on_cpu_ = true;
+    MemoryBreakdown breakdown_;
+    bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
     std::string device_name_;
     RunRecord record_;
 

@@ -37,15 +37,16 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     if (failpoints_.at("oom", step) && on_cpu_) {
         memory::failNextCpuAllocation(kInjectedOomMinBytes);
     }
-    if (on_cpu_) {
-        memory::resetCpuPeak();
-    }
-
     // The same samples are replayed from the step's start after an out-of-memory error, in
     // smaller micro-batches: the effective batch, the schedule and the step count stay.
     double loss_value = 0;
+    std::uint64_t live_at_start = 0;
     for (;;) {
         optimizer_->zeroGrad();
+        if (on_cpu_) {
+            memory::resetCpuPeak();
+            live_at_start = memory::cpuMemoryStats().live;
+        }
         try {
             if (!accumulateGradients(examples, step, loss_value)) {
                 optimizer_->zeroGrad();
@@ -62,6 +63,18 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
         }
     }
     memory::failNextCpuAllocation(0);
+    if (on_cpu_ && breakdown_due_) {
+        const memory::CpuMemoryStats stats = memory::cpuMemoryStats();
+        breakdown_.gradients = stats.live > live_at_start ? stats.live - live_at_start : 0;
+        const std::uint64_t above_start = stats.peak - live_at_start;
+        breakdown_.activations =
+            above_start > breakdown_.gradients ? above_start - breakdown_.gradients : 0;
+        breakdown_.peak = stats.peak;
+        breakdown_.step = step;
+        breakdown_.micro_batch = shape_.micro_batch;
+        breakdown_.measured = true;
+        breakdown_due_ = false;
+    }
 
     if (!std::isfinite(loss_value)) {
         emit("nan_loss",
@@ -188,6 +201,7 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
          step);
     shape_ = *smaller;
     micro_batch_history_.push_back(shape_.micro_batch);
+    breakdown_due_ = true;
     record_.oom_recoveries = backoff_->recoveries();
 }
 
