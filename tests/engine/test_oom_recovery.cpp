@@ -56,6 +56,7 @@ private Q_SLOTS:
     void impossibleBudgetPausesWithADiagnosis();
     void otherErrorsAreNotRetried();
     void breakdownPartsSumToThePeak();
+    void growingMemoryIsReportedOnce();
 
 private:
     QString project(const QString &name, const QStringList &extra = {});
@@ -295,6 +296,21 @@ void TestOomRecovery::breakdownPartsSumToThePeak() {
              qPrintable(QString("parts %1 vs peak %2").arg(sum).arg(peak)));
     // The step lines' peak is the same measurement.
     QCOMPARE(static_cast<double>(opened.metrics(run.id).front().mem_peak), peak);
+}
+
+void TestOomRecovery::growingMemoryIsReportedOnce() {
+    // A healthy run's live memory is flat from step to step: no warning.
+    QVERIFY(!hasEvent(baseline_, "memory_growing"));
+    qputenv("HEADROOM_FAILPOINT", "leak@step:3");
+    Recorder recorder;
+    const headroom::RunResult result =
+        runSession(project("leak.headroom"), recorder,
+                   {"train.steps=30", "train.eval_every=0", "train.checkpoint_every=0"});
+    qunsetenv("HEADROOM_FAILPOINT");
+    QCOMPARE(name(result.state), name(headroom::SessionState::Finished));
+    QCOMPARE(static_cast<int>(std::count(recorder.events.begin(), recorder.events.end(),
+                                         std::string("memory_growing"))),
+             1);
 }
 
 QTEST_GUILESS_MAIN(TestOomRecovery)

@@ -21,12 +21,12 @@ Failpoints Failpoints::parse(const std::string &text) {
         }
         const auto at = item.find("@step:");
         const std::string kind = item.substr(0, at);
-        const bool known =
-            kind == "nan_loss" || kind == "oom" || kind == "oom_eval" || kind == "error";
+        const bool known = kind == "nan_loss" || kind == "oom" || kind == "oom_eval" ||
+                           kind == "error" || kind == "leak";
         if (at == std::string::npos || !known) {
             throw std::invalid_argument("HEADROOM_FAILPOINT: cannot read '" + item +
                                         "'; expected KIND@step:N with KIND one of nan_loss, oom, "
-                                        "oom_eval, error");
+                                        "oom_eval, error, leak");
         }
         Point point;
         point.kind = kind;
@@ -38,6 +38,15 @@ Failpoints Failpoints::parse(const std::string &text) {
         failpoints.points_.push_back(point);
     }
     return failpoints;
+}
+
+bool Failpoints::atOrAfter(const std::string &kind, std::int64_t step) const {
+    for (const Point &point : points_) {
+        if (point.kind == kind && step >= point.step) {
+            return true;
+        }
+    }
+    return false;
 }
 
 bool Failpoints::at(const std::string &kind, std::int64_t step) const {

@@ -55,6 +55,7 @@ struct MemorySample {
 
 // Small enough to hit the first activation of any real forward pass.
 constexpr std::uint64_t kInjectedOomMinBytes = 16 * 1024;
+constexpr std::size_t kLeakWatchSteps = 20;
 
 class TrainingRun {
 public:
@@ -77,6 +78,9 @@ private:
     void recoverFromOutOfMemory(std::int64_t step, const std::string &error,
                                 const std::string &step_start_state);
     MemorySample sampleMemory() const;
+    // Warns (an event, once) when live memory at step ends grew at every one of the last
+    // kLeakWatchSteps steps: something keeps tensors alive from step to step.
+    void watchForLeaks(std::int64_t step);
     void evaluate();
     void writeCheckpoint(const std::string &data_state);
     // Deletes this run's checkpoints beyond the newest train.keep_checkpoints.
@@ -108,6 +112,10 @@ private:
     bool on_cpu_ = true;
     MemoryBreakdown breakdown_;
     bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
+    // Leak watch: live bytes at the end of recent steps; warned once per run.
+    std::vector<std::uint64_t> live_after_steps_;
+    bool growth_reported_ = false;
+    std::vector<torch::Tensor> injected_leak_;
     std::string device_name_;
     RunRecord record_;
 

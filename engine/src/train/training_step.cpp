@@ -103,6 +103,7 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     }
     optimizer_->step();
     step_ = step;
+    watchForLeaks(step);
 
     const double seconds = std::chrono::duration<double>(Clock::now() - step_started).count();
     StepMetrics metrics;
@@ -203,6 +204,35 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
     micro_batch_history_.push_back(shape_.micro_batch);
     breakdown_due_ = true;
     record_.oom_recoveries = backoff_->recoveries();
+}
+
+void TrainingRun::watchForLeaks(std::int64_t step) {
+    if (!on_cpu_ || growth_reported_) {
+        return;
+    }
+    if (step >= 1 && failpoints_.atOrAfter("leak", step)) {
+        injected_leak_.push_back(torch::ones({64 * 1024}, torch::kFloat32));
+    }
+    live_after_steps_.push_back(memory::cpuMemoryStats().live);
+    if (live_after_steps_.size() > kLeakWatchSteps + 1) {
+        live_after_steps_.erase(live_after_steps_.begin());
+    }
+    if (live_after_steps_.size() <= kLeakWatchSteps) {
+        return;
+    }
+    for (std::size_t i = 1; i < live_after_steps_.size(); ++i) {
+        if (live_after_steps_[i] <= live_after_steps_[i - 1]) {
+            return;
+        }
+    }
+    const std::uint64_t from = live_after_steps_.front();
+    const std::uint64_t to = live_after_steps_.back();
+    growth_reported_ = true;
+    emit("memory_growing",
+         "live memory grew at the end of each of the last " + std::to_string(kLeakWatchSteps) +
+             " steps, from " + formatBytes(from) + " to " + formatBytes(to) +
+             ": something keeps tensors alive between steps",
+         {{"from", from}, {"to", to}, {"steps", kLeakWatchSteps}});
 }
 
 MemorySample TrainingRun::sampleMemory() const {
