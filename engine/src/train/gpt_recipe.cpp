@@ -8,9 +8,9 @@
 
 namespace headroom::train {
 
-std::int64_t Recipe::parameterCount() {
+std::int64_t countParameters(const torch::nn::Module &module) {
     std::int64_t count = 0;
-    for (const torch::Tensor &parameter : module()->parameters()) {
+    for (const torch::Tensor &parameter : module.parameters()) {
         count += parameter.numel();
     }
     return count;

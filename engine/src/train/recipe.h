@@ -29,6 +29,9 @@ struct EvalTotals {
     std::int64_t examples = 0;
 };
 
+// Elements of every parameter (a tied weight counts once: it is one parameter).
+std::int64_t countParameters(const torch::nn::Module &module);
+
 // What the trainer needs from a model family: the module, batch collation and losses.
 class Recipe {
 public:
@@ -46,7 +49,7 @@ public:
     // "GPT · 4 layers · dim 128 · 4 heads · 0.82 M parameters"
     virtual std::string describe() const = 0;
 
-    std::int64_t parameterCount();
+    std::int64_t parameterCount() { return countParameters(*module()); }
 };
 
 // The GPT shape a config asks for: model.params when set, else layers/heads/dim.

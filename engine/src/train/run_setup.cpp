@@ -1,5 +1,7 @@
 #include "train/run_setup.h"
 
+#include "train/recipe.h"
+
 #include <headroom/config.h>
 #include <headroom/devices.h>
 #include <headroom/project.h>
@@ -102,6 +104,14 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
         project.putBlob(blob_name, prepared.schema->toJson());
     }
     return prepared;
+}
+
+std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,
+                                   torch::Device device) {
+    if (prepared.tokenizer) {
+        return makeGptRecipe(config, prepared.tokenizer->vocabSize(), device);
+    }
+    return makeTabularRecipe(config, *prepared.schema, device);
 }
 
 } // namespace headroom::train

@@ -18,6 +18,8 @@ class Project;
 
 namespace headroom::train {
 
+class Recipe;
+
 // The data side of a run: where to read, and the tokenizer or tabular schema it was encoded
 // with. Both are stored in the project the first time, so resumes and exports reuse them.
 struct PreparedData {
@@ -37,5 +39,9 @@ torch::Device resolveDevice(const std::string &device);
 
 using ProgressCallback = std::function<void(const std::string &)>;
 PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress);
+
+// The recipe the prepared data calls for: GPT over its tokenizer or an MLP over its schema.
+std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,
+                                   torch::Device device);
 
 } // namespace headroom::train

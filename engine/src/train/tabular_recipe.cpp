@@ -68,10 +68,7 @@ public:
     bool reportsRmse() const override { return !classification_; }
 
     std::string describe() const override {
-        std::int64_t parameters = 0;
-        for (const torch::Tensor &parameter : model_->parameters()) {
-            parameters += parameter.numel();
-        }
+        const std::int64_t parameters = countParameters(*model_);
         const models::TabularMlpOptions &options = model_->options();
         char text[200];
         std::snprintf(text, sizeof text,

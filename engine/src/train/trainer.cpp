@@ -119,11 +119,7 @@ void TrainingRun::setUp() {
     torch::manual_seed(static_cast<std::uint64_t>(config.integer("train.seed")));
     const std::uint64_t live_before_model = memory::cpuMemoryStats().live;
     try {
-        if (data_.tokenizer) {
-            recipe_ = makeGptRecipe(config, data_.tokenizer->vocabSize(), device);
-        } else {
-            recipe_ = makeTabularRecipe(config, *data_.schema, device);
-        }
+        recipe_ = makeRecipe(config, data_, device);
     } catch (const std::exception &error) {
         if (!memory::isOutOfMemory(error)) {
             throw;

@@ -99,9 +99,7 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
         throw InputError(error.what());
     }
     const torch::Device cpu(torch::kCPU);
-    std::unique_ptr<train::Recipe> recipe =
-        prepared.tokenizer ? train::makeGptRecipe(config, prepared.tokenizer->vocabSize(), cpu)
-                           : train::makeTabularRecipe(config, *prepared.schema, cpu);
+    std::unique_ptr<train::Recipe> recipe = train::makeRecipe(config, prepared, cpu);
     train::loadCheckpointWeights(path, *recipe->module());
 
     // Tied weights are one tensor: export it once, under its first name.
