@@ -258,18 +258,10 @@ void TestTraining::tabularClassifierLearns() {
         {"data.target=label", "train.micro_batch=32", "train.lr=0.01", "train.steps=120",
          "train.eval_every=0", "train.eval_batches=4", "model.hidden=32,16", "model.dropout=0"},
         "tabular");
-    struct Accuracy final : headroom::SessionObserver {
-        void onEval(const headroom::EvalMetrics &metrics) override { accuracy = metrics.accuracy; }
-        double accuracy = 0;
-    } accuracy;
-    headroom::SessionRequest request;
-    request.project_path = project.toStdString();
-    headroom::Session session(request);
-    session.addObserver(&accuracy);
-    session.start();
-    const headroom::RunResult result = session.wait();
-    QCOMPARE(name(result.state), name(headroom::SessionState::Finished));
-    QVERIFY2(accuracy.accuracy > 0.85, qPrintable(QString::number(accuracy.accuracy)));
+    Recorder recorder;
+    QCOMPARE(name(runSession(project, recorder).state), name(headroom::SessionState::Finished));
+    const double accuracy = recorder.last_eval.accuracy;
+    QVERIFY2(accuracy > 0.85, qPrintable(QString::number(accuracy)));
 }
 
 void TestTraining::tabularRegressorReportsRmse() {
@@ -278,23 +270,12 @@ void TestTraining::tabularRegressorReportsRmse() {
                                        {"data.target=y", "train.micro_batch=32", "train.lr=0.01",
                                         "train.steps=60", "train.eval_every=0", "model.dropout=0"},
                                        "tabular");
-    struct Rmse final : headroom::SessionObserver {
-        void onEval(const headroom::EvalMetrics &metrics) override {
-            rmse = metrics.rmse;
-            accuracy = metrics.accuracy;
-        }
-        double rmse = -1;
-        double accuracy = 0;
-    } rmse;
-    headroom::SessionRequest request;
-    request.project_path = project.toStdString();
-    headroom::Session session(request);
-    session.addObserver(&rmse);
-    session.start();
-    QCOMPARE(name(session.wait().state), name(headroom::SessionState::Finished));
-    QVERIFY(std::isnan(rmse.accuracy));
+    Recorder recorder;
+    QCOMPARE(name(runSession(project, recorder).state), name(headroom::SessionState::Finished));
+    QVERIFY(std::isnan(recorder.last_eval.accuracy));
     // y spans -4..4 (standard deviation about 2.3); knowing the label and x helps a lot.
-    QVERIFY2(rmse.rmse > 0 && rmse.rmse < 2.0, qPrintable(QString::number(rmse.rmse)));
+    const double rmse = recorder.last_eval.rmse;
+    QVERIFY2(rmse > 0 && rmse < 2.0, qPrintable(QString::number(rmse)));
     const headroom::Project opened = headroom::Project::open(project.toStdString());
     QVERIFY(QString::fromStdString(opened.runs().back().summary_json).contains("val_rmse"));
 }

@@ -50,9 +50,11 @@ public:
         }
     }
     void onEvent(const headroom::EngineEvent &event) override { events.push_back(event.kind); }
+    void onEval(const headroom::EvalMetrics &metrics) override { last_eval = metrics; }
 
     Recorded recorded;
     std::vector<std::string> events;
+    headroom::EvalMetrics last_eval;
     std::vector<int> micro_batches;
     std::vector<int> accumulations;
     headroom::Session *session = nullptr;
