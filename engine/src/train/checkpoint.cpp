@@ -59,7 +59,7 @@ torch::serialize::InputArchive openArchive(const std::string &path) {
 
 } // namespace
 
-void saveCheckpoint(const std::string &path, torch::nn::Module &model, FusedAdamW &optimizer,
+void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer &optimizer,
                     const CheckpointMeta &meta) {
     torch::serialize::OutputArchive archive;
     archive.write("format", c10::IValue(kCheckpointFormat));
@@ -74,10 +74,8 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model, FusedAdam
     model.save(model_archive);
     archive.write("model", model_archive);
     torch::serialize::OutputArchive optimizer_archive;
-    optimizer_archive.write("kind", c10::IValue(std::string("fused_adamw")));
-    optimizer_archive.write("exp_avg", optimizer.expAvg());
-    optimizer_archive.write("exp_avg_sq", optimizer.expAvgSq());
-    optimizer_archive.write("steps", torch::tensor(optimizer.stepCounts(), torch::kInt64));
+    optimizer_archive.write("kind", c10::IValue(optimizer.kind()));
+    optimizer.saveState(optimizer_archive);
     archive.write("optimizer", optimizer_archive);
 
     const std::string temp_path = path + ".partial";
@@ -104,29 +102,23 @@ CheckpointMeta loadCheckpointWeights(const std::string &path, torch::nn::Module 
     return meta;
 }
 
-void loadCheckpointOptimizer(const std::string &path, FusedAdamW &optimizer) {
+void loadCheckpointOptimizer(const std::string &path, Optimizer &optimizer) {
     torch::serialize::InputArchive archive = openArchive(path);
     torch::serialize::InputArchive state;
     archive.read("optimizer", state);
     c10::IValue kind;
-    if (!state.try_read("kind", kind) || !kind.isString() || kind.toStringRef() != "fused_adamw") {
-        throw std::runtime_error(path + ": the optimizer state is not AdamW's");
+    if (!state.try_read("kind", kind) || !kind.isString()) {
+        throw std::runtime_error(path + ": the checkpoint holds no optimizer state");
     }
-    torch::Tensor exp_avg, exp_avg_sq, steps;
-    state.read("exp_avg", exp_avg);
-    state.read("exp_avg_sq", exp_avg_sq);
-    state.read("steps", steps);
-    if (exp_avg.numel() != optimizer.expAvg().numel() ||
-        exp_avg_sq.numel() != optimizer.expAvgSq().numel() ||
-        steps.numel() != static_cast<std::int64_t>(optimizer.stepCounts().size())) {
-        throw std::runtime_error(path + ": the optimizer state does not match the model");
+    if (kind.toStringRef() != optimizer.kind()) {
+        throw std::runtime_error(path + ": the checkpoint's optimizer state is " +
+                                 kind.toStringRef() + "'s, this run uses " + optimizer.kind());
     }
-    torch::NoGradGuard no_grad;
-    optimizer.expAvg().copy_(exp_avg);
-    optimizer.expAvgSq().copy_(exp_avg_sq);
-    const torch::Tensor counts = steps.to(torch::kCPU).contiguous();
-    const auto *values = counts.data_ptr<std::int64_t>();
-    std::copy(values, values + counts.numel(), optimizer.stepCounts().begin());
+    try {
+        optimizer.loadState(state);
+    } catch (const std::exception &error) {
+        throw std::runtime_error(path + ": " + error.what());
+    }
 }
 
 } // namespace headroom::train

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "train/fused_adamw.h"
+#include "train/optimizer.h"
 
 #include <torch/torch.h>
 
@@ -20,7 +20,7 @@ struct CheckpointMeta {
 };
 
 // Writes model, optimizer and meta to `path` through a temporary file and an atomic rename.
-void saveCheckpoint(const std::string &path, torch::nn::Module &model, FusedAdamW &optimizer,
+void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer &optimizer,
                     const CheckpointMeta &meta);
 
 // Reads meta only (to rebuild the model with the checkpoint's config before loading it).
@@ -32,6 +32,6 @@ CheckpointMeta loadCheckpointWeights(const std::string &path, torch::nn::Module 
 
 // Loads the optimizer state into an optimizer built over the loaded parameters. Throws when
 // the state does not fit (another model shape).
-void loadCheckpointOptimizer(const std::string &path, FusedAdamW &optimizer);
+void loadCheckpointOptimizer(const std::string &path, Optimizer &optimizer);
 
 } // namespace headroom::train

@@ -361,4 +361,31 @@ void FusedAdamW::zeroGrad() {
     pending_grad_scale_ = 1.0;
 }
 
+std::uint64_t FusedAdamW::stateBytes() const {
+    return static_cast<std::uint64_t>(exp_avg_.nbytes() + exp_avg_sq_.nbytes());
+}
+
+void FusedAdamW::saveState(torch::serialize::OutputArchive &archive) {
+    archive.write("exp_avg", exp_avg_);
+    archive.write("exp_avg_sq", exp_avg_sq_);
+    archive.write("steps", torch::tensor(steps_, torch::kInt64));
+}
+
+void FusedAdamW::loadState(torch::serialize::InputArchive &archive) {
+    torch::Tensor exp_avg, exp_avg_sq, steps;
+    archive.read("exp_avg", exp_avg);
+    archive.read("exp_avg_sq", exp_avg_sq);
+    archive.read("steps", steps);
+    if (exp_avg.numel() != exp_avg_.numel() || exp_avg_sq.numel() != exp_avg_sq_.numel() ||
+        steps.numel() != static_cast<std::int64_t>(steps_.size())) {
+        throw std::runtime_error("the optimizer state does not match the model");
+    }
+    torch::NoGradGuard no_grad;
+    exp_avg_.copy_(exp_avg);
+    exp_avg_sq_.copy_(exp_avg_sq);
+    const torch::Tensor counts = steps.to(torch::kCPU).contiguous();
+    const auto *values = counts.data_ptr<std::int64_t>();
+    std::copy(values, values + counts.numel(), steps_.begin());
+}
+
 } // namespace headroom::train

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "train/optimizer.h"
+
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -7,13 +9,7 @@
 
 namespace headroom::train {
 
-struct FusedAdamWOptions {
-    TORCH_ARG(double, lr) = 1e-3;
-    TORCH_ARG(double, beta1) = 0.9;
-    TORCH_ARG(double, beta2) = 0.999;
-    TORCH_ARG(double, eps) = 1e-8;
-    TORCH_ARG(double, weight_decay) = 1e-2;
-};
+using FusedAdamWOptions = AdamWOptions;
 
 // AdamW with the update torch::optim::AdamW makes (decoupled weight decay, bias-corrected
 // moments), laid out for speed:
@@ -28,7 +24,7 @@ struct FusedAdamWOptions {
 // Other devices and dtypes take the same math through whole-buffer tensor operations.
 // Create it after the model is on its final device and dtype (moving a module later
 // reallocates its parameters and detaches them from the buffer).
-class FusedAdamW {
+class FusedAdamW final : public Optimizer {
 public:
     // Duplicates (a tied weight listed twice) are kept once. All parameters must share one
     // device and dtype (throws std::invalid_argument otherwise).
@@ -37,17 +33,22 @@ public:
 
     // L2 norm of all gradients as one vector (what torch::nn::utils::clip_grad_norm_
     // returns). The next step() multiplies gradients by min(1, max_norm / (norm + 1e-6)).
-    double clipGradNorm(double max_norm);
+    std::string kind() const override { return "fused_adamw"; }
+    void setLearningRate(double lr) override { options_.lr(lr); }
+    double clipGradNorm(double max_norm) override;
     // One AdamW update of every parameter that has a gradient (others are left alone, as
     // torch::optim::AdamW does), then forgets the pending clip factor.
-    void step();
+    void step() override;
     // Sets every gradient to none, so backward allocates (or steals) fresh ones, and drops a
     // pending clip factor (an abandoned step, e.g. after out-of-memory, must not leak it).
-    void zeroGrad();
+    void zeroGrad() override;
 
     FusedAdamWOptions &options() { return options_; }
     const std::vector<torch::Tensor> &parameters() const { return parameters_; }
-    std::int64_t parameterCount() const { return total_; }
+    std::int64_t parameterCount() const override { return total_; }
+    std::uint64_t stateBytes() const override;
+    void saveState(torch::serialize::OutputArchive &archive) override;
+    void loadState(torch::serialize::InputArchive &archive) override;
     // The buffers behind the parameters and the moments, [parameterCount()] each, in
     // parameters() order. For checkpoints.
     const torch::Tensor &flatParameters() const { return flat_parameters_; }

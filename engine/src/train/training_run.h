@@ -101,7 +101,7 @@ private:
     std::unique_ptr<MetricsWriter> writer_;
     PreparedData data_;
     std::unique_ptr<Recipe> recipe_;
-    std::unique_ptr<FusedAdamW> optimizer_;
+    std::unique_ptr<Optimizer> optimizer_;
     std::unique_ptr<data::ExampleStream> train_stream_;
     std::unique_ptr<data::ExampleStream> validation_stream_;
     LearningRateSchedule schedule_;

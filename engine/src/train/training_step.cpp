@@ -30,7 +30,7 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     }
 
     const double lr = schedule_.at(step);
-    optimizer_->options().lr(lr);
+    optimizer_->setLearningRate(lr);
     if (failpoints_.at("error", step)) {
         TORCH_CHECK(false, "injected error at step ", step, " (HEADROOM_FAILPOINT)");
     }
