@@ -36,6 +36,34 @@ nlohmann::json runToJson(const RunRecord &run) {
             {"config", nlohmann::json::parse(run.config_json.empty() ? "{}" : run.config_json)}};
 }
 
+// What the run used to save memory: the summary's record (ladder rungs included) once it
+// ended, else what its config asked for.
+std::string techniquesOf(const RunRecord &run) {
+    const nlohmann::json summary =
+        nlohmann::json::parse(run.summary_json.empty() ? "{}" : run.summary_json, nullptr, false);
+    if (summary.is_object() && summary.contains("techniques") &&
+        summary["techniques"].is_string()) {
+        return summary["techniques"].get<std::string>();
+    }
+    const nlohmann::json config =
+        nlohmann::json::parse(run.config_json.empty() ? "{}" : run.config_json, nullptr, false);
+    if (!config.is_object()) {
+        return "-";
+    }
+    std::string text = config.value("precision", "fp32");
+    const std::string checkpointing = config.value("checkpointing", "0");
+    if (checkpointing != "0") {
+        text += " · checkpointing " + checkpointing;
+    }
+    if (config.value("optimizer", "adamw") == "adamw8bit") {
+        text += " · 8-bit AdamW";
+    }
+    if (config.value("offload.optimizer", "off") == "on") {
+        text += " · optimizer offload";
+    }
+    return text;
+}
+
 std::string formatLoss(const std::optional<double> &value) {
     if (!value) {
         return "-";
@@ -69,20 +97,25 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
             streams.out << "no runs yet: headroom-cli train " << *project_path << '\n';
             return static_cast<int>(kExitSuccess);
         }
-        char line[256];
-        std::snprintf(line, sizeof line, "%-4s %-12s %-11s %-10s %-10s %-10s %-7s %-25s %s\n",
-                      "run", "status", "steps", "loss", "val loss", "peak mem", "device", "started",
-                      "from");
+        char line[512];
+        std::snprintf(line, sizeof line,
+                      "%-4s %-12s %-11s %-10s %-10s %-10s %-4s %-7s %-25s %-7s %s\n", "run",
+                      "status", "steps", "loss", "val loss", "peak mem", "ooms", "device",
+                      "started", "from", "techniques");
         streams.out << line;
         for (const RunRecord &run : runs) {
             const std::string steps =
                 std::to_string(run.last_step) + "/" + std::to_string(run.target_steps);
-            std::snprintf(
-                line, sizeof line, "%-4lld %-12s %-11s %-10s %-10s %-10s %-7s %-25s %s\n",
-                static_cast<long long>(run.id), toString(run.status).c_str(), steps.c_str(),
-                formatLoss(run.final_loss).c_str(), formatLoss(run.final_val_loss).c_str(),
-                formatBytes(run.peak_bytes).c_str(), run.device.c_str(), run.started_at.c_str(),
-                run.resumed_from ? ("run " + std::to_string(run.resumed_from)).c_str() : "-");
+            const std::string from =
+                run.resumed_from ? "run " + std::to_string(run.resumed_from) : "-";
+            std::snprintf(line, sizeof line,
+                          "%-4lld %-12s %-11s %-10s %-10s %-10s %-4lld %-7s %-25s %-7s %s\n",
+                          static_cast<long long>(run.id), toString(run.status).c_str(),
+                          steps.c_str(), formatLoss(run.final_loss).c_str(),
+                          formatLoss(run.final_val_loss).c_str(),
+                          formatBytes(run.peak_bytes).c_str(),
+                          static_cast<long long>(run.oom_recoveries), run.device.c_str(),
+                          run.started_at.c_str(), from.c_str(), techniquesOf(run).c_str());
             streams.out << line;
         }
         // Where the memory of the latest measured run went.

@@ -48,6 +48,10 @@ public:
                                          {"samples_per_s", m.samples_per_s},
                                          {"mem_live", m.mem_live},
                                          {"mem_peak", m.mem_peak},
+                                         {"mem_reserved", m.mem_reserved},
+                                         {"mem_rss", m.mem_rss},
+                                         {"loss_scale", m.loss_scale},
+                                         {"skipped_steps", m.skipped_steps},
                                          {"grad_norm", finiteOrNull(m.grad_norm)},
                                          {"samples_digest", m.samples_digest}};
             streams_.out << line.dump() << '\n' << std::flush;

@@ -17,7 +17,11 @@ struct StepMetrics {
     double samples_per_s = 0;
     std::uint64_t mem_live = 0;
     std::uint64_t mem_peak = 0;
-    double elapsed_s = 0; // since the run (or resumed run) started
+    std::uint64_t mem_reserved = 0; // device allocator cache (CUDA, MPS); 0 on CPU
+    std::uint64_t mem_rss = 0;      // resident set of the process
+    double loss_scale = 0;          // fp16 dynamic loss scale; 0 when not scaling
+    std::int64_t skipped_steps = 0; // steps skipped so far because scaled gradients overflowed
+    double elapsed_s = 0;           // since the run (or resumed run) started
     std::string samples_digest;
 };
 

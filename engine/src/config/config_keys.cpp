@@ -83,6 +83,29 @@ std::vector<KeySpec> buildKeys() {
         text("memory.budget", "none", KeyType::Bytes,
              "Hard memory cap such as 512MiB or 8GiB (CPU: enforced by Headroom's allocator); none "
              "= no cap"),
+        choice("precision", "fp32", {"fp32", "bf16", "fp16"},
+               "Mixed precision: bf16 autocast (CPU; CUDA from compute capability 8.0), fp16 "
+               "autocast with dynamic loss scaling (CUDA); weights stay fp32"),
+        integer("checkpointing", "0", 0, 1024,
+                "Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block; "
+                "recomputes activations in backward to save memory"),
+        choice("optimizer", "adamw", {"adamw", "adamw8bit"},
+               "adamw keeps two fp32 moments (8 bytes per parameter); adamw8bit quantizes them "
+               "block-wise (about 2 bytes per parameter)"),
+        choice("offload.optimizer", "off", {"off", "on"},
+               "Keep optimizer state in pinned host memory and update there (CUDA only)"),
+        integer("memory.clear_every", "0", 0, 1e9,
+                "Release cached device memory every N steps; 0 = never"),
+        choice("memory.expandable_segments", "off", {"off", "on"},
+               "CUDA allocator expandable segments (LibTorch 2.1 or newer)"),
+        text("memory.max_split_size", "none", KeyType::Bytes,
+             "CUDA allocator: blocks larger than this are never split (fights fragmentation); none "
+             "= LibTorch's default"),
+        real("memory.gc_threshold", "0", 0, 1,
+             "CUDA allocator: reclaim cached blocks above this share of the budget; 0 = off"),
+        text("recovery.ladder", "checkpointing,bf16,adamw8bit,offload", KeyType::String,
+             "What out-of-memory recovery may switch on, in order, once the micro-batch is 1: "
+             "checkpointing, bf16, adamw8bit, offload; none = nothing"),
         integer("recovery.min_micro_batch", "1", 1, 1048576,
                 "Out-of-memory recovery never halves the micro-batch below this"),
         integer("recovery.max_recoveries", "16", 0, 1000000,

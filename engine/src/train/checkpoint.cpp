@@ -43,6 +43,9 @@ CheckpointMeta readMeta(torch::serialize::InputArchive &archive, const std::stri
     if (archive.try_read("micro_batch", value) && value.isInt()) {
         meta.micro_batch = value.toInt();
     }
+    if (archive.try_read("techniques", value) && value.isString()) {
+        meta.techniques = value.toStringRef();
+    }
     return meta;
 }
 
@@ -69,6 +72,7 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer
     archive.write("data_state", bytesToTensor(meta.data_state));
     archive.write("cpu_rng_state", meta.cpu_rng_state);
     archive.write("micro_batch", c10::IValue(meta.micro_batch));
+    archive.write("techniques", c10::IValue(meta.techniques));
 
     torch::serialize::OutputArchive model_archive;
     model.save(model_archive);

@@ -16,6 +16,7 @@ struct CheckpointMeta {
     std::string config_json;      // the run's effective config
     std::string data_state;       // ExampleStream::saveState at the start of step + 1
     std::int64_t micro_batch = 0; // after out-of-memory recoveries; 0 = the config's
+    std::string techniques;       // Techniques::toJson in effect (the ladder may have added some)
     torch::Tensor cpu_rng_state;  // default CPU generator (dropout)
 };
 

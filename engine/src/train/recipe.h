@@ -49,6 +49,10 @@ public:
     // "GPT · 4 layers · dim 128 · 4 heads · 0.82 M parameters"
     virtual std::string describe() const = 0;
 
+    // Recomputes activations of every k-th block in backward (0 = off). False when the
+    // recipe has nothing to checkpoint.
+    virtual bool setActivationCheckpointing(std::int64_t every) { return every == 0; }
+
     std::int64_t parameterCount() { return countParameters(*module()); }
 };
 

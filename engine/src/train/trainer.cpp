@@ -77,8 +77,10 @@ RunResult TrainingRun::run() {
             }
         }
     }
-    memory::setCpuBudget(0);
-    memory::failNextCpuAllocation(0);
+    if (meter_) {
+        meter_->applyBudget(0);
+        meter_->injectOutOfMemory(0);
+    }
     result_.run_id = record_.id;
     result_.last_step = step_;
     result_.target_steps = schedule_.total_steps;
@@ -102,22 +104,17 @@ void TrainingRun::setUp() {
         at::set_num_threads(static_cast<int>(threads));
     }
     const torch::Device device = resolveDevice(config.text("device"));
+    device_ = device;
     device_name_ = device.str();
     on_cpu_ = device.is_cpu();
-    memory::installCountingCpuAllocator();
-    const std::uint64_t budget = config.bytes("memory.budget");
-    if (budget != 0 && !on_cpu_) {
-        throw ConfigError("memory.budget is enforced on cpu in this build; on " + device_name_ +
-                          " use memory.budget=none for now");
-    }
-    memory::setCpuBudget(budget);
+    setUpMemory(config);
 
     data_ = prepareData(config, *project_, [this](const std::string &message) {
         hub_.state(SessionState::Preparing, message);
     });
 
     torch::manual_seed(static_cast<std::uint64_t>(config.integer("train.seed")));
-    const std::uint64_t live_before_model = memory::cpuMemoryStats().live;
+    const std::uint64_t live_before_model = meter_->read().live;
     try {
         recipe_ = makeRecipe(config, data_, device);
     } catch (const std::exception &error) {
@@ -131,7 +128,7 @@ void TrainingRun::setUp() {
                 ". Make it smaller (model.dim, model.layers) or raise memory.budget",
             RunStatus::Paused};
     }
-    const std::uint64_t live_before_optimizer = memory::cpuMemoryStats().live;
+    const std::uint64_t live_before_optimizer = meter_->read().live;
     breakdown_.weights = live_before_optimizer - live_before_model;
     CheckpointMeta resumed;
     if (plan_.resume_from) {
@@ -140,14 +137,17 @@ void TrainingRun::setUp() {
         // Weights first: loading replaces the parameters' storage, and the optimizer keeps
         // them in its own contiguous buffer.
         resumed = loadCheckpointWeights(plan_.checkpoint_path, *recipe_->module());
+        if (!resumed.techniques.empty()) {
+            techniques_ = Techniques::fromJson(resumed.techniques); // rungs the ladder added
+        }
     }
-    FusedAdamWOptions options;
-    options.lr(config.real("train.lr")).weight_decay(config.real("train.weight_decay"));
-    const std::uint64_t live_before_state = memory::cpuMemoryStats().live;
-    optimizer_ = std::make_unique<FusedAdamW>(recipe_->module()->parameters(), options);
-    // The optimizer moves the parameters into its own buffer (one freed, one allocated): what
-    // remains is its state.
-    breakdown_.optimizer = memory::cpuMemoryStats().live - live_before_state;
+    applyTechniques();
+    optimizer_options_.lr(config.real("train.lr")).weight_decay(config.real("train.weight_decay"));
+    const std::uint64_t live_before_state = meter_->read().live;
+    optimizer_ = makeOptimizer();
+    // The fused optimizer moves the parameters into its own buffer (one freed, one
+    // allocated): what remains is its state.
+    breakdown_.optimizer = meter_->read().live - live_before_state;
 
     schedule_.peak_lr = config.real("train.lr");
     schedule_.min_ratio = config.real("train.min_lr_ratio");

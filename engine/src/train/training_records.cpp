@@ -20,13 +20,13 @@ void TrainingRun::evaluate() {
     last_eval_step_ = step_;
     const std::int64_t limit =
         plan_.config.integer("train.eval_batches") * plan_.config.integer("train.micro_batch");
-    bool inject_oom = failpoints_.at("oom_eval", step_) && on_cpu_;
+    bool inject_oom = failpoints_.at("oom_eval", step_);
     EvaluationOutcome outcome;
     try {
         outcome =
-            evaluateSplit(*recipe_, *validation_stream_, limit, eval_micro_batch_, [&inject_oom] {
+            evaluateSplit(*recipe_, *validation_stream_, limit, eval_micro_batch_, [this, &inject_oom] {
                 if (inject_oom) {
-                    memory::failNextCpuAllocation(kInjectedOomMinBytes);
+                    meter_->injectOutOfMemory(kInjectedOomMinBytes);
                     inject_oom = false;
                 }
             });
@@ -34,11 +34,11 @@ void TrainingRun::evaluate() {
         if (!memory::isOutOfMemory(error)) {
             throw;
         }
-        memory::failNextCpuAllocation(0);
+        meter_->injectOutOfMemory(0);
         emit("eval_skipped", "validation skipped: out of memory even one example at a time");
         return;
     }
-    memory::failNextCpuAllocation(0);
+    meter_->injectOutOfMemory(0);
     if (outcome.micro_batch != eval_micro_batch_) {
         emit("eval_oom_backoff",
              "out of memory during validation: its batch went from " +
@@ -78,6 +78,7 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
     meta.config_json = plan_.config.toJson();
     meta.data_state = data_state;
     meta.micro_batch = shape_.micro_batch;
+    meta.techniques = techniques_.toJson();
     {
         at::Generator generator = at::detail::getDefaultCPUGenerator();
         std::lock_guard<std::mutex> lock(generator.mutex());
@@ -134,6 +135,10 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
                                        {"micro_batch", breakdown_.micro_batch}};
     }
     summary["parameters"] = recipe_ ? recipe_->parameterCount() : 0;
+    summary["techniques"] = techniques_.describe();
+    if (!ladder_tried_.empty()) {
+        summary["ladder"] = ladder_tried_;
+    }
     if (last_eval_ && std::isfinite(last_eval_->accuracy)) {
         summary["val_accuracy"] = last_eval_->accuracy;
     }

@@ -5,6 +5,7 @@
 // checkpoints, events, the run record).
 
 #include "data/example_stream.h"
+#include "memory/memory_meter.h"
 #include "train/batch_shape.h"
 #include "train/failpoints.h"
 #include "train/fused_adamw.h"
@@ -12,6 +13,7 @@
 #include "train/run_config.h"
 #include "train/run_setup.h"
 #include "train/schedule.h"
+#include "train/techniques.h"
 #include "train/trainer.h"
 
 #include <headroom/config.h>
@@ -51,6 +53,8 @@ struct MemoryBreakdown {
 struct MemorySample {
     std::uint64_t live = 0;
     std::uint64_t peak = 0;
+    std::uint64_t reserved = 0; // device allocator cache; 0 where there is none
+    std::uint64_t rss = 0;      // the process's resident set
 };
 
 // Small enough to hit the first activation of any real forward pass.
@@ -78,6 +82,18 @@ private:
     void recoverFromOutOfMemory(std::int64_t step, const std::string &error,
                                 const std::string &step_start_state);
     MemorySample sampleMemory() const;
+
+    // training_techniques.cpp: memory meter and budget, techniques, optimizer, ladder.
+    void setUpMemory(const Config &config);
+    // Puts techniques_ into effect on the recipe (checkpointing); precision is read per step.
+    void applyTechniques();
+    std::unique_ptr<Optimizer> makeOptimizer();
+    // At the smallest micro-batch: switches on the next rung of recovery.ladder that changes
+    // something (a `ladder` event each; skipped rungs are listed). False when none is left.
+    bool climbLadder(std::int64_t step, const std::string &error);
+    void releaseCachesIfDue(std::int64_t step);
+    // " ; ladder: checkpointing, bf16 (skipped: ...)" for the diagnosis; "" without a ladder.
+    std::string ladderSummary() const;
     // Warns (an event, once) when live memory at step ends grew at every one of the last
     // kLeakWatchSteps steps: something keeps tensors alive from step to step.
     void watchForLeaks(std::int64_t step);
@@ -110,6 +126,12 @@ private:
     std::vector<std::int64_t> micro_batch_history_;
     std::int64_t eval_micro_batch_ = 1;
     bool on_cpu_ = true;
+    torch::Device device_{torch::kCPU};
+    std::unique_ptr<memory::MemoryMeter> meter_;
+    Techniques techniques_;
+    std::vector<LadderRung> ladder_;
+    std::vector<std::string> ladder_tried_; // rungs applied or skipped, for the diagnosis
+    AdamWOptions optimizer_options_;
     MemoryBreakdown breakdown_;
     bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
     // Leak watch: live bytes at the end of recent steps; warned once per run.

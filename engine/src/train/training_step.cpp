@@ -34,8 +34,8 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     if (failpoints_.at("error", step)) {
         TORCH_CHECK(false, "injected error at step ", step, " (HEADROOM_FAILPOINT)");
     }
-    if (failpoints_.at("oom", step) && on_cpu_) {
-        memory::failNextCpuAllocation(kInjectedOomMinBytes);
+    if (failpoints_.at("oom", step)) {
+        meter_->injectOutOfMemory(kInjectedOomMinBytes);
     }
     // The same samples are replayed from the step's start after an out-of-memory error, in
     // smaller micro-batches: the effective batch, the schedule and the step count stay.
@@ -43,10 +43,8 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     std::uint64_t live_at_start = 0;
     for (;;) {
         optimizer_->zeroGrad();
-        if (on_cpu_) {
-            memory::resetCpuPeak();
-            live_at_start = memory::cpuMemoryStats().live;
-        }
+        meter_->resetPeak();
+        live_at_start = meter_->read().live;
         try {
             if (!accumulateGradients(examples, step, loss_value)) {
                 optimizer_->zeroGrad();
@@ -62,9 +60,9 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
             recoverFromOutOfMemory(step, error.what(), step_start_state);
         }
     }
-    memory::failNextCpuAllocation(0);
-    if (on_cpu_ && breakdown_due_) {
-        const memory::CpuMemoryStats stats = memory::cpuMemoryStats();
+    meter_->injectOutOfMemory(0);
+    if (breakdown_due_) {
+        const memory::MemoryReading stats = meter_->read();
         breakdown_.gradients = stats.live > live_at_start ? stats.live - live_at_start : 0;
         const std::uint64_t above_start = stats.peak - live_at_start;
         breakdown_.activations =
@@ -104,6 +102,7 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     optimizer_->step();
     step_ = step;
     watchForLeaks(step);
+    releaseCachesIfDue(step);
 
     const double seconds = std::chrono::duration<double>(Clock::now() - step_started).count();
     StepMetrics metrics;
@@ -118,6 +117,8 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     const MemorySample memory = sampleMemory();
     metrics.mem_live = memory.live;
     metrics.mem_peak = memory.peak;
+    metrics.mem_reserved = memory.reserved;
+    metrics.mem_rss = memory.rss;
     metrics.elapsed_s = std::chrono::duration<double>(Clock::now() - started_).count();
     metrics.samples_digest = util::digestIds(ids);
     writer_->post(metrics);
@@ -163,6 +164,11 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
     const MemorySample memory = sampleMemory();
     const std::string first_line = error.substr(0, error.find('\n'));
     const std::optional<BatchShape> smaller = backoff_->next(shape_);
+    if (!smaller && backoff_->recoveries() < plan_.config.integer("recovery.max_recoveries") &&
+        climbLadder(step, first_line)) {
+        breakdown_due_ = true;
+        return;
+    }
     if (!smaller) {
         std::string tried;
         for (const std::int64_t micro_batch : micro_batch_history_) {
@@ -174,7 +180,7 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
             std::to_string(shape_.micro_batch) + " (" + first_line + "); peak seen " +
             formatBytes(std::max(record_.peak_bytes, memory.peak)) + ", budget " +
             (budget != 0 ? formatBytes(budget) : std::string("none")) + "; tried micro-batch " +
-            tried +
+            tried + ladderSummary() +
             ". Raise memory.budget, or make the model or model.seq_len smaller, then "
             "continue with --resume";
         emit("out_of_memory", diagnosis,
@@ -207,13 +213,13 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
 }
 
 void TrainingRun::watchForLeaks(std::int64_t step) {
-    if (!on_cpu_ || growth_reported_) {
+    if (growth_reported_) {
         return;
     }
     if (step >= 1 && failpoints_.atOrAfter("leak", step)) {
         injected_leak_.push_back(torch::ones({64 * 1024}, torch::kFloat32));
     }
-    live_after_steps_.push_back(memory::cpuMemoryStats().live);
+    live_after_steps_.push_back(meter_->read().live);
     if (live_after_steps_.size() > kLeakWatchSteps + 1) {
         live_after_steps_.erase(live_after_steps_.begin());
     }
@@ -236,11 +242,8 @@ void TrainingRun::watchForLeaks(std::int64_t step) {
 }
 
 MemorySample TrainingRun::sampleMemory() const {
-    if (on_cpu_) {
-        const memory::CpuMemoryStats stats = memory::cpuMemoryStats();
-        return {stats.live, stats.peak};
-    }
-    return {device::processResidentBytes(), device::processPeakResidentBytes()};
+    const memory::MemoryReading reading = meter_->read();
+    return {reading.live, reading.peak, reading.reserved, device::processResidentBytes()};
 }
 
 } // namespace headroom::train

@@ -1,0 +1,64 @@
+#pragma once
+
+// The memory-saving techniques a run uses (precision, activation checkpointing, 8-bit or
+// offloaded optimizer state), which of them the device and recipe allow, and the escalation
+// ladder that out-of-memory recovery climbs once the micro-batch is 1.
+
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+namespace headroom {
+class Config;
+}
+
+namespace headroom::train {
+
+enum class Precision { Fp32, Bf16, Fp16 };
+
+struct Techniques {
+    Precision precision = Precision::Fp32;
+    std::int64_t checkpoint_every = 0; // 0 = off, k = every k-th block
+    bool adamw8bit = false;
+    bool offload = false;
+
+    // {"precision":"bf16","checkpointing":1,"optimizer":"adamw8bit","offload":false}; stored
+    // in checkpoints so a resumed run keeps what the ladder switched on.
+    std::string toJson() const;
+    static Techniques fromJson(const std::string &json);
+    // "bf16 · checkpointing every block · 8-bit AdamW"; "fp32" when nothing is on.
+    std::string describe() const;
+    bool operator==(const Techniques &other) const;
+};
+
+std::string precisionName(Precision precision);
+torch::ScalarType autocastDtype(Precision precision);
+
+Techniques techniquesFromConfig(const Config &config);
+
+// Throws ConfigError naming the unsupported combination and the alternative.
+void checkTechniques(const Techniques &techniques, const torch::Device &device,
+                     const std::string &recipe);
+
+// "" when `precision` runs on `device`, else why not (naming what to use instead).
+std::string precisionUnsupportedReason(Precision precision, const torch::Device &device);
+
+// PYTORCH_CUDA_ALLOC_CONF text for memory.expandable_segments, memory.max_split_size and
+// memory.gc_threshold ("" when none is set). Throws ConfigError when a setting is set but the
+// device or LibTorch cannot apply it.
+std::string allocatorSettings(const Config &config, const torch::Device &device);
+
+enum class LadderRung { Checkpointing, Bf16, AdamW8bit, Offload };
+
+std::string rungName(LadderRung rung);
+// recovery.ladder: a comma list of rung names, or "none". Throws ConfigError listing the
+// valid names.
+std::vector<LadderRung> parseLadder(const std::string &text);
+// "" when the rung would change something now, else why it is skipped.
+std::string rungSkipReason(LadderRung rung, const Techniques &active, const torch::Device &device,
+                           const std::string &recipe);
+// The techniques with the rung switched on.
+Techniques withRung(Techniques techniques, LadderRung rung);
+
+} // namespace headroom::train

@@ -1,0 +1,97 @@
+// TrainingRun: the device's memory meter and budget, the memory-saving techniques in effect,
+// the optimizer they call for, and the escalation ladder out-of-memory recovery climbs.
+#include "compat/device_memory.h"
+#include "train/fused_adamw.h"
+#include "train/training_run.h"
+
+#include <headroom/units.h>
+
+namespace headroom::train {
+
+void TrainingRun::setUpMemory(const Config &config) {
+    // Allocator settings are read when the CUDA allocator starts: before any CUDA tensor.
+    if (const std::string settings = allocatorSettings(config, device_); !settings.empty()) {
+        if (const std::string reason = compat::applyCudaAllocatorSettings(settings);
+            !reason.empty()) {
+            throw ConfigError("memory allocator settings: " + reason);
+        }
+    }
+    meter_ = memory::makeMemoryMeter(device_);
+    meter_->applyBudget(config.bytes("memory.budget"));
+    techniques_ = techniquesFromConfig(config);
+    checkTechniques(techniques_, device_, config.text("recipe"));
+    ladder_ = parseLadder(config.text("recovery.ladder"));
+}
+
+void TrainingRun::applyTechniques() {
+    if (!recipe_->setActivationCheckpointing(techniques_.checkpoint_every)) {
+        throw ConfigError("checkpointing is not available for recipe=" +
+                          plan_.config.text("recipe") + " (use checkpointing=0)");
+    }
+}
+
+std::unique_ptr<Optimizer> TrainingRun::makeOptimizer() {
+    const std::vector<torch::Tensor> parameters = recipe_->module()->parameters();
+    if (techniques_.adamw8bit || techniques_.offload) {
+        throw ConfigError(
+            std::string(techniques_.adamw8bit ? "optimizer=adamw8bit" : "offload.optimizer=on") +
+            " is not available in this build");
+    }
+    return std::make_unique<FusedAdamW>(parameters, optimizer_options_);
+}
+
+bool TrainingRun::climbLadder(std::int64_t step, const std::string &error) {
+    const std::string recipe = plan_.config.text("recipe");
+    while (!ladder_.empty()) {
+        const LadderRung rung = ladder_.front();
+        ladder_.erase(ladder_.begin());
+        if (const std::string skip = rungSkipReason(rung, techniques_, device_, recipe);
+            !skip.empty()) {
+            ladder_tried_.push_back(rungName(rung) + " (skipped: " + skip + ")");
+            continue;
+        }
+        const Techniques before = techniques_;
+        const memory::MemoryReading reading = meter_->read();
+        techniques_ = withRung(techniques_, rung);
+        applyTechniques();
+        if (rung == LadderRung::AdamW8bit || rung == LadderRung::Offload) {
+            optimizer_ = makeOptimizer();
+        }
+        meter_->releaseCaches();
+        ladder_tried_.push_back(rungName(rung));
+        emit("ladder",
+             "out of memory at step " + std::to_string(step) + " with micro-batch " +
+                 std::to_string(shape_.micro_batch) + ": switched on " + rungName(rung) + " (" +
+                 before.describe() + " -> " + techniques_.describe() + "), same samples",
+             {{"rung", rungName(rung)},
+              {"from", before.describe()},
+              {"to", techniques_.describe()},
+              {"micro_batch", shape_.micro_batch},
+              {"bytes_at_failure", reading.live},
+              {"device", device_name_},
+              {"error", error}},
+             step);
+        return true;
+    }
+    return false;
+}
+
+std::string TrainingRun::ladderSummary() const {
+    if (ladder_tried_.empty()) {
+        return "";
+    }
+    std::string text = "; escalation ladder: ";
+    for (std::size_t i = 0; i < ladder_tried_.size(); ++i) {
+        text += (i == 0 ? "" : ", ") + ladder_tried_[i];
+    }
+    return text;
+}
+
+void TrainingRun::releaseCachesIfDue(std::int64_t step) {
+    const std::int64_t every = plan_.config.integer("memory.clear_every");
+    if (every > 0 && step % every == 0) {
+        meter_->releaseCaches();
+    }
+}
+
+} // namespace headroom::train
