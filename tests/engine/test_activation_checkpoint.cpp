@@ -193,6 +193,33 @@ private Q_SLOTS:
         compareExactly(plain, checkpoint);
     }
 
+    void weightSharedOutsideTheBlockKeepsItsGradient() {
+        // Tied weights: the same Linear inside a checkpointed block and after it, in one bf16
+        // autocast region. A bf16 cast of the weight cached during the no-grad forward would be
+        // reused by the second call without a gradient edge (LibTorch 1.13 caches on CUDA only,
+        // so on the CPU this guards the 2.x behaviour).
+        torch::manual_seed(21);
+        torch::nn::Linear shared(8, 8);
+        const torch::Tensor input = torch::randn({4, 8}).requires_grad_(true);
+        auto weightGradient = [&](bool checkpoint) {
+            shared->weight.mutable_grad().reset();
+            torch::Tensor loss;
+            {
+                AutocastGuard autocast(torch::kCPU, torch::kBFloat16);
+                auto block = [&](const torch::Tensor &x) {
+                    return torch::relu(shared(x));
+                };
+                const torch::Tensor hidden = checkpoint ? checkpointed(block, input) : block(input);
+                loss = shared(hidden).to(torch::kFloat).pow(2).sum();
+            }
+            loss.backward();
+            return shared->weight.grad().clone();
+        };
+        const torch::Tensor plain = weightGradient(false);
+        const torch::Tensor checkpoint = weightGradient(true);
+        QVERIFY(torch::equal(plain, checkpoint));
+    }
+
     void passesThroughWithoutGrad() {
         std::vector<GptBlock> blocks = makeBlocks(1);
         const torch::Tensor input = torch::randn({kBatch, kLength, kDim}).requires_grad_(true);

@@ -98,8 +98,9 @@ private Q_SLOTS:
     }
 
     void outermostGuardClearsTheCastCache() {
-        // Autocast caches the bf16 copy of a weight for the region; an optimizer step changes
-        // the fp32 weight in place between regions, so the next region must not reuse it.
+        // Autocast may cache the bf16 copy of a weight for the region (LibTorch 2.x does on the
+        // CPU, 1.13 only on CUDA); an optimizer step changes the fp32 weight in place between
+        // regions, so the next region must not reuse it.
         torch::nn::Linear linear(4, 1);
         const torch::Tensor input = torch::ones({1, 4});
         {

@@ -82,10 +82,10 @@ public:
             recipe->cuda_rng_state = generatorState(defaultGenerator(input.device()));
         }
 
-        // Autocast (before LibTorch 2.x) caches weight casts made with grad mode off too; such
-        // a cached cast has no gradient edge, and a later grad-enabled use of the same weight
-        // in this autocast region would silently lose its gradient. The cast values are the
-        // same either way, so the forward output does not change.
+        // Autocast's weight cache (1.13 on CUDA, older 2.x; pytorch issue 112583) also keeps
+        // casts made with grad mode off. Such a cast has no gradient edge, and a later
+        // grad-enabled use of the same weight in this autocast region would silently lose its
+        // gradient. The cast values are the same either way, so the output does not change.
         compat::AutocastState uncached = recipe->autocast;
         uncached.cache_enabled = false;
         compat::applyAutocastState(uncached);
