@@ -79,7 +79,7 @@ void TestTechniques::refusedCombinationsNameTheAlternative_data() {
     QTest::addColumn<QString>("recipe");
     QTest::addColumn<QString>("expected");
     QTest::newRow("fp16 on cpu") << "fp16" << 0 << false << false << "gpt"
-                                 << "use precision=bf16";
+                                 << "bf16";
     QTest::newRow("offload on cpu") << "fp32" << 0 << true << false << "gpt"
                                     << "use offload.optimizer=off";
     QTest::newRow("checkpointing tabular") << "fp32" << 1 << false << false << "tabular"
@@ -184,7 +184,7 @@ void TestTechniques::sessionRefusesUnsupportedTechniquesAsBadInput_data() {
     QTest::addColumn<QString>("setting");
     QTest::addColumn<QString>("expected");
     QTest::newRow("fp16") << "precision=fp16"
-                          << "precision=bf16";
+                          << "bf16";
     QTest::newRow("offload") << "offload.optimizer=on"
                              << "offload.optimizer=off";
     QTest::newRow("gc threshold") << "memory.gc_threshold=0.6"

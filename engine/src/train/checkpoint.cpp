@@ -63,7 +63,7 @@ torch::serialize::InputArchive openArchive(const std::string &path) {
 } // namespace
 
 void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer &optimizer,
-                    const CheckpointMeta &meta) {
+                    const CheckpointMeta &meta, const DynamicLossScaler *scaler) {
     torch::serialize::OutputArchive archive;
     archive.write("format", c10::IValue(kCheckpointFormat));
     archive.write("step", c10::IValue(meta.step));
@@ -81,6 +81,11 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer
     optimizer_archive.write("kind", c10::IValue(optimizer.kind()));
     optimizer.saveState(optimizer_archive);
     archive.write("optimizer", optimizer_archive);
+    if (scaler != nullptr && scaler->enabled()) {
+        torch::serialize::OutputArchive scaler_archive;
+        scaler->save(scaler_archive);
+        archive.write("loss_scaler", scaler_archive);
+    }
 
     const std::string temp_path = path + ".partial";
     try {
@@ -120,6 +125,19 @@ void loadCheckpointOptimizer(const std::string &path, Optimizer &optimizer) {
     }
     try {
         optimizer.loadState(state);
+    } catch (const std::exception &error) {
+        throw std::runtime_error(path + ": " + error.what());
+    }
+}
+
+void loadCheckpointLossScaler(const std::string &path, DynamicLossScaler &scaler) {
+    torch::serialize::InputArchive archive = openArchive(path);
+    torch::serialize::InputArchive state;
+    if (!archive.try_read("loss_scaler", state)) {
+        return;
+    }
+    try {
+        scaler.load(state);
     } catch (const std::exception &error) {
         throw std::runtime_error(path + ": " + error.what());
     }

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "train/loss_scaler.h"
 #include "train/optimizer.h"
 
 #include <torch/torch.h>
@@ -21,8 +22,9 @@ struct CheckpointMeta {
 };
 
 // Writes model, optimizer and meta to `path` through a temporary file and an atomic rename.
+// An enabled loss scaler's state (fp16) is saved too.
 void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer &optimizer,
-                    const CheckpointMeta &meta);
+                    const CheckpointMeta &meta, const DynamicLossScaler *scaler = nullptr);
 
 // Reads meta only (to rebuild the model with the checkpoint's config before loading it).
 CheckpointMeta readCheckpointMeta(const std::string &path);
@@ -34,5 +36,8 @@ CheckpointMeta loadCheckpointWeights(const std::string &path, torch::nn::Module 
 // Loads the optimizer state into an optimizer built over the loaded parameters. Throws when
 // the state does not fit (another model shape).
 void loadCheckpointOptimizer(const std::string &path, Optimizer &optimizer);
+
+// Restores the loss scale and its counters when the checkpoint has them (an fp16 run).
+void loadCheckpointLossScaler(const std::string &path, DynamicLossScaler &scaler);
 
 } // namespace headroom::train

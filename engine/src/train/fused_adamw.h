@@ -44,7 +44,7 @@ public:
     void zeroGrad() override;
 
     FusedAdamWOptions &options() { return options_; }
-    const std::vector<torch::Tensor> &parameters() const { return parameters_; }
+    const std::vector<torch::Tensor> &parameters() const override { return parameters_; }
     std::int64_t parameterCount() const override { return total_; }
     std::uint64_t stateBytes() const override;
     void saveState(torch::serialize::OutputArchive &archive) override;

@@ -32,7 +32,9 @@ public:
     virtual void step() = 0;
     // Sets every gradient to none and drops a pending clip factor.
     virtual void zeroGrad() = 0;
-    // Elements of the (deduplicated) parameters it updates.
+    // The parameters it updates, each once (a tied weight is listed once).
+    virtual const std::vector<torch::Tensor> &parameters() const = 0;
+    // Elements of those parameters.
     virtual std::int64_t parameterCount() const = 0;
     // Bytes the optimizer state occupies (moments, quantization scales, host copies), for
     // the memory breakdown and the benchmark's bytes per parameter.

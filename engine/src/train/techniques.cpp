@@ -1,5 +1,6 @@
 #include "train/techniques.h"
 
+#include "compat/autocast.h"
 #include "compat/device_memory.h"
 #include "compat/torch_compat.h"
 
@@ -23,16 +24,6 @@ Precision parsePrecision(const std::string &text) {
         return Precision::Fp32;
     }
     throw ConfigError("bad value for precision: \"" + text + "\" (accepted: fp32, bf16, fp16)");
-}
-
-bool cudaDeviceSupportsBf16(const torch::Device &device) {
-    const int index = device.has_index() ? device.index() : 0;
-    for (const CudaDeviceInfo &info : compat::queryCudaDevices()) {
-        if (info.index == index) {
-            return info.supports_bf16;
-        }
-    }
-    return false;
 }
 
 } // namespace
@@ -110,35 +101,12 @@ Techniques techniquesFromConfig(const Config &config) {
 }
 
 std::string precisionUnsupportedReason(Precision precision, const torch::Device &device) {
-    switch (precision) {
-    case Precision::Fp32:
+    if (precision == Precision::Fp32) {
         return "";
-    case Precision::Fp16:
-        if (device.is_cuda()) {
-            return "";
-        }
-        return "precision=fp16 needs a CUDA device (fp16 autocast with loss scaling); on " +
-               device.str() + " use precision=bf16";
-    case Precision::Bf16:
-        if (device.is_cpu()) {
-            return "";
-        }
-        if (device.is_cuda()) {
-            return cudaDeviceSupportsBf16(device)
-                       ? ""
-                       : "precision=bf16 needs a CUDA GPU of compute capability 8.0 or newer "
-                         "(Ampere); on " +
-                             device.str() + " use precision=fp16";
-        }
-#if HEADROOM_TORCH_AT_LEAST(2, 3)
-        return "";
-#else
-        return "precision=bf16 on " + device.str() +
-               " needs LibTorch 2.3 or newer (this build: " + compat::torchVersion() +
-               "); use precision=fp32";
-#endif
     }
-    return "";
+    const std::string reason =
+        compat::autocastUnsupportedReason(device.type(), autocastDtype(precision));
+    return reason.empty() ? "" : "precision=" + precisionName(precision) + ": " + reason;
 }
 
 void checkTechniques(const Techniques &techniques, const torch::Device &device,

@@ -163,6 +163,7 @@ void TrainingRun::setUp() {
     if (plan_.resume_from) {
         const CheckpointMeta &meta = resumed;
         loadCheckpointOptimizer(plan_.checkpoint_path, *optimizer_);
+        loadCheckpointLossScaler(plan_.checkpoint_path, *scaler_);
         train_stream_->restoreState(meta.data_state);
         at::Generator generator = at::detail::getDefaultCPUGenerator();
         std::lock_guard<std::mutex> lock(generator.mutex());

@@ -22,14 +22,15 @@ void TrainingRun::evaluate() {
         plan_.config.integer("train.eval_batches") * plan_.config.integer("train.micro_batch");
     bool inject_oom = failpoints_.at("oom_eval", step_);
     EvaluationOutcome outcome;
+    const compat::ScopedAutocastState autocast(autocastState());
     try {
-        outcome =
-            evaluateSplit(*recipe_, *validation_stream_, limit, eval_micro_batch_, [this, &inject_oom] {
-                if (inject_oom) {
-                    meter_->injectOutOfMemory(kInjectedOomMinBytes);
-                    inject_oom = false;
-                }
-            });
+        outcome = evaluateSplit(*recipe_, *validation_stream_, limit, eval_micro_batch_,
+                                [this, &inject_oom] {
+                                    if (inject_oom) {
+                                        meter_->injectOutOfMemory(kInjectedOomMinBytes);
+                                        inject_oom = false;
+                                    }
+                                });
     } catch (const std::exception &error) {
         if (!memory::isOutOfMemory(error)) {
             throw;
@@ -84,7 +85,7 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
         std::lock_guard<std::mutex> lock(generator.mutex());
         meta.cpu_rng_state = generator.get_state();
     }
-    saveCheckpoint(path.string(), *recipe_->module(), *optimizer_, meta);
+    saveCheckpoint(path.string(), *recipe_->module(), *optimizer_, meta, scaler_.get());
 
     CheckpointRecord checkpoint;
     checkpoint.run_id = record_.id;

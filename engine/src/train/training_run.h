@@ -4,11 +4,13 @@
 // training_step.cpp (a step, out-of-memory recovery) and training_records.cpp (evaluation,
 // checkpoints, events, the run record).
 
+#include "compat/autocast.h"
 #include "data/example_stream.h"
 #include "memory/memory_meter.h"
 #include "train/batch_shape.h"
 #include "train/failpoints.h"
 #include "train/fused_adamw.h"
+#include "train/loss_scaler.h"
 #include "train/recipe.h"
 #include "train/run_config.h"
 #include "train/run_setup.h"
@@ -92,6 +94,8 @@ private:
     // something (a `ladder` event each; skipped rungs are listed). False when none is left.
     bool climbLadder(std::int64_t step, const std::string &error);
     void releaseCachesIfDue(std::int64_t step);
+    // Autocast for the forward pass as techniques_.precision asks (nothing for fp32).
+    compat::AutocastState autocastState() const;
     // " ; ladder: checkpointing, bf16 (skipped: ...)" for the diagnosis; "" without a ladder.
     std::string ladderSummary() const;
     // Warns (an event, once) when live memory at step ends grew at every one of the last
@@ -132,6 +136,7 @@ private:
     std::vector<LadderRung> ladder_;
     std::vector<std::string> ladder_tried_; // rungs applied or skipped, for the diagnosis
     AdamWOptions optimizer_options_;
+    std::unique_ptr<DynamicLossScaler> scaler_; // fp16 only; disabled otherwise
     MemoryBreakdown breakdown_;
     bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
     // Leak watch: live bytes at the end of recent steps; warned once per run.

@@ -86,20 +86,34 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
                              std::to_string(std::max<std::int64_t>(last_checkpoint_step_, 0))};
     }
 
-    const double clip = plan_.config.real("train.grad_clip");
-    const double grad_norm =
-        optimizer_->clipGradNorm(clip > 0 ? clip : std::numeric_limits<double>::infinity());
-    if (!std::isfinite(grad_norm)) {
+    // fp16: an overflow in the scaled gradients skips this step's update and backs the scale
+    // off; the step still counts (its samples were seen), as with PyTorch's GradScaler.
+    const bool finite = scaler_->unscaleAndCheck(optimizer_->parameters());
+    scaler_->update(!finite);
+    double grad_norm = std::numeric_limits<double>::quiet_NaN();
+    if (finite) {
+        const double clip = plan_.config.real("train.grad_clip");
+        grad_norm =
+            optimizer_->clipGradNorm(clip > 0 ? clip : std::numeric_limits<double>::infinity());
+        if (!std::isfinite(grad_norm)) {
+            optimizer_->zeroGrad();
+            emit("nan_loss",
+                 "the gradient norm became " + std::to_string(grad_norm) + " at step " +
+                     std::to_string(step),
+                 {{"grad_norm", std::to_string(grad_norm)}, {"lr", lr}});
+            throw RunFailure{FailureKind::CannotContinue, "the gradients are not finite at step " +
+                                                              std::to_string(step) +
+                                                              " (try a lower train.lr)"};
+        }
+        optimizer_->step();
+    } else {
         optimizer_->zeroGrad();
-        emit("nan_loss",
-             "the gradient norm became " + std::to_string(grad_norm) + " at step " +
-                 std::to_string(step),
-             {{"grad_norm", std::to_string(grad_norm)}, {"lr", lr}});
-        throw RunFailure{FailureKind::CannotContinue, "the gradients are not finite at step " +
-                                                          std::to_string(step) +
-                                                          " (try a lower train.lr)"};
+        emit("loss_scale_backoff",
+             "fp16 gradients overflowed at step " + std::to_string(step) +
+                 ": update skipped, loss scale now " + std::to_string(scaler_->currentScale()),
+             {{"loss_scale", scaler_->currentScale()}, {"skipped_steps", scaler_->skippedSteps()}},
+             step);
     }
-    optimizer_->step();
     step_ = step;
     watchForLeaks(step);
     releaseCachesIfDue(step);
@@ -119,6 +133,8 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     metrics.mem_peak = memory.peak;
     metrics.mem_reserved = memory.reserved;
     metrics.mem_rss = memory.rss;
+    metrics.loss_scale = scaler_->enabled() ? scaler_->currentScale() : 0;
+    metrics.skipped_steps = scaler_->skippedSteps();
     metrics.elapsed_s = std::chrono::duration<double>(Clock::now() - started_).count();
     metrics.samples_digest = util::digestIds(ids);
     writer_->post(metrics);
@@ -149,11 +165,15 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
             batch.push_back(&examples[i]);
         }
         const double share = static_cast<double>(batch.size()) / static_cast<double>(total);
-        torch::Tensor loss = recipe_->loss(batch);
+        torch::Tensor loss;
+        {
+            const compat::ScopedAutocastState autocast(autocastState());
+            loss = recipe_->loss(batch).to(torch::kFloat32);
+        }
         if (failpoints_.at("nan_loss", step)) {
             loss = loss * std::numeric_limits<double>::quiet_NaN();
         }
-        (loss * share).backward();
+        scaler_->scale(loss * share).backward();
         loss_value += loss.item<double>() * share;
     }
     return true;

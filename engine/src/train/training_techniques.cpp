@@ -28,6 +28,25 @@ void TrainingRun::applyTechniques() {
         throw ConfigError("checkpointing is not available for recipe=" +
                           plan_.config.text("recipe") + " (use checkpointing=0)");
     }
+    const bool scaling = techniques_.precision == Precision::Fp16;
+    if (!scaler_ || scaler_->enabled() != scaling) {
+        scaler_ = std::make_unique<DynamicLossScaler>(LossScalerOptions().enabled(scaling));
+    }
+}
+
+compat::AutocastState TrainingRun::autocastState() const {
+    compat::AutocastState state = compat::currentAutocastState();
+    if (techniques_.precision == Precision::Fp32) {
+        return state;
+    }
+    if (device_.is_cuda()) {
+        state.cuda_enabled = true;
+        state.cuda_dtype = autocastDtype(techniques_.precision);
+    } else {
+        state.cpu_enabled = true;
+        state.cpu_dtype = autocastDtype(techniques_.precision);
+    }
+    return state;
 }
 
 std::unique_ptr<Optimizer> TrainingRun::makeOptimizer() {
