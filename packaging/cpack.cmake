@@ -62,6 +62,9 @@ set(CPACK_RPM_PACKAGE_GROUP "Applications/Engineering")
 set(CPACK_RPM_PACKAGE_URL ${PROJECT_HOMEPAGE_URL})
 set(CPACK_RPM_PACKAGE_AUTOREQ ON)
 set(CPACK_RPM_PACKAGE_AUTOPROV OFF)
+set(CPACK_RPM_PACKAGE_DESCRIPTION "${CPACK_PACKAGE_DESCRIPTION}")
+# No /usr/lib/.build-id links: they would clash with other packages built from this tree.
+set(CPACK_RPM_SPEC_MORE_DEFINE "%define _build_id_links none")
 set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
   /usr/share/applications /usr/share/metainfo /usr/share/mime /usr/share/mime/packages
   /usr/share/icons /usr/share/icons/hicolor /usr/share/icons/hicolor/scalable
@@ -72,6 +75,7 @@ set(CPACK_RPM_EXCLUDE_FROM_AUTO_FILELIST_ADDITION
 set(HEADROOM_NSIS_DIR ${CMAKE_CURRENT_SOURCE_DIR}/windows)
 set(CPACK_NSIS_PACKAGE_NAME "Headroom")
 set(CPACK_NSIS_DISPLAY_NAME "Headroom ${PROJECT_VERSION}")
+set(CPACK_NSIS_INSTALL_ROOT "$PROGRAMFILES64")
 set(CPACK_NSIS_MUI_ICON ${PROJECT_SOURCE_DIR}/resources/icons/platform/headroom.ico)
 set(CPACK_NSIS_MUI_UNIICON ${PROJECT_SOURCE_DIR}/resources/icons/platform/headroom.ico)
 set(CPACK_NSIS_INSTALLED_ICON_NAME "bin\\headroom.exe")

@@ -33,6 +33,11 @@ fi
 
 work=$(mktemp -d)
 export QT_QPA_PLATFORM=offscreen
+XDG_RUNTIME_DIR=$(mktemp -d)
+export XDG_RUNTIME_DIR
+
+step "Qt 5 next to Qt 6 (Debian's LibTorch -> OpenCV -> Qt 5)"
+echo "headroom loads: $(ldd /usr/bin/headroom | grep -o 'libQt[56][A-Za-z]*' | sort -u | tr '\n' ' ')"
 sample=/usr/share/headroom/sample
 
 step "headroom --version, --smoke"
@@ -55,7 +60,7 @@ echo "smoke with project: exit 0"
 
 step "SentencePiece module (installed layout)"
 headroom-cli new "$work/bpe.headroom" --recipe gpt --data "$sample/corpus.txt" \
-  --set tokenizer=bpe --set tokenizer.vocab_size=300
+  --set tokenizer=bpe --set tokenizer.vocab_size=512
 echo "bpe tokenizer trained"
 
 step "all checks passed"

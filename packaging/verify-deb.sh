@@ -13,6 +13,9 @@
 #   HEADROOM_DEBIAN_MIRROR Debian mirror (default http://deb.debian.org/debian)
 #   HEADROOM_APT_CACHE     folder keeping downloaded .debs between runs (default: none, so the
 #                          install time includes the downloads a user would have)
+#   HEADROOM_SKIP_BUILD=1  package the build tree as it is (cpack still builds what `install`
+#                          needs unless the tree was configured with
+#                          -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON)
 # Needs: mmdebstrap, dpkg-dev (dpkg-shlibdeps), network access to the mirror, and root (or
 # unprivileged user namespaces for mmdebstrap's unshare mode).
 set -euo pipefail
@@ -34,8 +37,10 @@ if [ ! -f "$build_dir/CMakeCache.txt" ]; then
   say "configuring (Release) in $build_dir"
   cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
-say "building with $jobs jobs"
-cmake --build "$build_dir" --parallel "$jobs"
+if [ "${HEADROOM_SKIP_BUILD:-0}" != 1 ]; then
+  say "building with $jobs jobs"
+  cmake --build "$build_dir" --parallel "$jobs"
+fi
 
 say "making the DEB"
 package_dir="$build_dir/packages"

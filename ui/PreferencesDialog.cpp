@@ -55,6 +55,8 @@ void PreferencesDialog::build() {
     layout->addLayout(form);
     layout->addStretch();
     layout->addWidget(buttons);
+    // Wide enough that the note wraps into at most two lines in every language.
+    setMinimumWidth(fontMetrics().averageCharWidth() * 60);
 
     connect(language_, &QComboBox::currentIndexChanged, this,
             &PreferencesDialog::updateRestartNote);

@@ -12,11 +12,7 @@ if(HEADROOM_GUI)
   endif()
   install(FILES ${HEADROOM_TORCH_DYLIBS} DESTINATION ${HEADROOM_BUNDLE}/Contents/Frameworks)
 
-  qt_generate_deploy_app_script(
-    TARGET headroom
-    OUTPUT_SCRIPT HEADROOM_DEPLOY_SCRIPT
-    NO_UNSUPPORTED_PLATFORM_ERROR)
-  install(SCRIPT ${HEADROOM_DEPLOY_SCRIPT})
+  headroom_install_qt_deploy_script()
 
   # macdeployqt and install_name_tool invalidate signatures; Apple Silicon refuses to start
   # unsigned code, so sign ad hoc (a release signs again with a Developer ID).

@@ -21,9 +21,5 @@ install(RUNTIME_DEPENDENCY_SET headroom_runtime
   POST_EXCLUDE_REGEXES "[\\\\/][Ss]ystem32[\\\\/]" "[\\\\/][Ww]indows[\\\\/]")
 
 if(HEADROOM_GUI)
-  qt_generate_deploy_app_script(
-    TARGET headroom
-    OUTPUT_SCRIPT HEADROOM_DEPLOY_SCRIPT
-    NO_UNSUPPORTED_PLATFORM_ERROR)
-  install(SCRIPT ${HEADROOM_DEPLOY_SCRIPT})
+  headroom_install_qt_deploy_script()
 endif()
