@@ -60,12 +60,14 @@ if [ -n "$apt_cache" ]; then
   mkdir -p "$apt_cache"
   hooks+=(--skip=essential/unlink
           --setup-hook="mkdir -p \"\$1/var/cache/apt/archives\""
-          --setup-hook="sync-in '$apt_cache' /var/cache/apt/archives"
-          --customize-hook="sync-out /var/cache/apt/archives '$apt_cache'")
+          --setup-hook="sync-in '$apt_cache' /var/cache/apt/archives")
 fi
 hooks+=(--customize-hook="mkdir -p \"\$1/tmp/headroom-verify\""
         --customize-hook="sync-in '$stage' /tmp/headroom-verify"
         --customize-hook='chroot "$1" sh /tmp/headroom-verify/verify-deb-inside.sh')
+if [ -n "$apt_cache" ]; then
+  hooks+=(--customize-hook="sync-out /var/cache/apt/archives '$apt_cache'")
+fi
 
 say "installing into a clean Debian 12 root (mmdebstrap, $mirror)"
 started=$(date +%s)
