@@ -6,6 +6,9 @@
 #   ./headroom.sh test    install deps, build (Release), run the whole suite through ctest
 #   ./headroom.sh deps    only install the Debian packages that are missing
 #   ./headroom.sh build   only configure and build (Release)
+#   ./headroom.sh package build the Linux packages (DEB, RPM, TGZ) into build/release/packages,
+#                         install the DEB into a clean Debian 12 root and run it there, validate
+#                         the desktop file and metainfo, and compile the NSIS script
 #
 # Environment: HEADROOM_BUILD_DIR (default build/release), HEADROOM_JOBS (default: all cores).
 set -euo pipefail
@@ -25,6 +28,10 @@ packages=(
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev
   fonts-dejavu-core xvfb xauth
 )
+
+# Only `package` needs these: a clean Debian root, dpkg-shlibdeps, rpmbuild, makensis and the
+# freedesktop validators.
+package_packages=(mmdebstrap dpkg-dev rpm nsis desktop-file-utils appstream)
 
 say() { printf '\033[1mheadroom:\033[0m %s\n' "$*" >&2; }
 
@@ -112,6 +119,20 @@ run_app() {
   "$build_dir/app/headroom-cli" runs "$project"
 }
 
+build_packages() {
+  say "validating the desktop file and the AppStream metainfo"
+  desktop-file-validate "$repo_root/packaging/linux/io.headroom.Headroom.desktop"
+  appstreamcli validate --no-net "$repo_root/packaging/linux/io.headroom.Headroom.metainfo.xml"
+  HEADROOM_BUILD_DIR="$build_dir" HEADROOM_JOBS="$jobs" "$repo_root/packaging/verify-deb.sh"
+  say "making the TGZ and RPM"
+  (cd "$build_dir" && cpack -G "TGZ;RPM" -B "$build_dir/packages")
+  # On Linux the NSIS installer holds Linux binaries: this only proves the script compiles.
+  say "compiling the NSIS installer script (syntax check: it holds Linux binaries)"
+  (cd "$build_dir" && cpack -G NSIS -B "$build_dir/packages/nsis-check")
+  say "packages in $build_dir/packages:"
+  ls -l "$build_dir/packages" >&2
+}
+
 run_tests() {
   say "running the test suite"
   cd "$build_dir"
@@ -124,8 +145,9 @@ case "$command" in
   test) install_deps; build; run_tests ;;
   deps) install_deps ;;
   build) install_deps; build ;;
+  package) packages+=("${package_packages[@]}"); install_deps; build; build_packages ;;
   *)
-    sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -25,6 +25,17 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::Language</name>
+    <message>
+        <source>System default</source>
+        <translation>Systemstandard</translation>
+    </message>
+    <message>
+        <source>System default (%1)</source>
+        <translation>Systemstandard (%1)</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::MainWindow</name>
     <message>
         <source>Headroom</source>
@@ -126,6 +137,21 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::PreferencesDialog</name>
+    <message>
+        <source>Preferences</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>A new language applies after Headroom restarts.</source>
+        <translation>Eine neue Sprache gilt nach einem Neustart von Headroom.</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>&amp;Sprache:</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::ProjectView</name>
     <message>
         <source>running</source>
@@ -211,7 +237,7 @@
         <source>No runs yet. Train this project from a terminal with
 headroom-cli train &quot;%1&quot;</source>
         <translation>Noch keine Läufe. Trainieren Sie dieses Projekt in einem Terminal mit
-headroom-cli train "%1"</translation>
+headroom-cli train &quot;%1&quot;</translation>
     </message>
 </context>
 <context>

@@ -25,6 +25,17 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::Language</name>
+    <message>
+        <source>System default</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>System default (%1)</source>
+        <translation>跟随系统（%1）</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::MainWindow</name>
     <message>
         <source>Headroom</source>
@@ -126,6 +137,21 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::PreferencesDialog</name>
+    <message>
+        <source>Preferences</source>
+        <translation>首选项</translation>
+    </message>
+    <message>
+        <source>A new language applies after Headroom restarts.</source>
+        <translation>新的语言将在 Headroom 重新启动后生效。</translation>
+    </message>
+    <message>
+        <source>&amp;Language:</source>
+        <translation>语言(&amp;L)：</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::ProjectView</name>
     <message>
         <source>running</source>
@@ -211,7 +237,7 @@
         <source>No runs yet. Train this project from a terminal with
 headroom-cli train &quot;%1&quot;</source>
         <translation>尚无运行记录。请在终端中用以下命令训练此项目：
-headroom-cli train "%1"</translation>
+headroom-cli train &quot;%1&quot;</translation>
     </message>
 </context>
 <context>

@@ -1,3 +1,4 @@
+#include "Language.h"
 #include "MainWindow.h"
 
 #include <headroom/engine.h>
@@ -5,27 +6,8 @@
 
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QLibraryInfo>
-#include <QLocale>
+#include <QSettings>
 #include <QTimer>
-#include <QTranslator>
-
-namespace {
-
-void installTranslations(QApplication &app) {
-    auto *qt_translator = new QTranslator(&app);
-    if (qt_translator->load(QLocale(), QStringLiteral("qtbase"), QStringLiteral("_"),
-                            QLibraryInfo::path(QLibraryInfo::TranslationsPath))) {
-        QApplication::installTranslator(qt_translator);
-    }
-    auto *translator = new QTranslator(&app);
-    if (translator->load(QLocale(), QStringLiteral("headroom"), QStringLiteral("_"),
-                         QStringLiteral(":/i18n"))) {
-        QApplication::installTranslator(translator);
-    }
-}
-
-} // namespace
 
 int main(int argc, char *argv[]) {
     headroom::relaunchWithTunedRuntime(argc, argv);
@@ -35,7 +17,10 @@ int main(int argc, char *argv[]) {
     QApplication::setOrganizationName(QStringLiteral("Headroom"));
     QApplication::setApplicationVersion(QString::fromLatin1(headroom::kVersion));
     QGuiApplication::setDesktopFileName(QString::fromLatin1(headroom::kApplicationId));
-    installTranslations(app);
+    // The language chosen in Preferences (or the system's), before any text is created.
+    const QSettings settings;
+    headroom::ui::installLanguage(
+        app, headroom::ui::localeForLanguage(headroom::ui::storedLanguage(settings)));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QApplication::translate(
