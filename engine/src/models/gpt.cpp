@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -147,6 +148,46 @@ void GptBlockImpl::resetParameters(std::int64_t total_layers) {
     initLinear(fc_out_, residual_std);
 }
 
+void GptBlockImpl::enableLora(const LoraOptions &options) {
+    validateLoraOptions(options);
+    if (loraEnabled()) {
+        throw std::invalid_argument("LoRA is already enabled on this GPT block");
+    }
+    freezeParameters(*this);
+    const std::pair<const char *, torch::nn::Linear> linears[] = {
+        {"qkv", qkv_}, {"attn_out", proj_}, {"mlp_in", fc_}, {"mlp_out", fc_out_}};
+    for (const auto &[target, linear] : linears) {
+        if (options.targets().count(target) != 0) {
+            adapters_.emplace(target, register_module(std::string("lora_") + target,
+                                                      LoraAdapter(linear, options)));
+        }
+    }
+}
+
+std::map<std::string, torch::Tensor> GptBlockImpl::mergedLinearWeights() const {
+    const std::pair<const char *, const char *> base_names[] = {{"qkv", "qkv.weight"},
+                                                                {"attn_out", "proj.weight"},
+                                                                {"mlp_in", "fc.weight"},
+                                                                {"mlp_out", "fc_out.weight"}};
+    std::map<std::string, torch::Tensor> merged;
+    for (const auto &[target, name] : base_names) {
+        const auto adapter = adapters_.find(target);
+        if (adapter != adapters_.end()) {
+            merged[name] = adapter->second->mergedWeight();
+        }
+    }
+    return merged;
+}
+
+torch::Tensor GptBlockImpl::project(const std::string &target, torch::nn::Linear &linear,
+                                    const torch::Tensor &x) {
+    if (adapters_.empty()) {
+        return linear(x);
+    }
+    const auto adapter = adapters_.find(target);
+    return adapter == adapters_.end() ? linear(x) : adapter->second(x);
+}
+
 torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x) {
     // at::dropout returns its input for p = 0 too; skipping it saves a dispatch per call.
     return dropout_ > 0 && is_training() ? torch::dropout(x, dropout_, true) : x;
@@ -155,8 +196,8 @@ torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x) {
 torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch,
                                       std::int64_t length) {
     const torch::Tensor attended = compat::causalSelfAttention(
-        qkv_(x).view({batch, length, -1}), heads_, is_training() ? dropout_ : 0.0);
-    return proj_(attended); // [B*T, dim]
+        project("qkv", qkv_, x).view({batch, length, -1}), heads_, is_training() ? dropout_ : 0.0);
+    return project("attn_out", proj_, attended); // [B*T, dim]
 }
 
 torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
@@ -166,7 +207,7 @@ torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
     // Work on [B*T, dim] so every Linear is one addmm.
     torch::Tensor h = x.reshape({batch * length, x.size(2)});
     h = h + dropout(attention(ln1_(h), batch, length));
-    h = h + dropout(fc_out_(torch::gelu(fc_(ln2_(h)))));
+    h = h + dropout(project("mlp_out", fc_out_, torch::gelu(project("mlp_in", fc_, ln2_(h)))));
     return h.view({batch, length, -1});
 }
 
@@ -206,6 +247,52 @@ torch::nn::ModuleList GptImpl::blocks() {
 
 torch::Tensor GptImpl::tokenEmbeddingWeight() const {
     return token_embedding_->weight;
+}
+
+void GptImpl::enableLora(const LoraOptions &options) {
+    validateLoraOptions(options);
+    if (lora_) {
+        throw std::invalid_argument("LoRA is already enabled on this GPT");
+    }
+    freezeParameters(*this);
+    for (GptBlock &block : typed_blocks_) {
+        block->enableLora(options);
+    }
+    lora_ = options;
+}
+
+std::vector<torch::Tensor> GptImpl::trainableParameters() const {
+    return models::trainableParameters(*this);
+}
+
+NamedTensors GptImpl::mergedState() const {
+    std::map<std::string, torch::Tensor> merged;
+    for (std::size_t index = 0; index < typed_blocks_.size(); ++index) {
+        const std::string prefix = "blocks." + std::to_string(index) + ".";
+        for (auto &[name, weight] : typed_blocks_[index]->mergedLinearWeights()) {
+            merged[prefix + name] = weight;
+        }
+    }
+    std::set<std::string> adapter_names;
+    for (const auto &item : loraAdapterTensors(*this)) {
+        adapter_names.insert(item.first);
+    }
+    NamedTensors state;
+    const auto add = [&](const std::string &name, const torch::Tensor &tensor) {
+        if (adapter_names.count(name) != 0) {
+            return;
+        }
+        const auto replacement = merged.find(name);
+        state.emplace_back(name,
+                           replacement != merged.end() ? replacement->second : tensor.detach());
+    };
+    for (const auto &item : named_parameters()) {
+        add(item.key(), item.value());
+    }
+    for (const auto &item : named_buffers()) {
+        add(item.key(), item.value());
+    }
+    return state;
 }
 
 torch::Tensor GptImpl::hidden(const torch::Tensor &tokens) {
