@@ -11,6 +11,7 @@
 #include "train/evaluation.h"
 #include "train/failpoints.h"
 #include "train/fused_adamw.h"
+#include "train/lora_setup.h"
 #include "train/recipe.h"
 #include "train/run_config.h"
 #include "train/run_setup.h"
@@ -131,6 +132,8 @@ void TrainingRun::setUp() {
                 ". Make it smaller (model.dim, model.layers) or raise memory.budget",
             RunStatus::Paused};
     }
+    setUpLora(config, *project_, *recipe_, plan_.resume_from.has_value(),
+              [this](const std::string &message) { hub_.state(SessionState::Preparing, message); });
     const std::uint64_t live_before_optimizer = memory::cpuMemoryStats().live;
     breakdown_.weights = live_before_optimizer - live_before_model;
     CheckpointMeta resumed;
@@ -144,7 +147,7 @@ void TrainingRun::setUp() {
     FusedAdamWOptions options;
     options.lr(config.real("train.lr")).weight_decay(config.real("train.weight_decay"));
     const std::uint64_t live_before_state = memory::cpuMemoryStats().live;
-    optimizer_ = std::make_unique<FusedAdamW>(recipe_->module()->parameters(), options);
+    optimizer_ = std::make_unique<FusedAdamW>(trainableParameters(*recipe_), options);
     // The optimizer moves the parameters into its own buffer (one freed, one allocated): what
     // remains is its state.
     breakdown_.optimizer = memory::cpuMemoryStats().live - live_before_state;
