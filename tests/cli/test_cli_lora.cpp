@@ -1,3 +1,4 @@
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
@@ -166,6 +167,24 @@ void TestCliLora::loraRunTrainsAndResumes() {
     QCOMPARE(resumed.last()["step"].toInt(), 6);
     QCOMPARE(resumed.last()["status"].toString(), QString("finished"));
     lora_run_ = resumed.first()["run_id"].toInteger();
+
+    // The optimizer holds state for the 1024 adapter parameters only (two fp32 moments), not
+    // for the 8704 of the whole model.
+    const Result runs = cli({"runs", project_, "--json"});
+    QCOMPARE(runs.exit_code, 0);
+    bool found = false;
+    for (const QJsonValue &value : QJsonDocument::fromJson(runs.out).array()) {
+        const QJsonObject run = value.toObject();
+        if (run["id"].toInteger() != lora_run_) {
+            continue;
+        }
+        found = true;
+        const QJsonObject breakdown = run["summary"]["memory_breakdown"].toObject();
+        QVERIFY2(breakdown["optimizer"].toInteger() > 0, runs.out.constData());
+        QVERIFY2(breakdown["optimizer"].toInteger() <= 2 * 4 * 1024 + 1024, runs.out.constData());
+        QVERIFY2(breakdown["gradients"].toInteger() <= 4 * 1024 + 1024, runs.out.constData());
+    }
+    QVERIFY(found);
 }
 
 void TestCliLora::exportsAdaptersOnly() {
