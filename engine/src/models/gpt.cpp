@@ -3,6 +3,7 @@
 #include "compat/attention.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -148,32 +149,33 @@ void GptBlockImpl::resetParameters(std::int64_t total_layers) {
     initLinear(fc_out_, residual_std);
 }
 
+std::array<GptBlockImpl::LoraSite, 4> GptBlockImpl::loraSites() const {
+    return {{{"qkv", "qkv.weight", qkv_},
+             {"attn_out", "proj.weight", proj_},
+             {"mlp_in", "fc.weight", fc_},
+             {"mlp_out", "fc_out.weight", fc_out_}}};
+}
+
 void GptBlockImpl::enableLora(const LoraOptions &options) {
     validateLoraOptions(options);
     if (loraEnabled()) {
         throw std::invalid_argument("LoRA is already enabled on this GPT block");
     }
     freezeParameters(*this);
-    const std::pair<const char *, torch::nn::Linear> linears[] = {
-        {"qkv", qkv_}, {"attn_out", proj_}, {"mlp_in", fc_}, {"mlp_out", fc_out_}};
-    for (const auto &[target, linear] : linears) {
-        if (options.targets().count(target) != 0) {
-            adapters_.emplace(target, register_module(std::string("lora_") + target,
-                                                      LoraAdapter(linear, options)));
+    for (const LoraSite &site : loraSites()) {
+        if (options.targets().count(site.target) != 0) {
+            adapters_.emplace(site.target, register_module(std::string("lora_") + site.target,
+                                                           LoraAdapter(site.linear, options)));
         }
     }
 }
 
 std::map<std::string, torch::Tensor> GptBlockImpl::mergedLinearWeights() const {
-    const std::pair<const char *, const char *> base_names[] = {{"qkv", "qkv.weight"},
-                                                                {"attn_out", "proj.weight"},
-                                                                {"mlp_in", "fc.weight"},
-                                                                {"mlp_out", "fc_out.weight"}};
     std::map<std::string, torch::Tensor> merged;
-    for (const auto &[target, name] : base_names) {
-        const auto adapter = adapters_.find(target);
+    for (const LoraSite &site : loraSites()) {
+        const auto adapter = adapters_.find(site.target);
         if (adapter != adapters_.end()) {
-            merged[name] = adapter->second->mergedWeight();
+            merged[site.weight_name] = adapter->second->mergedWeight();
         }
     }
     return merged;

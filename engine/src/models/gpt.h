@@ -4,6 +4,7 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -61,6 +62,13 @@ public:
     std::map<std::string, torch::Tensor> mergedLinearWeights() const;
 
 private:
+    // A projection LoRA can adapt: its target name, its weight's name in the block, the Linear.
+    struct LoraSite {
+        const char *target;
+        const char *weight_name;
+        torch::nn::Linear linear;
+    };
+    std::array<LoraSite, 4> loraSites() const;
     torch::Tensor attention(const torch::Tensor &x, std::int64_t batch, std::int64_t length);
     torch::Tensor dropout(const torch::Tensor &x);
     // The projection `target` names applied to x: through its adapter when it has one.
