@@ -20,6 +20,7 @@ private Q_SLOTS:
     void loraRunTrainsAndResumes();
     void exportsAdaptersOnly();
     void exportsMergedWeightsUnderTheBaseNames();
+    void loraRunAsBaseIsMergedFirst();
     void loraExportOfAPlainRunIsRefused();
 
 private:
@@ -244,6 +245,27 @@ void TestCliLora::exportsMergedWeightsUnderTheBaseNames() {
             QVERIFY2(merged.data[name] != base.data[name], qPrintable(name));
         } else {
             QVERIFY2(merged.data[name] == base.data[name], qPrintable(name + " changed"));
+        }
+    }
+}
+
+void TestCliLora::loraRunAsBaseIsMergedFirst() {
+    QVERIFY(QFile::exists(path("merged.safetensors")));
+    const Result trained =
+        cli({"train", project_, "--steps", "1", "--set", "lora.rank=2", "--set",
+             "lora.base_run=" + QString::number(lora_run_), "--set", "lora.targets=qkv"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    const QString run = QString::number(lora_run_ + 1);
+    QCOMPARE(
+        cli({"export", project_, "--run", run, "--weights", path("stacked.safetensors")}).exit_code,
+        0);
+    // Everything but the newly adapted qkv is the earlier LoRA run's merged weights.
+    const Tensors earlier = readSafetensors(path("merged.safetensors"));
+    const Tensors stacked = readSafetensors(path("stacked.safetensors"));
+    QCOMPARE(stacked.data.keys(), earlier.data.keys());
+    for (const QString &name : earlier.data.keys()) {
+        if (name != "blocks.0.qkv.weight") {
+            QVERIFY2(stacked.data[name] == earlier.data[name], qPrintable(name + " differs"));
         }
     }
 }

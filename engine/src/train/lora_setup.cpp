@@ -101,11 +101,6 @@ void loadBaseWeights(const Config &config, Project &project, models::GptImpl &mo
     }
     const CheckpointMeta meta = readCheckpointMeta(path);
     const Config base = Config::fromJson(meta.config_json);
-    if (base.integer("lora.rank") > 0) {
-        throw ConfigError(label + ": run " + std::to_string(base_run) +
-                          " is itself a LoRA run; use its base run (lora.base_run=" +
-                          base.text("lora.base_run") + ") or a run that trained every weight");
-    }
     requireSameShape(base, config, base_run, model.options().vocab_size());
 
     torch::serialize::InputArchive archive;
@@ -116,8 +111,23 @@ void loadBaseWeights(const Config &config, Project &project, models::GptImpl &mo
     } catch (const c10::Error &error) {
         throw ConfigError(label + ": cannot read " + path + ": " + error.what_without_backtrace());
     }
-    copyCheckedWeights(model, model_archive, "",
-                       "run " + std::to_string(base_run) + "'s checkpoint " + path);
+    const std::string source = "run " + std::to_string(base_run) + "'s checkpoint " + path;
+    const std::optional<models::LoraOptions> base_lora = loraOptionsFromConfig(base);
+    if (!base_lora) {
+        copyCheckedWeights(model, model_archive, "", source);
+        return;
+    }
+    // The base is itself a LoRA run: its adapters are folded into its frozen weights, and
+    // the new adapters train on top of that.
+    models::Gpt staged(model.options());
+    staged->enableLora(*base_lora);
+    copyCheckedWeights(*staged, model_archive, "", source);
+    auto parameters = model.named_parameters();
+    auto buffers = model.named_buffers();
+    torch::NoGradGuard no_grad;
+    for (const auto &[name, tensor] : staged->mergedState()) {
+        (parameters.contains(name) ? parameters[name] : buffers[name]).copy_(tensor);
+    }
 }
 
 models::GptImpl &gptOf(Recipe &recipe) {

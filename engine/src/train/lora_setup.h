@@ -26,9 +26,10 @@ std::optional<models::LoraOptions> loraOptionsFromConfig(const Config &config);
 
 // The trainer's hook, called right after the recipe is built. With lora.rank > 0: a fresh run
 // loads the latest checkpoint of lora.base_run into the model (refusing a base of another
-// shape with a ConfigError naming the run and the differing key), then LoRA is enabled, which
-// freezes the base. A resumed run (resuming = true) skips the base: its own checkpoint, loaded
-// afterwards, holds the frozen base and the adapters. Does nothing with lora.rank = 0.
+// shape with a ConfigError naming the run and the differing key; a LoRA base run counts with
+// its adapters merged), then LoRA is enabled, which freezes the base. A resumed run (resuming =
+// true) skips the base: its own checkpoint, loaded afterwards, holds the frozen base and the
+// adapters. Does nothing with lora.rank = 0.
 void setUpLora(const Config &config, Project &project, Recipe &recipe, bool resuming,
                const std::function<void(const std::string &)> &progress);
 
