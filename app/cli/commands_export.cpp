@@ -17,6 +17,7 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
         std::int64_t run = 0;
         std::string metrics;
         std::string weights;
+        std::string lora;
     };
     auto options = std::make_shared<Options>();
     command->add_option("PROJECT", options->project, "Project file")->required();
@@ -25,6 +26,12 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
     CLI::Option *weights =
         command->add_option("--weights", options->weights, "safetensors file to write");
     metrics->excludes(weights);
+    command
+        ->add_option("--lora", options->lora,
+                     "For a LoRA run: adapters (only the adapter tensors) or merged (base weights "
+                     "with the adapters folded in; the default)")
+        ->check(CLI::IsMember(std::vector<std::string>{"adapters", "merged"}))
+        ->needs(weights);
 
     return [streams, options]() {
         if (options->metrics.empty() && options->weights.empty()) {
@@ -38,10 +45,14 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
             streams.err << "wrote " << rows << " steps of run " << options->run << " to "
                         << options->metrics << '\n';
         } else {
+            const LoraExport lora =
+                options->lora.empty() ? LoraExport::Default : parseLoraExport(options->lora);
             const std::int64_t step =
-                exportWeights(options->project, options->run, options->weights);
-            streams.err << "wrote the weights of run " << options->run << " at step " << step
-                        << " to " << options->weights << '\n';
+                exportWeights(options->project, options->run, options->weights, lora);
+            streams.err << "wrote the "
+                        << (options->lora == "adapters" ? "LoRA adapters" : "weights") << " of run "
+                        << options->run << " at step " << step << " to " << options->weights
+                        << '\n';
         }
         return static_cast<int>(kExitSuccess);
     };

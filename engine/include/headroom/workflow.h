@@ -30,9 +30,21 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
 std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_id,
                               const std::string &csv_path);
 
+// What to export of a LoRA run (lora.rank > 0).
+enum class LoraExport {
+    Default,  // merged for a LoRA run, the plain weights otherwise
+    Adapters, // only the adapter tensors ("blocks.N.lora_<target>.a"/".b"), metadata
+              // headroom.lora.rank/alpha/dropout/targets/base_run
+    Merged,   // the base names with W + B A * alpha/rank: loads like a plain export
+};
+// "adapters" / "merged"; throws InputError listing the choices for anything else.
+LoraExport parseLoraExport(const std::string &text);
+
 // Writes the weights of a run's latest checkpoint as safetensors, with the config, recipe,
-// tokenizer and step in the metadata. Returns the step of the exported checkpoint.
+// tokenizer and step in the metadata. Returns the step of the exported checkpoint. Adapters
+// or Merged for a run without LoRA is an InputError.
 std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
-                           const std::string &safetensors_path);
+                           const std::string &safetensors_path,
+                           LoraExport lora = LoraExport::Default);
 
 } // namespace headroom

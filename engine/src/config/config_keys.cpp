@@ -129,6 +129,16 @@ std::vector<KeySpec> buildKeys() {
                 "Steps between validation passes; 0 = only at the end"),
         integer("train.eval_batches", "8", 1, 1e6, "Micro-batches per validation pass"),
         integer("train.threads", "0", 0, 4096, "CPU threads for LibTorch; 0 = all cores"),
+
+        // --- LoRA (train/lora_setup.cpp): low-rank adapters on a frozen base run (gpt) ---
+        integer("lora.rank", "0", 0, 4096,
+                "Rank of the LoRA adapters; 0 = off (train every weight). Needs lora.base_run"),
+        real("lora.alpha", "16", 1e-6, 1e6, "LoRA scaling numerator: updates scale by alpha/rank"),
+        real("lora.dropout", "0.05", 0, 0.9, "Dropout on the input of the LoRA adapters"),
+        text("lora.targets", "qkv,attn_out,mlp_in,mlp_out", KeyType::String,
+             "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out"),
+        integer("lora.base_run", "0", 0, 9007199254740992.0,
+                "Run whose latest checkpoint is the frozen base (required when lora.rank > 0)"),
     };
 }
 

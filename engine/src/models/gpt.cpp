@@ -1,10 +1,13 @@
 #include "models/gpt.h"
 
 #include "compat/attention.h"
+#include "models/activation_checkpoint.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <optional>
+#include <set>
 #include <stdexcept>
 #include <string>
 
@@ -147,6 +150,47 @@ void GptBlockImpl::resetParameters(std::int64_t total_layers) {
     initLinear(fc_out_, residual_std);
 }
 
+std::array<GptBlockImpl::LoraSite, 4> GptBlockImpl::loraSites() const {
+    return {{{"qkv", "qkv.weight", qkv_},
+             {"attn_out", "proj.weight", proj_},
+             {"mlp_in", "fc.weight", fc_},
+             {"mlp_out", "fc_out.weight", fc_out_}}};
+}
+
+void GptBlockImpl::enableLora(const LoraOptions &options) {
+    validateLoraOptions(options);
+    if (loraEnabled()) {
+        throw std::invalid_argument("LoRA is already enabled on this GPT block");
+    }
+    freezeParameters(*this);
+    for (const LoraSite &site : loraSites()) {
+        if (options.targets().count(site.target) != 0) {
+            adapters_.emplace(site.target, register_module(std::string("lora_") + site.target,
+                                                           LoraAdapter(site.linear, options)));
+        }
+    }
+}
+
+std::map<std::string, torch::Tensor> GptBlockImpl::mergedLinearWeights() const {
+    std::map<std::string, torch::Tensor> merged;
+    for (const LoraSite &site : loraSites()) {
+        const auto adapter = adapters_.find(site.target);
+        if (adapter != adapters_.end()) {
+            merged[site.weight_name] = adapter->second->mergedWeight();
+        }
+    }
+    return merged;
+}
+
+torch::Tensor GptBlockImpl::project(const std::string &target, torch::nn::Linear &linear,
+                                    const torch::Tensor &x) {
+    if (adapters_.empty()) {
+        return linear(x);
+    }
+    const auto adapter = adapters_.find(target);
+    return adapter == adapters_.end() ? linear(x) : adapter->second(x);
+}
+
 torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x) {
     // at::dropout returns its input for p = 0 too; skipping it saves a dispatch per call.
     return dropout_ > 0 && is_training() ? torch::dropout(x, dropout_, true) : x;
@@ -155,8 +199,8 @@ torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x) {
 torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch,
                                       std::int64_t length) {
     const torch::Tensor attended = compat::causalSelfAttention(
-        qkv_(x).view({batch, length, -1}), heads_, is_training() ? dropout_ : 0.0);
-    return proj_(attended); // [B*T, dim]
+        project("qkv", qkv_, x).view({batch, length, -1}), heads_, is_training() ? dropout_ : 0.0);
+    return project("attn_out", proj_, attended); // [B*T, dim]
 }
 
 torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
@@ -166,7 +210,7 @@ torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
     // Work on [B*T, dim] so every Linear is one addmm.
     torch::Tensor h = x.reshape({batch * length, x.size(2)});
     h = h + dropout(attention(ln1_(h), batch, length));
-    h = h + dropout(fc_out_(torch::gelu(fc_(ln2_(h)))));
+    h = h + dropout(project("mlp_out", fc_out_, torch::gelu(project("mlp_in", fc_, ln2_(h)))));
     return h.view({batch, length, -1});
 }
 
@@ -208,6 +252,52 @@ torch::Tensor GptImpl::tokenEmbeddingWeight() const {
     return token_embedding_->weight;
 }
 
+void GptImpl::enableLora(const LoraOptions &options) {
+    validateLoraOptions(options);
+    if (lora_) {
+        throw std::invalid_argument("LoRA is already enabled on this GPT");
+    }
+    freezeParameters(*this);
+    for (GptBlock &block : typed_blocks_) {
+        block->enableLora(options);
+    }
+    lora_ = options;
+}
+
+std::vector<torch::Tensor> GptImpl::trainableParameters() const {
+    return models::trainableParameters(*this);
+}
+
+NamedTensors GptImpl::mergedState() const {
+    std::map<std::string, torch::Tensor> merged;
+    for (std::size_t index = 0; index < typed_blocks_.size(); ++index) {
+        const std::string prefix = "blocks." + std::to_string(index) + ".";
+        for (auto &[name, weight] : typed_blocks_[index]->mergedLinearWeights()) {
+            merged[prefix + name] = weight;
+        }
+    }
+    std::set<std::string> adapter_names;
+    for (const auto &item : loraAdapterTensors(*this)) {
+        adapter_names.insert(item.first);
+    }
+    NamedTensors state;
+    const auto add = [&](const std::string &name, const torch::Tensor &tensor) {
+        if (adapter_names.count(name) != 0) {
+            return;
+        }
+        const auto replacement = merged.find(name);
+        state.emplace_back(name,
+                           replacement != merged.end() ? replacement->second : tensor.detach());
+    };
+    for (const auto &item : named_parameters()) {
+        add(item.key(), item.value());
+    }
+    for (const auto &item : named_buffers()) {
+        add(item.key(), item.value());
+    }
+    return state;
+}
+
 torch::Tensor GptImpl::hidden(const torch::Tensor &tokens) {
     TORCH_CHECK(tokens.dim() == 2, "GPT expects tokens [B, T], got ", tokens.sizes());
     TORCH_CHECK(tokens.scalar_type() == torch::kLong, "GPT expects int64 tokens, got ",
@@ -220,10 +310,23 @@ torch::Tensor GptImpl::hidden(const torch::Tensor &tokens) {
     if (options_.dropout() > 0 && is_training()) {
         x = torch::dropout(x, options_.dropout(), true);
     }
-    for (GptBlock &block : typed_blocks_) {
-        x = block->forward(x);
+    for (std::size_t index = 0; index < typed_blocks_.size(); ++index) {
+        GptBlock &block = typed_blocks_[index];
+        const bool recompute = checkpoint_every_ > 0 && is_training() &&
+                               static_cast<std::int64_t>(index) % checkpoint_every_ == 0;
+        x = recompute
+                ? checkpointed(
+                      [&block](const torch::Tensor &input) { return block->forward(input); }, x)
+                : block->forward(x);
     }
     return ln_final_(x.view({-1, options_.dim()}));
+}
+
+void GptImpl::setCheckpointEvery(std::int64_t every) {
+    if (every < 0) {
+        throw std::invalid_argument("checkpointing must be 0 (off) or a block interval >= 1");
+    }
+    checkpoint_every_ = every;
 }
 
 torch::Tensor GptImpl::forward(const torch::Tensor &tokens) {

@@ -1,8 +1,14 @@
 #pragma once
 
+#include "models/lora.h"
+
 #include <torch/torch.h>
 
+#include <array>
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <vector>
 
 namespace headroom::models {
@@ -46,9 +52,28 @@ public:
     // GPT-2 initialization of this block (see GptImpl::resetParameters).
     void resetParameters(std::int64_t total_layers);
 
+    // Freezes every parameter of the block and registers an adapter "lora_<target>" for each
+    // target (e.g. "lora_qkv" with parameters "a" and "b"); forward then uses them. Throws
+    // std::invalid_argument for bad options or when LoRA is already enabled.
+    void enableLora(const LoraOptions &options);
+    bool loraEnabled() const { return !adapters_.empty(); }
+    // Merged weights (W + B A * alpha/rank) of the adapted Linears under their base names
+    // relative to the block ("qkv.weight", "proj.weight", "fc.weight", "fc_out.weight").
+    std::map<std::string, torch::Tensor> mergedLinearWeights() const;
+
 private:
+    // A projection LoRA can adapt: its target name, its weight's name in the block, the Linear.
+    struct LoraSite {
+        const char *target;
+        const char *weight_name;
+        torch::nn::Linear linear;
+    };
+    std::array<LoraSite, 4> loraSites() const;
     torch::Tensor attention(const torch::Tensor &x, std::int64_t batch, std::int64_t length);
     torch::Tensor dropout(const torch::Tensor &x);
+    // The projection `target` names applied to x: through its adapter when it has one.
+    torch::Tensor project(const std::string &target, torch::nn::Linear &linear,
+                          const torch::Tensor &x);
 
     std::int64_t heads_;
     double dropout_;
@@ -56,8 +81,9 @@ private:
     torch::nn::Linear qkv_{nullptr};  // fused query/key/value projection, dim -> 3*dim
     torch::nn::Linear proj_{nullptr}; // attention output projection (residual)
     torch::nn::LayerNorm ln2_{nullptr};
-    torch::nn::Linear fc_{nullptr};     // dim -> 4*dim
-    torch::nn::Linear fc_out_{nullptr}; // 4*dim -> dim (residual)
+    torch::nn::Linear fc_{nullptr};               // dim -> 4*dim
+    torch::nn::Linear fc_out_{nullptr};           // 4*dim -> dim (residual)
+    std::map<std::string, LoraAdapter> adapters_; // by target name; empty without LoRA
 };
 TORCH_MODULE(GptBlock);
 
@@ -73,6 +99,10 @@ public:
     const GptOptions &options() const;
     // The blocks, so activation checkpointing can wrap them later.
     torch::nn::ModuleList blocks();
+    // Activation checkpointing in training: every k-th block (0, k, 2k, ...) keeps only its
+    // input and recomputes its activations in backward. 0 turns it off.
+    void setCheckpointEvery(std::int64_t every);
+    std::int64_t checkpointEvery() const { return checkpoint_every_; }
     // The token embedding [vocab, dim], also the output projection's weight.
     torch::Tensor tokenEmbeddingWeight() const;
 
@@ -80,6 +110,18 @@ public:
     // projections (attention output, MLP output) scaled by 1/sqrt(2*layers), zero biases,
     // LayerNorm at (1, 0). The constructor applies it; call again to re-initialize.
     void resetParameters();
+
+    // Freezes every base parameter and adds LoRA adapters to every block's targets
+    // (parameters "blocks.N.lora_<target>.a" / ".b"). Throws std::invalid_argument for bad
+    // options or when LoRA is already enabled.
+    void enableLora(const LoraOptions &options);
+    const std::optional<LoraOptions> &loraOptions() const { return lora_; }
+    // Parameters with requires_grad: everything without LoRA, only the adapters with it.
+    std::vector<torch::Tensor> trainableParameters() const;
+    // Base parameters and buffers under their base names, the adapted weights merged
+    // (W + B A * alpha/rank); without LoRA simply the parameters and buffers. Detached. A
+    // plain GPT loaded with these computes what this model computes in eval mode.
+    NamedTensors mergedState() const;
 
 private:
     // [B*T, dim] final hidden states.
@@ -89,8 +131,10 @@ private:
     torch::nn::Embedding token_embedding_{nullptr};
     torch::nn::Embedding position_embedding_{nullptr};
     torch::nn::ModuleList blocks_{nullptr};
-    std::vector<GptBlock> typed_blocks_; // the same modules as blocks_, without dynamic casts
+    std::vector<GptBlock> typed_blocks_;
+    std::int64_t checkpoint_every_ = 0; // the same modules as blocks_, without dynamic casts
     torch::nn::LayerNorm ln_final_{nullptr};
+    std::optional<LoraOptions> lora_;
 };
 TORCH_MODULE(Gpt);
 

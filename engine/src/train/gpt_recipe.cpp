@@ -41,6 +41,10 @@ public:
     }
 
     std::int64_t tokensPerExample() const override { return seq_len_; }
+    bool setActivationCheckpointing(std::int64_t every) override {
+        model_->setCheckpointEvery(every);
+        return true;
+    }
     bool reportsAccuracy() const override { return false; }
     bool reportsRmse() const override { return false; }
 

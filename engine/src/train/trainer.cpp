@@ -11,6 +11,7 @@
 #include "train/evaluation.h"
 #include "train/failpoints.h"
 #include "train/fused_adamw.h"
+#include "train/lora_setup.h"
 #include "train/recipe.h"
 #include "train/run_config.h"
 #include "train/run_setup.h"
@@ -128,6 +129,8 @@ void TrainingRun::setUp() {
                 ". Make it smaller (model.dim, model.layers) or raise memory.budget",
             RunStatus::Paused};
     }
+    setUpLora(config, *project_, *recipe_, plan_.resume_from.has_value(),
+              [this](const std::string &message) { hub_.state(SessionState::Preparing, message); });
     const std::uint64_t live_before_optimizer = meter_->read().live;
     breakdown_.weights = live_before_optimizer - live_before_model;
     CheckpointMeta resumed;

@@ -2,6 +2,7 @@
 // the optimizer they call for, and the escalation ladder out-of-memory recovery climbs.
 #include "compat/device_memory.h"
 #include "train/fused_adamw.h"
+#include "train/lora_setup.h"
 #include "train/training_run.h"
 
 #include <headroom/units.h>
@@ -50,7 +51,7 @@ compat::AutocastState TrainingRun::autocastState() const {
 }
 
 std::unique_ptr<Optimizer> TrainingRun::makeOptimizer() {
-    const std::vector<torch::Tensor> parameters = recipe_->module()->parameters();
+    const std::vector<torch::Tensor> parameters = trainableParameters(*recipe_);
     if (techniques_.adamw8bit || techniques_.offload) {
         throw ConfigError(
             std::string(techniques_.adamw8bit ? "optimizer=adamw8bit" : "offload.optimizer=on") +

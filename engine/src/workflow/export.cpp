@@ -1,6 +1,8 @@
 #include "data/data_error.h"
 #include "export/safetensors.h"
+#include "models/lora.h"
 #include "train/checkpoint.h"
+#include "train/lora_setup.h"
 #include "train/recipe.h"
 #include "train/run_setup.h"
 #include "util/base64.h"
@@ -38,6 +40,16 @@ std::string number(double value) {
 }
 
 } // namespace
+
+LoraExport parseLoraExport(const std::string &text) {
+    if (text == "adapters") {
+        return LoraExport::Adapters;
+    }
+    if (text == "merged") {
+        return LoraExport::Merged;
+    }
+    throw InputError("--lora " + text + ": expected adapters or merged");
+}
 
 std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_id,
                               const std::string &csv_path) {
@@ -80,7 +92,7 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
 }
 
 std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
-                           const std::string &safetensors_path) {
+                           const std::string &safetensors_path, LoraExport lora) {
     Project project = Project::open(project_path);
     requireRun(project, run_id);
     const std::optional<CheckpointRecord> checkpoint = project.latestCheckpoint(run_id);
@@ -91,6 +103,12 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
         (std::filesystem::path(project.dataDirectory()) / checkpoint->path).string();
     const train::CheckpointMeta meta = train::readCheckpointMeta(path);
     const Config config = Config::fromJson(meta.config_json);
+    const bool lora_run = config.integer("lora.rank") > 0;
+    if (!lora_run && lora != LoraExport::Default) {
+        throw InputError("run " + std::to_string(run_id) +
+                         " is not a LoRA run (lora.rank is 0): it has no adapters to export; "
+                         "leave out --lora");
+    }
 
     train::PreparedData prepared;
     try {
@@ -100,6 +118,8 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
     }
     const torch::Device cpu(torch::kCPU);
     std::unique_ptr<train::Recipe> recipe = train::makeRecipe(config, prepared, cpu);
+    // A LoRA run's checkpoint holds the adapters next to the frozen base: add them first.
+    models::GptImpl *lora_model = train::enableLoraFromConfig(config, *recipe);
     train::loadCheckpointWeights(path, *recipe->module());
 
     // Tied weights are one tensor: export it once, under its first name.
@@ -124,18 +144,45 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
         keep_alive.push_back(contiguous);
         views.push_back(view);
     };
-    for (const auto &item : recipe->module()->named_parameters()) {
-        add(item.key(), item.value());
-    }
-    for (const auto &item : recipe->module()->named_buffers()) {
-        add(item.key(), item.value());
+    std::string exported_config = meta.config_json;
+    if (lora_model == nullptr) {
+        for (const auto &item : recipe->module()->named_parameters()) {
+            add(item.key(), item.value());
+        }
+        for (const auto &item : recipe->module()->named_buffers()) {
+            add(item.key(), item.value());
+        }
+    } else if (lora == LoraExport::Adapters) {
+        for (const auto &[name, tensor] : models::loraAdapterTensors(*lora_model)) {
+            add(name, tensor);
+        }
+    } else {
+        for (const auto &[name, tensor] : lora_model->mergedState()) {
+            add(name, tensor);
+        }
+        // Merged weights are a plain model: its config trains and exports without LoRA.
+        Config plain = config;
+        for (const char *key :
+             {"lora.rank", "lora.alpha", "lora.dropout", "lora.targets", "lora.base_run"}) {
+            plain.set(key, findConfigKey(key)->default_value);
+        }
+        exported_config = plain.toJson();
     }
     std::map<std::string, std::string> metadata = {{"format", "pt"},
                                                    {"headroom.recipe", config.text("recipe")},
                                                    {"headroom.model", recipe->describe()},
                                                    {"headroom.step", std::to_string(meta.step)},
                                                    {"headroom.run", std::to_string(run_id)},
-                                                   {"headroom.config", meta.config_json}};
+                                                   {"headroom.config", exported_config}};
+    if (lora_model != nullptr) {
+        metadata["headroom.lora"] = lora == LoraExport::Adapters ? "adapters" : "merged";
+        for (const char *key :
+             {"lora.rank", "lora.alpha", "lora.dropout", "lora.targets", "lora.base_run"}) {
+            metadata[std::string("headroom.") + key] = config.text(key);
+        }
+        metadata["headroom.lora.targets"] =
+            models::formatLoraTargets(lora_model->loraOptions()->targets());
+    }
     if (prepared.tokenizer) {
         metadata["headroom.tokenizer"] = config.text("tokenizer");
         const std::string model = prepared.tokenizer->serialize();
