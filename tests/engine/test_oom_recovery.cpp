@@ -54,6 +54,8 @@ private Q_SLOTS:
     void evaluationOomLeavesTheTrainingBatchAlone();
     void impossibleBudgetPausesWithADiagnosis_data();
     void impossibleBudgetPausesWithADiagnosis();
+    void ladderSwitchesOnCheckpointingAtMicroBatchOne();
+    void exhaustedLadderPausesAndSaysWhatItTried();
     void otherErrorsAreNotRetried();
     void breakdownPartsSumToThePeak();
     void growingMemoryIsReportedOnce();
@@ -243,9 +245,9 @@ void TestOomRecovery::impossibleBudgetPausesWithADiagnosis() {
     const std::uint64_t budget =
         model_fits ? stepPeak({"train.micro_batch=1", "train.accumulation=32"}) - 2048 : 64 * 1024;
     Recorder recorder;
-    const headroom::RunResult result =
-        runSession(project(QString("impossible-%1.headroom").arg(++counter)), recorder,
-                   {QString("memory.budget=%1").arg(budget), "train.steps=2"});
+    const headroom::RunResult result = runSession(
+        project(QString("impossible-%1.headroom").arg(++counter)), recorder,
+        {QString("memory.budget=%1").arg(budget), "train.steps=2", "recovery.ladder=none"});
     QCOMPARE(name(result.state), name(headroom::SessionState::Paused));
     QVERIFY(result.failure == headroom::FailureKind::CannotContinue);
     const QString message = QString::fromStdString(result.message);
@@ -258,6 +260,55 @@ void TestOomRecovery::impossibleBudgetPausesWithADiagnosis() {
         QVERIFY(hasEvent(recorder, "out_of_memory"));
     }
     QVERIFY(recorder.recorded.losses.empty());
+}
+
+void TestOomRecovery::ladderSwitchesOnCheckpointingAtMicroBatchOne() {
+    // Between what micro-batch 1 needs with and without checkpointing: halving alone cannot
+    // help, the checkpointing rung can, and the run continues with the same samples.
+    const std::uint64_t plain = stepPeak({"train.micro_batch=1", "train.accumulation=32"});
+    const std::uint64_t checkpointed =
+        stepPeak({"train.micro_batch=1", "train.accumulation=32", "checkpointing=1"});
+    QVERIFY2(checkpointed < plain, qPrintable(QString("%1 vs %2").arg(checkpointed).arg(plain)));
+    Recorder recorder;
+    const headroom::RunResult result =
+        runSession(project("ladder.headroom"), recorder,
+                   {QString("memory.budget=%1").arg((plain + checkpointed) / 2),
+                    "recovery.ladder=checkpointing,bf16"});
+    QCOMPARE(name(result.state), name(headroom::SessionState::Finished));
+    QVERIFY(hasEvent(recorder, "ladder"));
+    QCOMPARE(recorder.micro_batches.back(), 1);
+    QCOMPARE(recorder.accumulations.back(), 32);
+    // Checkpointing recomputes exactly what plain training computed: same samples, same
+    // losses.
+    expectSameRun(baseline_.recorded, recorder.recorded);
+    const headroom::Project opened =
+        headroom::Project::open(QDir(dir_.path()).filePath("ladder.headroom").toStdString());
+    const QJsonObject summary =
+        QJsonDocument::fromJson(QByteArray::fromStdString(opened.runs().back().summary_json))
+            .object();
+    QVERIFY2(summary["techniques"].toString().contains("checkpointing"),
+             qPrintable(summary["techniques"].toString()));
+}
+
+void TestOomRecovery::exhaustedLadderPausesAndSaysWhatItTried() {
+    // Well under what micro-batch 1 needs with every rung of this ladder on, above what the
+    // model and its optimizer state need.
+    const std::uint64_t budget = stepPeak({"train.micro_batch=1", "train.accumulation=32",
+                                           "checkpointing=1", "precision=bf16"}) *
+                                 85 / 100;
+    Recorder recorder;
+    const headroom::RunResult result =
+        runSession(project("ladder-exhausted.headroom"), recorder,
+                   {QString("memory.budget=%1").arg(budget), "train.steps=2",
+                    "recovery.ladder=checkpointing,bf16,offload"});
+    QCOMPARE(name(result.state), name(headroom::SessionState::Paused));
+    const QString message = QString::fromStdString(result.message);
+    QVERIFY2(message.contains("escalation ladder: checkpointing, bf16, offload (skipped"),
+             qPrintable(message));
+    QCOMPARE(static_cast<int>(
+                 std::count(recorder.events.begin(), recorder.events.end(), std::string("ladder"))),
+             2);
+    QVERIFY(hasEvent(recorder, "out_of_memory"));
 }
 
 void TestOomRecovery::otherErrorsAreNotRetried() {
