@@ -301,11 +301,16 @@ void TestAdamW8bit::roundTripErrorIsBounded() {
                             .item<double>();
     QVERIFY2(std::abs(kept - 1e-4) <= 1e-5, qPrintable(QString("1e-4 became %1").arg(kept)));
 
-    // The tensor-operation path (taken here by a double input) gives the same codes.
-    const auto generic = headroom::train::quantizeBlockwise(values.to(torch::kDouble), map);
-    const double same = generic.codes.eq(quantized.codes).to(torch::kDouble).mean().item<double>();
+    // The tensor-operation path (what CUDA takes) gives the same codes and values.
+    torch::Tensor generic_codes = torch::empty_like(quantized.codes);
+    torch::Tensor generic_absmax = torch::empty_like(quantized.absmax);
+    headroom::train::quantizeWithTensorOps(values, map, generic_codes, generic_absmax);
+    const double same = generic_codes.eq(quantized.codes).to(torch::kDouble).mean().item<double>();
     QVERIFY2(same >= 0.999, qPrintable(QString("only %1 of the codes agree").arg(same)));
-    QVERIFY(torch::allclose(generic.absmax, quantized.absmax));
+    QVERIFY(torch::equal(generic_absmax, quantized.absmax));
+    QVERIFY(torch::equal(headroom::train::dequantizeWithTensorOps(quantized.codes, quantized.absmax,
+                                                                  values.numel(), map),
+                         restored));
 }
 
 void TestAdamW8bit::tracksFusedAdamW_data() {

@@ -2,6 +2,10 @@
 
 #include <ATen/Parallel.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -74,8 +78,8 @@ DynamicCodeMap::DynamicCodeMap(bool is_signed) : signed_(is_signed) {
         midpoints_.push_back((magnitudes_[i] + magnitudes_[i + 1]) / 2.0f);
     }
     min_key_ = upperBits(midpoints_.front(), kKeyShift);
-    max_key_ = upperBits(1.0f, kKeyShift);
-    for (std::uint32_t key = min_key_; key <= max_key_; ++key) {
+    lowest_ = fromUpperBits(min_key_, kKeyShift);
+    for (std::uint32_t key = min_key_; key <= upperBits(1.0f, kKeyShift); ++key) {
         const float bucket_begin = fromUpperBits(key, kKeyShift);
         const float bucket_end = fromUpperBits(key + 1, kKeyShift);
         const auto below = std::lower_bound(midpoints_.begin(), midpoints_.end(), bucket_begin);
@@ -83,14 +87,15 @@ DynamicCodeMap::DynamicCodeMap(bool is_signed) : signed_(is_signed) {
         if (below_end - below > 1) {
             throw std::logic_error("DynamicCodeMap: two midpoints share a bucket");
         }
-        bucket_start_.push_back(static_cast<std::uint8_t>(below - midpoints_.begin()));
+        std::uint32_t threshold = 0xFFFFu;
+        if (below_end != below) {
+            std::uint32_t bits = 0;
+            std::memcpy(&bits, &*below, sizeof bits);
+            threshold = bits & kLowMask;
+        }
+        const auto start = static_cast<std::uint32_t>(below - midpoints_.begin());
+        buckets_.push_back(start << 16 | threshold);
     }
-    for (const float midpoint : midpoints_) {
-        std::uint32_t bits = 0;
-        std::memcpy(&bits, &midpoint, sizeof bits);
-        midpoint_bits_.push_back(bits);
-    }
-    midpoint_bits_.push_back(0xFFFFFFFFu);
 
     if (is_signed) {
         for (int code = 0; code < 256; ++code) {
@@ -144,14 +149,37 @@ void encodeBlock(const float *values, std::int64_t count, float absmax, const Dy
                  std::uint8_t *codes) {
     const float inverse = absmax > 0.0f ? 1.0f / absmax : 0.0f;
     const DynamicCodeMap::Encoder encoder = map.encoder();
-    if (map.isSigned()) {
-        for (std::int64_t i = 0; i < count; ++i) {
-            codes[i] = encoder.encodeSigned(values[i] * inverse);
+    const bool is_signed = map.isSigned();
+    std::int64_t i = 0;
+#if defined(__SSE2__)
+    // The arithmetic four at a time, the table lookups one by one (SSE2 has no gather).
+    // Same clamps as Encoder::nearestMagnitude: max(a, lowest) sends NaN to lowest too.
+    const __m128 inverse4 = _mm_set1_ps(inverse);
+    const __m128 lowest4 = _mm_set1_ps(encoder.lowest);
+    const __m128 one4 = _mm_set1_ps(1.0f);
+    const __m128 sign_bit = _mm_set1_ps(-0.0f);
+    alignas(16) std::uint32_t bits[4];
+    for (; i + 4 <= count; i += 4) {
+        const __m128 x = _mm_mul_ps(_mm_loadu_ps(values + i), inverse4);
+        const __m128 magnitude = is_signed ? _mm_andnot_ps(sign_bit, x) : x;
+        const __m128 a = _mm_min_ps(_mm_max_ps(magnitude, lowest4), one4);
+        _mm_store_si128(reinterpret_cast<__m128i *>(bits), _mm_castps_si128(a));
+        if (is_signed) {
+            const auto negative = static_cast<std::uint32_t>(_mm_movemask_ps(x));
+            for (int lane = 0; lane < 4; ++lane) {
+                codes[i + lane] = DynamicCodeMap::Encoder::signedCode(
+                    encoder.magnitudeOfBits(bits[lane]), (negative >> lane) & 1u);
+            }
+        } else {
+            for (int lane = 0; lane < 4; ++lane) {
+                codes[i + lane] = static_cast<std::uint8_t>(encoder.magnitudeOfBits(bits[lane]));
+            }
         }
-    } else {
-        for (std::int64_t i = 0; i < count; ++i) {
-            codes[i] = encoder.encodeUnsigned(values[i] * inverse);
-        }
+    }
+#endif
+    for (; i < count; ++i) {
+        codes[i] = is_signed ? encoder.encodeSigned(values[i] * inverse)
+                             : encoder.encodeUnsigned(values[i] * inverse);
     }
 }
 
@@ -191,6 +219,14 @@ void quantizeInto(const torch::Tensor &values, const DynamicCodeMap &map, torch:
         });
         return;
     }
+    quantizeWithTensorOps(values, map, codes, absmax);
+}
+
+void quantizeWithTensorOps(const torch::Tensor &values, const DynamicCodeMap &map,
+                           torch::Tensor &codes, torch::Tensor &absmax) {
+    torch::NoGradGuard no_grad;
+    const std::int64_t numel = values.numel();
+    const std::int64_t blocks = quantizationBlocks(numel);
     torch::Tensor flat = values.detach().reshape({-1}).to(torch::kFloat);
     flat = torch::constant_pad_nd(flat, {0, blocks * kQuantizationBlock - numel}, 0.0);
     const torch::Tensor rows = flat.view({blocks, kQuantizationBlock});
@@ -232,6 +268,13 @@ torch::Tensor dequantizeBlockwise(const torch::Tensor &codes, const torch::Tenso
         });
         return values;
     }
+    return dequantizeWithTensorOps(codes, absmax, numel, map);
+}
+
+torch::Tensor dequantizeWithTensorOps(const torch::Tensor &codes, const torch::Tensor &absmax,
+                                      std::int64_t numel, const DynamicCodeMap &map) {
+    torch::NoGradGuard no_grad;
+    const std::int64_t blocks = quantizationBlocks(numel);
     const torch::Tensor table = map.valuesTensor(codes.device());
     const torch::Tensor rows =
         table.index_select(0, codes.narrow(0, 0, blocks * kQuantizationBlock).to(torch::kLong))

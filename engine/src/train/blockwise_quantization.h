@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -27,6 +28,7 @@ public:
     // exponent and 8 mantissa bits, so a bucket spans at most 1/256 of its values, less than
     // the relative gap between any two consecutive midpoints (checked when the map is built).
     static constexpr int kKeyShift = 15;
+    static constexpr std::uint32_t kLowMask = (1u << kKeyShift) - 1;
 
     static const DynamicCodeMap &signedMap();
     static const DynamicCodeMap &unsignedMap();
@@ -37,45 +39,50 @@ public:
     float decode(std::uint8_t code) const { return values_[code]; }
     std::uint8_t zeroCode() const { return signed_ ? kSignedZero : 0; }
 
-    // Branch-free nearest-code lookup on a float's bits. Held in locals by the encoding
-    // loops, so that storing codes (uint8, which may alias anything) does not force the
-    // tables' addresses to be reloaded for every element.
+    // Branch-free nearest-code lookup. Held in locals by the encoding loops, so that storing
+    // codes (uint8, which may alias anything) does not force the table's address to be
+    // reloaded for every element.
     struct Encoder {
-        const std::uint8_t *bucket_start; // midpoints below each bucket's start
-        const std::uint32_t *midpoint_bits;
+        // Per bucket: (midpoints below the bucket's start) << 16 | the low kKeyShift bits of
+        // the one midpoint inside the bucket, or 0xFFFF when there is none.
+        const std::uint32_t *buckets;
+        float lowest; // where the first bucket starts (below the first midpoint)
         std::uint32_t min_key;
-        std::uint32_t max_key;
 
-        // Index of the nearest magnitude to the non-negative float with these bits (clamped
-        // to [0, 1]; NaN takes 1): the number of midpoints between consecutive magnitudes
-        // that lie below it. Non-negative floats order like their bit patterns.
-        int nearestMagnitude(std::uint32_t bits) const {
-            std::uint32_t key = bits >> kKeyShift;
-            key = std::min(std::max(key, min_key), max_key);
-            const int index = bucket_start[key - min_key];
-            return index + static_cast<int>(midpoint_bits[index] < bits);
+        // Index of the nearest magnitude to a, clamped to [0, 1] (NaN takes 0): the number
+        // of midpoints between consecutive magnitudes that lie below it. Non-negative floats
+        // order like their bit patterns, so inside a bucket comparing low bits is enough.
+        int nearestMagnitude(float a) const {
+            a = a > lowest ? a : lowest;
+            a = a < 1.0f ? a : 1.0f;
+            std::uint32_t bits = 0;
+            std::memcpy(&bits, &a, sizeof bits);
+            return magnitudeOfBits(bits);
+        }
+        int magnitudeOfBits(std::uint32_t bits) const {
+            const std::uint32_t entry = buckets[(bits >> kKeyShift) - min_key];
+            return static_cast<int>(entry >> 16) +
+                   static_cast<int>((bits & kLowMask) > (entry & 0xFFFFu));
         }
         std::uint8_t encodeUnsigned(float normalized) const {
-            std::uint32_t bits = 0;
-            std::memcpy(&bits, &normalized, sizeof bits);
-            const std::uint32_t non_negative_mask = (bits >> 31) - 1u; // 0 for negatives
-            return static_cast<std::uint8_t>(nearestMagnitude(bits & non_negative_mask));
+            return static_cast<std::uint8_t>(nearestMagnitude(normalized));
         }
         std::uint8_t encodeSigned(float normalized) const {
             std::uint32_t bits = 0;
             std::memcpy(&bits, &normalized, sizeof bits);
-            const int negative = static_cast<int>(bits >> 31);
-            const int magnitude = nearestMagnitude(bits & 0x7FFFFFFFu);
-            // kSignedZero + magnitude, or kSignedZero - magnitude when negative.
-            return static_cast<std::uint8_t>(kSignedZero + ((magnitude ^ -negative) + negative));
+            return signedCode(nearestMagnitude(std::abs(normalized)), bits >> 31);
+        }
+        // kSignedZero + magnitude, or kSignedZero - magnitude when negative (0 or 1).
+        static std::uint8_t signedCode(int magnitude, std::uint32_t negative) {
+            const int sign = static_cast<int>(negative);
+            return static_cast<std::uint8_t>(kSignedZero + ((magnitude ^ -sign) + sign));
         }
     };
-    Encoder encoder() const {
-        return {bucket_start_.data(), midpoint_bits_.data(), min_key_, max_key_};
-    }
+    Encoder encoder() const { return {buckets_.data(), lowest_, min_key_}; }
 
     // The nearest code to normalized (ties go to the smaller magnitude). Values beyond 1 in
-    // magnitude take the largest one; in the unsigned map negative values take 0.
+    // magnitude take the largest one; in the unsigned map negative values take 0; NaN
+    // takes 0 (as in encodeTensor).
     std::uint8_t encode(float normalized) const {
         return signed_ ? encoder().encodeSigned(normalized) : encoder().encodeUnsigned(normalized);
     }
@@ -92,11 +99,9 @@ private:
     bool signed_;
     std::vector<float> magnitudes_; // ascending, magnitudes_[0] == 0, back() == 1
     std::vector<float> midpoints_;  // (magnitudes_[i] + magnitudes_[i + 1]) / 2
-    // The midpoints' bit patterns, then a sentinel above every float.
-    std::vector<std::uint32_t> midpoint_bits_;
-    std::vector<std::uint8_t> bucket_start_;
+    std::vector<std::uint32_t> buckets_;
+    float lowest_ = 0;
     std::uint32_t min_key_ = 0;
-    std::uint32_t max_key_ = 0;
     std::array<float, 256> values_{};
 };
 
@@ -131,5 +136,10 @@ QuantizedTensor quantizeBlockwise(const torch::Tensor &values, const DynamicCode
 // Float32 tensor of numel elements on codes' device.
 torch::Tensor dequantizeBlockwise(const torch::Tensor &codes, const torch::Tensor &absmax,
                                   std::int64_t numel, const DynamicCodeMap &map);
+// The tensor-operation paths of the two, on any device (what CUDA takes).
+void quantizeWithTensorOps(const torch::Tensor &values, const DynamicCodeMap &map,
+                           torch::Tensor &codes, torch::Tensor &absmax);
+torch::Tensor dequantizeWithTensorOps(const torch::Tensor &codes, const torch::Tensor &absmax,
+                                      std::int64_t numel, const DynamicCodeMap &map);
 
 } // namespace headroom::train
