@@ -16,8 +16,8 @@ constexpr std::int64_t kQuantizationBlock = 256;
 
 // A 256-entry "dynamic" code map for 8-bit values normalized by their block's absmax (the
 // dynamic tree of Dettmers' 8-bit optimizers): magnitudes are spaced linearly inside each
-// decade of [1e-7, 1], with more codes in the upper decades, so small moments keep a
-// relative precision that a linear map would lose.
+// decade of [1e-7, 1] (signed: [1e-6, 1]), with twice the codes in each higher decade, so
+// small moments keep a relative precision that a linear map would lose.
 // - unsigned (second moment): code c is magnitude c, from 0 to 1.0;
 // - signed (first moment): code 127 is 0, 127 + k is +magnitude k and 127 - k is -magnitude
 //   k (k <= 127, so both -1 and +1 exist); code 255 is never produced (it decodes as +1).
