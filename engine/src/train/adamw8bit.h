@@ -47,7 +47,7 @@ public:
     void loadState(torch::serialize::InputArchive &archive) override;
 
     AdamWOptions &options() { return options_; }
-    const std::vector<torch::Tensor> &parameters() const { return parameters_; }
+    const std::vector<torch::Tensor> &parameters() const override { return parameters_; }
     std::vector<std::int64_t> &stepCounts() { return steps_; }
     bool isQuantized(std::size_t index) const { return slots_.at(index).quantized; }
     // The moments of parameters()[index] as fp32 tensors shaped like it (dequantized copies

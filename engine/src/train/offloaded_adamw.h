@@ -43,7 +43,7 @@ public:
     void saveState(torch::serialize::OutputArchive &archive) override;
     void loadState(torch::serialize::InputArchive &archive) override;
 
-    const std::vector<torch::Tensor> &parameters() const { return parameters_; }
+    const std::vector<torch::Tensor> &parameters() const override { return parameters_; }
     // The update on the host copies (its parameters() are the fp32 master copies, in
     // parameters() order).
     FusedAdamW &hostOptimizer() { return *host_; }

@@ -90,6 +90,8 @@ private:
     // Puts techniques_ into effect on the recipe (checkpointing); precision is read per step.
     void applyTechniques();
     std::unique_ptr<Optimizer> makeOptimizer();
+    // The current fp32 optimizer converted for an adamw8bit or offload rung.
+    std::unique_ptr<Optimizer> switchOptimizer(LadderRung rung);
     // At the smallest micro-batch: switches on the next rung of recovery.ladder that changes
     // something (a `ladder` event each; skipped rungs are listed). False when none is left.
     bool climbLadder(std::int64_t step, const std::string &error);

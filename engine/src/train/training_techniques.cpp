@@ -1,8 +1,10 @@
 // TrainingRun: the device's memory meter and budget, the memory-saving techniques in effect,
 // the optimizer they call for, and the escalation ladder out-of-memory recovery climbs.
 #include "compat/device_memory.h"
+#include "train/adamw8bit.h"
 #include "train/fused_adamw.h"
 #include "train/lora_setup.h"
+#include "train/offloaded_adamw.h"
 #include "train/training_run.h"
 
 #include <headroom/units.h>
@@ -52,12 +54,26 @@ compat::AutocastState TrainingRun::autocastState() const {
 
 std::unique_ptr<Optimizer> TrainingRun::makeOptimizer() {
     const std::vector<torch::Tensor> parameters = trainableParameters(*recipe_);
-    if (techniques_.adamw8bit || techniques_.offload) {
-        throw ConfigError(
-            std::string(techniques_.adamw8bit ? "optimizer=adamw8bit" : "offload.optimizer=on") +
-            " is not available in this build");
+    if (techniques_.adamw8bit) {
+        return std::make_unique<AdamW8bit>(parameters, optimizer_options_);
+    }
+    if (techniques_.offload) {
+        return std::make_unique<OffloadedAdamW>(parameters, optimizer_options_);
     }
     return std::make_unique<FusedAdamW>(parameters, optimizer_options_);
+}
+
+std::unique_ptr<Optimizer> TrainingRun::switchOptimizer(LadderRung rung) {
+    // The ladder only replaces the fp32 optimizer (a rung that changes nothing is skipped),
+    // carrying its moments and step counts over, so the run continues where it was.
+    auto *fused = dynamic_cast<FusedAdamW *>(optimizer_.get());
+    if (fused == nullptr) {
+        throw std::logic_error("the ladder can only convert the fp32 AdamW state");
+    }
+    if (rung == LadderRung::AdamW8bit) {
+        return AdamW8bit::fromFusedAdamW(*fused);
+    }
+    return OffloadedAdamW::fromFusedAdamW(*fused);
 }
 
 bool TrainingRun::climbLadder(std::int64_t step, const std::string &error) {
@@ -75,7 +91,8 @@ bool TrainingRun::climbLadder(std::int64_t step, const std::string &error) {
         techniques_ = withRung(techniques_, rung);
         applyTechniques();
         if (rung == LadderRung::AdamW8bit || rung == LadderRung::Offload) {
-            optimizer_ = makeOptimizer();
+            std::unique_ptr<Optimizer> converted = switchOptimizer(rung);
+            optimizer_ = std::move(converted); // the fp32 moments are freed here
         }
         meter_->releaseCaches();
         ladder_tried_.push_back(rungName(rung));
