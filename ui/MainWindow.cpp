@@ -73,6 +73,7 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     runs_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, runs_dock_);
     runs_dock_->hide();
+    resizeDocks({runs_dock_}, {470}, Qt::Horizontal);
 
     createActions();
     createMenus();

@@ -67,8 +67,16 @@ void MainWindow::connectRunSignals() {
     connect(watcher_, &RunWatcher::eventArrived, this, &MainWindow::onEvent);
     connect(watcher_, &RunWatcher::runEnded, this, &MainWindow::onExternalRunEnded);
     connect(watcher_, &RunWatcher::runsChanged, this, [this] {
-        if (!controller_->isActive()) {
-            refreshRuns();
+        if (controller_->isActive()) {
+            return;
+        }
+        const std::int64_t newest_before =
+            runs_panel_->runs().empty() ? 0 : runs_panel_->runs().back().id;
+        refreshRuns();
+        const std::int64_t newest = runs_panel_->runs().empty() ? 0 : runs_panel_->runs().back().id;
+        if (newest > newest_before && !watching_external_run_ && newest_before != 0) {
+            runs_panel_->selectRun(newest);
+            showStoredRun(newest); // started and ended between two polls
         }
     });
 
@@ -135,6 +143,11 @@ void MainWindow::onRunStarted(const RunInfo &info) {
 }
 
 void MainWindow::onSteps(const QVector<StepMetrics> &steps) {
+    if (watching_external_run_ && live_view_->series().steps.isEmpty() && !steps.isEmpty()) {
+        // A run found mid-way (or resumed): its timing starts at its first step.
+        live_run_.start_step = steps.first().step - 1;
+        progress_->setMinimum(int(live_run_.start_step));
+    }
     live_view_->appendSteps(steps);
     if (!steps.isEmpty()) {
         updateProgress(steps.last().step);

@@ -86,6 +86,7 @@ PlanView::PlanView(QWidget *parent) : QWidget(parent) {
     table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
                             QAbstractItemView::AnyKeyPressed);
     table_->setAccessibleName(tr("Project settings"));
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
 
     auto *settings_box = new QGroupBox(tr("Settings (double-click a value to change it)"), this);
     auto *settings_layout = new QVBoxLayout(settings_box);

@@ -91,8 +91,12 @@ void RunWatcher::poll() {
                 Q_EMIT runEnded(*ended);
             }
         }
-    } catch (const std::exception &) {
+    } catch (const std::exception &error) {
         // The writer may hold the file for a moment (or it is being migrated): next tick.
+        if (last_error_ != error.what()) {
+            last_error_ = error.what();
+            qWarning("watching %s: %s", qPrintable(project_path_), error.what());
+        }
     }
 }
 

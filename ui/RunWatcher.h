@@ -44,6 +44,7 @@ private:
     std::int64_t last_eval_step_ = 0;
     std::size_t event_count_ = 0;
     QString runs_signature_;
+    std::string last_error_;
 };
 
 } // namespace headroom::ui

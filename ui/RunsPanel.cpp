@@ -63,6 +63,7 @@ RunsPanel::RunsPanel(QWidget *parent) : QWidget(parent) {
     table_->setAlternatingRowColors(true);
     table_->setWordWrap(false);
     table_->setAccessibleName(tr("Runs"));
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
 
     no_runs_hint_ = new QLabel(this);
     no_runs_hint_->setObjectName(QStringLiteral("noRunsHint"));
@@ -97,10 +98,12 @@ QString RunsPanel::load(const QString &project_path) {
     runs_ = runs;
     const QFileInfo info(project_path);
     title_->setText(info.completeBaseName());
-    subtitle_->setText(tr("recipe %1 · data %2")
-                           .arg(QString::fromStdString(config.text("recipe")),
-                                QString::fromStdString(config.text("data.path"))));
-    subtitle_->setToolTip(QDir::toNativeSeparators(info.absoluteFilePath()));
+    subtitle_->setText(
+        tr("recipe %1 · data %2")
+            .arg(QString::fromStdString(config.text("recipe")),
+                 QFileInfo(QString::fromStdString(config.text("data.path"))).fileName()));
+    subtitle_->setToolTip(QDir::toNativeSeparators(info.absoluteFilePath()) + QLatin1Char('\n') +
+                          QString::fromStdString(config.text("data.path")));
 
     const QSignalBlocker blocker(table_);
     table_->setRowCount(0);

@@ -54,6 +54,11 @@ bool PlotWidget::exportTo(const QString &path) {
 void PlotWidget::fitRanges() {
     rescaleAxes(true);
     yAxis->scaleRange(1.08, yAxis->range().center());
+    // A run's first steps would otherwise fill the width with fractional step ticks.
+    constexpr double kMinimumStepSpan = 10;
+    if (xAxis->range().size() < kMinimumStepSpan) {
+        xAxis->setRange(xAxis->range().lower, xAxis->range().lower + kMinimumStepSpan);
+    }
 }
 
 void PlotWidget::mousePressEvent(QMouseEvent *event) {
