@@ -15,6 +15,7 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <set>
 
 namespace headroom::ui {
@@ -72,6 +73,7 @@ CompareView::CompareView(QWidget *parent) : QWidget(parent) {
     splitter->addWidget(left);
     splitter->addWidget(right);
     splitter->setStretchFactor(1, 4);
+    splitter->setSizes({200, 800});
     auto *layout = new QHBoxLayout(this);
     layout->addWidget(splitter);
 
@@ -80,8 +82,14 @@ CompareView::CompareView(QWidget *parent) : QWidget(parent) {
 }
 
 void CompareView::setRuns(const QString &project_path, const std::vector<RunRecord> &runs) {
-    const QList<std::int64_t> selected =
+    QList<std::int64_t> selected =
         project_path == project_path_ ? selectedRuns() : QList<std::int64_t>{};
+    if (project_path != project_path_) {
+        // A project opens with its two newest runs compared.
+        for (auto run = runs.rbegin(); run != runs.rend() && selected.size() < 2; ++run) {
+            selected << run->id;
+        }
+    }
     project_path_ = project_path;
     runs_ = runs;
     cache_.clear();
@@ -168,6 +176,8 @@ void CompareView::refresh() {
         memory->setAdaptiveSampling(true);
         memory->setData(data->steps, mib, true);
     }
+    loss_->legend->setVisible(loss_->graphCount() > 0);
+    memory_->legend->setVisible(memory_->graphCount() > 0);
     loss_->scheduleReplot();
     memory_->scheduleReplot();
     fillTable(chosen);
@@ -181,7 +191,7 @@ void CompareView::fillTable(const std::vector<const RunRecord *> &runs) {
     std::vector<Row> rows = {{tr("status"), {}},        {tr("steps"), {}},
                              {tr("final loss"), {}},    {tr("final validation loss"), {}},
                              {tr("peak memory"), {}},   {tr("mean throughput"), {}},
-                             {tr("OOM back-offs"), {}}, {tr("device"), {}}};
+                             {tr("OOM back-offs"), {}}, {tr("ran on"), {}}};
     std::vector<Config> configs;
     for (const RunRecord *run : runs) {
         const RunSeries *data = series(run->id);
@@ -232,6 +242,7 @@ void CompareView::fillTable(const std::vector<const RunRecord *> &runs) {
         for (int column = 0; column < cells.size(); ++column) {
             auto *item = new QTableWidgetItem(cells.at(column));
             item->setData(kDiffersRole, differs);
+            item->setToolTip(cells.at(column));
             if (differs) {
                 item->setBackground(highlight);
                 item->setForeground(plots::isDarkPalette(palette()) ? Qt::white : Qt::black);
@@ -245,6 +256,10 @@ void CompareView::fillTable(const std::vector<const RunRecord *> &runs) {
     }
     table_->setRowCount(visible_row);
     table_->resizeColumnsToContents();
+    constexpr int kMaxValueWidth = 200; // long paths are elided; the tooltip has them
+    for (int column = 1; column < table_->columnCount(); ++column) {
+        table_->setColumnWidth(column, std::min(table_->columnWidth(column), kMaxValueWidth));
+    }
 }
 
 QStringList CompareView::tableKeys() const {

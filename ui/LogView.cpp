@@ -66,6 +66,7 @@ LogView::LogView(QWidget *parent) : QWidget(parent) {
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setWordWrap(false);
     table_->setAlternatingRowColors(true);
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
 
     auto *filters = new QHBoxLayout;
     filters->addWidget(show_label);
@@ -116,8 +117,10 @@ void LogView::addRow(const QDateTime &time, std::int64_t run_id, std::int64_t st
         }
         table_->setItem(row, column, item);
     }
-    if (row == 0) {
-        table_->resizeColumnsToContents();
+    if (row < 200) { // later rows are rarely wider; resizing walks every row
+        for (int column : {TimeColumn, RunColumn, StepColumn, KindColumn}) {
+            table_->resizeColumnToContents(column);
+        }
     }
     applyFilter();
     table_->scrollToBottom();

@@ -144,6 +144,7 @@ private:
     bool watching_external_run_ = false;
     RunInfo live_run_;
     std::int64_t live_step_ = 0;
+    std::uint64_t live_peak_ = 0;
 };
 
 } // namespace headroom::ui

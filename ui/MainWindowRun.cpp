@@ -102,6 +102,7 @@ QString MainWindow::startRun(bool continue_last) {
     watcher_->stopWatching();
     live_run_ = RunInfo{};
     live_step_ = 0;
+    live_peak_ = 0;
     live_view_->beginRun(0, tr("Preparing a run…"));
     live_view_->setBudget(plan_view_->config().bytes("memory.budget"));
     log_view_->setDiagnosis({});
@@ -151,6 +152,11 @@ void MainWindow::onSteps(const QVector<StepMetrics> &steps) {
     live_view_->appendSteps(steps);
     if (!steps.isEmpty()) {
         updateProgress(steps.last().step);
+        for (const StepMetrics &step : steps) {
+            live_peak_ = std::max(live_peak_, step.mem_peak);
+        }
+        runs_panel_->showLiveProgress(live_view_->runId(), steps.last().step,
+                                      live_run_.target_steps, steps.last().loss, live_peak_);
     }
 }
 
@@ -219,6 +225,7 @@ void MainWindow::onExternalRunFound(const RunRecord &run) {
         return;
     }
     watching_external_run_ = true;
+    live_peak_ = 0;
     live_run_ = RunInfo{};
     live_run_.run_id = run.id;
     live_run_.target_steps = run.target_steps;

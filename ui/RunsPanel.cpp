@@ -150,6 +150,19 @@ std::int64_t RunsPanel::selectedRunId() const {
     return items.isEmpty() ? 0 : items.first()->data(kRunIdRole).toLongLong();
 }
 
+void RunsPanel::showLiveProgress(std::int64_t run_id, std::int64_t step, std::int64_t target_steps,
+                                 double loss, std::uint64_t peak_bytes) {
+    for (int row = 0; row < table_->rowCount(); ++row) {
+        if (table_->item(row, 0)->data(kRunIdRole).toLongLong() != run_id) {
+            continue;
+        }
+        table_->item(row, 2)->setText(QStringLiteral("%1 / %2").arg(step).arg(target_steps));
+        table_->item(row, 3)->setText(QString::number(loss, 'f', 4));
+        table_->item(row, 5)->setText(QString::fromStdString(formatBytes(peak_bytes)));
+        return;
+    }
+}
+
 void RunsPanel::selectRun(std::int64_t run_id) {
     for (int row = 0; row < table_->rowCount(); ++row) {
         if (table_->item(row, 0)->data(kRunIdRole).toLongLong() == run_id) {

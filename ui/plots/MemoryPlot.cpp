@@ -70,7 +70,7 @@ MemoryPlot::MemoryPlot(QWidget *parent) : PlotWidget(tr("Memory"), parent) {
     oom_markers_ = addGraph();
     oom_markers_->setName(tr("out-of-memory recovery"));
     ladder_markers_ = addGraph();
-    ladder_markers_->setName(tr("ladder rung"));
+    ladder_markers_->setName(tr("back-off or ladder rung"));
     warning_markers_ = addGraph();
     warning_markers_->setName(tr("warning"));
     for (QCPGraph *graph : {live_, peak_}) {
@@ -158,7 +158,7 @@ void MemoryPlot::fitRanges() {
     const QCPRange range = yAxis->range();
     double upper = range.upper;
     if (budget_mib_ > 0) {
-        upper = std::max(upper, budget_mib_ * 1.08);
+        upper = std::max(upper, budget_mib_ * 1.2);
     }
     yAxis->setRange(0, std::max(upper, 1.0));
 }

@@ -58,7 +58,9 @@ void applyPalette(QCustomPlot *plot, const QPalette &palette) {
         }
     }
     if (plot->legend) {
-        plot->legend->setBrush(base);
+        QColor translucent = base;
+        translucent.setAlpha(210);
+        plot->legend->setBrush(translucent);
         plot->legend->setTextColor(text);
         plot->legend->setBorderPen(QPen(grid));
     }

@@ -19,6 +19,7 @@ PlotWidget::PlotWidget(const QString &title, QWidget *parent) : QCustomPlot(pare
     plotLayout()->addElement(0, 0, title_);
     legend->setVisible(true);
     legend->setFont(font());
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst); // one row: covers less of the data
     axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     replot_timer_.setSingleShot(true);
     replot_timer_.setInterval(kReplotIntervalMs);
@@ -53,7 +54,9 @@ bool PlotWidget::exportTo(const QString &path) {
 
 void PlotWidget::fitRanges() {
     rescaleAxes(true);
-    yAxis->scaleRange(1.08, yAxis->range().center());
+    // Room above the data for the legend.
+    const QCPRange range = yAxis->range();
+    yAxis->setRange(range.lower - range.size() * 0.04, range.upper + range.size() * 0.35);
     // A run's first steps would otherwise fill the width with fractional step ticks.
     constexpr double kMinimumStepSpan = 10;
     if (xAxis->range().size() < kMinimumStepSpan) {
