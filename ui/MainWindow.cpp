@@ -67,6 +67,7 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     setCentralWidget(central_);
 
     runs_panel_ = new RunsPanel(this);
+    runs_panel_->setMinimumWidth(300);
     runs_dock_ = new QDockWidget(tr("Project"), this);
     runs_dock_->setObjectName(QStringLiteral("projectDock"));
     runs_dock_->setWidget(runs_panel_);

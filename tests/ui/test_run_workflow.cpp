@@ -18,10 +18,12 @@
 #include <headroom/project.h>
 
 #include <QAction>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <QtTest>
 
 using namespace test_support;
@@ -36,6 +38,8 @@ private Q_SLOTS:
     void pauseResumeStopFromTheWindow();
     void closingDuringARunStopsWithACheckpoint();
     void compareShowsTwoRunsWithDifferencesHighlighted();
+    void aRunThatCannotContinueShowsItsDiagnosis();
+    void eventLoopStaysResponsiveDuringARun();
     void aRunWrittenByTheCliShowsLive();
 
 private:
@@ -202,6 +206,65 @@ void TestRunWorkflow::compareShowsTwoRunsWithDifferencesHighlighted() {
     only->setChecked(true);
     QVERIFY(compare->tableKeys().contains("train.lr"));
     QVERIFY(!compare->tableKeys().contains("model.dim"));
+}
+
+void TestRunWorkflow::aRunThatCannotContinueShowsItsDiagnosis() {
+    // Micro-batch 4 may not shrink: the injected out-of-memory error pauses the run.
+    const QString project = newProject("ui-oom.headroom", {"recovery.min_micro_batch=4"});
+    MainWindow window(nullptr, settingsPath());
+    window.show();
+    QCOMPARE(window.openProject(project), QString());
+    qputenv("HEADROOM_FAILPOINT", "oom@step:3");
+    QSignalSpy finished(window.sessionController(), &headroom::ui::SessionController::finished);
+    QCOMPARE(window.startRun(), QString());
+    const bool done = finished.wait(120000);
+    qunsetenv("HEADROOM_FAILPOINT");
+    QVERIFY(done);
+    const auto result = finished.at(0).at(0).value<headroom::RunResult>();
+    QCOMPARE(name(result.state), QString("paused"));
+    QCOMPARE(window.tabs()->currentWidget(), window.logView());
+    const QString diagnosis = window.logView()->diagnosis();
+    QVERIFY2(diagnosis.contains("memory.budget"), qPrintable(diagnosis));
+    QCOMPARE(window.liveView()->memoryPlot()->markerCount(), 1); // the out_of_memory event
+    QVERIFY(findAction(window, "Continue Last Run")->isEnabled());
+}
+
+void TestRunWorkflow::eventLoopStaysResponsiveDuringARun() {
+    // A benchmark more than a test: how late a 5 ms timer fires while a GPT of the sample's
+    // size trains at full speed. The bound only catches a UI thread that waits on the engine.
+    const QString project =
+        createTestProject(dir_.filePath("ui-stalls.headroom"), corpus_, "gpt",
+                          {"model.layers=4", "model.heads=4", "model.dim=128", "model.seq_len=64",
+                           "train.micro_batch=12", "train.steps=40", "train.eval_every=20",
+                           "train.checkpoint_every=20"});
+    MainWindow window(nullptr, settingsPath());
+    window.show();
+    QCOMPARE(window.openProject(project), QString());
+    QVector<qint64> lateness;
+    QElapsedTimer clock;
+    QTimer probe;
+    probe.setTimerType(Qt::PreciseTimer);
+    probe.setInterval(5);
+    qint64 expected = 0;
+    connect(&probe, &QTimer::timeout, this, [&] {
+        const qint64 now = clock.elapsed();
+        lateness << std::max<qint64>(0, now - expected);
+        expected = now + 5;
+    });
+    QSignalSpy finished(window.sessionController(), &headroom::ui::SessionController::finished);
+    QCOMPARE(window.startRun(), QString());
+    clock.start();
+    expected = 5;
+    probe.start();
+    QVERIFY(finished.wait(300000));
+    probe.stop();
+    std::sort(lateness.begin(), lateness.end());
+    QVERIFY(lateness.size() > 10);
+    const qint64 p99 = lateness.at(int(lateness.size() * 0.99));
+    qInfo("event loop lateness over %lld ticks while training: p50 %lld ms, p99 %lld ms, max %lld "
+          "ms",
+          qint64(lateness.size()), lateness.at(lateness.size() / 2), p99, lateness.last());
+    QVERIFY2(p99 < 250, "the UI thread never waits on the engine");
 }
 
 void TestRunWorkflow::aRunWrittenByTheCliShowsLive() {
