@@ -42,6 +42,7 @@ private Q_SLOTS:
     void newProjectDialogCreatesAProject();
     void newProjectDialogShowsBadData();
     void droppingADataFileOffersANewProject();
+    void saveAsCopiesAndOpensTheCopy();
     void logFiltersAndShowsADiagnosis();
 
 private:
@@ -174,14 +175,14 @@ void TestViews::recentProjectsAndGeometryAreRemembered() {
     const QString project = newProject("recent.headroom");
     {
         MainWindow window(nullptr, ini);
-        window.resize(900, 640);
+        window.resize(1150, 700);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QCOMPARE(window.openProject(project), QString());
         QVERIFY(window.close());
     }
     MainWindow window(nullptr, ini);
-    QCOMPARE(window.size(), QSize(900, 640));
+    QCOMPARE(window.size(), QSize(1150, 700));
     auto *recent = window.findChild<QMenu *>("recentMenu");
     QVERIFY(recent && recent->isEnabled());
     QCOMPARE(recent->actions().size(), 1);
@@ -242,6 +243,20 @@ void TestViews::droppingADataFileOffersANewProject() {
     QDropEvent drop_project(centre, Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&window, &drop_project);
     QCOMPARE(window.projectPath(), project);
+}
+
+void TestViews::saveAsCopiesAndOpensTheCopy() {
+    const QString project = newProject("original.headroom");
+    MainWindow window(nullptr, dir_.filePath("saveas.ini"));
+    QCOMPARE(window.openProject(project), QString());
+    QCOMPARE(window.planView()->setValue("train.lr", "0.02"), QString());
+    const QString copy = dir_.filePath("copy.headroom");
+    QCOMPARE(window.saveProjectAs(copy), QString());
+    QCOMPARE(window.projectPath(), copy);
+    const headroom::Config config =
+        headroom::Config::fromJson(headroom::Project::open(copy.toStdString()).configJson());
+    QCOMPARE(QString::fromStdString(config.text("train.lr")), QString("0.02"));
+    QVERIFY(window.saveProjectAs(copy).contains("already exists"));
 }
 
 void TestViews::logFiltersAndShowsADiagnosis() {
