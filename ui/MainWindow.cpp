@@ -160,7 +160,7 @@ QString MainWindow::openProject(const QString &path) {
     run_state_label_->setText(tr("Runs: %1").arg(runs_panel_->runCount()));
     watching_external_run_ = false;
     watcher_->watch(path);
-    watcher_->poll(); // a run another process is writing shows at once
+    watcher_->pollSoon(); // a run another process is writing shows at once
     if (!watching_external_run_ && runs_panel_->runCount() > 0) {
         runs_panel_->selectRun(runs_panel_->runs().back().id);
         showStoredRun(runs_panel_->runs().back().id);

@@ -145,6 +145,7 @@ private:
     RunInfo live_run_;
     std::int64_t live_step_ = 0;
     std::uint64_t live_peak_ = 0;
+    std::int64_t live_recoveries_ = 0;
 };
 
 } // namespace headroom::ui

@@ -103,6 +103,7 @@ QString MainWindow::startRun(bool continue_last) {
     live_run_ = RunInfo{};
     live_step_ = 0;
     live_peak_ = 0;
+    live_recoveries_ = 0;
     live_view_->beginRun(0, tr("Preparing a run…"));
     live_view_->setBudget(plan_view_->config().bytes("memory.budget"));
     log_view_->setDiagnosis({});
@@ -156,7 +157,8 @@ void MainWindow::onSteps(const QVector<StepMetrics> &steps) {
             live_peak_ = std::max(live_peak_, step.mem_peak);
         }
         runs_panel_->showLiveProgress(live_view_->runId(), steps.last().step,
-                                      live_run_.target_steps, steps.last().loss, live_peak_);
+                                      live_run_.target_steps, steps.last().loss, live_peak_,
+                                      live_recoveries_);
     }
 }
 
@@ -177,6 +179,9 @@ void MainWindow::updateProgress(std::int64_t step) {
 void MainWindow::onEvent(const RunEvent &event) {
     live_view_->addEvent(event);
     log_view_->addEvent(event);
+    if (event.event.kind == "oom_recovered") {
+        ++live_recoveries_;
+    }
     if (event.event.kind == "out_of_memory") {
         log_view_->setDiagnosis(QString::fromStdString(event.event.message));
     }
@@ -226,6 +231,7 @@ void MainWindow::onExternalRunFound(const RunRecord &run) {
     }
     watching_external_run_ = true;
     live_peak_ = 0;
+    live_recoveries_ = 0;
     live_run_ = RunInfo{};
     live_run_.run_id = run.id;
     live_run_.target_steps = run.target_steps;

@@ -1,103 +1,87 @@
 #include "RunWatcher.h"
 
+#include "RunPoller.h"
+
 namespace headroom::ui {
 
 RunWatcher::RunWatcher(QObject *parent) : QObject(parent) {
     qRegisterMetaType<headroom::RunRecord>();
     qRegisterMetaType<headroom::ui::RunEvent>();
-    timer_.setInterval(kDefaultIntervalMs);
-    connect(&timer_, &QTimer::timeout, this, &RunWatcher::poll);
+    qRegisterMetaType<QVector<headroom::StepMetrics>>();
+    qRegisterMetaType<QVector<headroom::EvalMetrics>>();
+    thread_.setObjectName(QStringLiteral("headroom-run-watcher"));
+    poller_ = new RunPoller(kDefaultIntervalMs);
+    poller_->moveToThread(&thread_);
+    connect(&thread_, &QThread::finished, poller_, &QObject::deleteLater);
+
+    // Queued across threads; dropped here once watching stopped.
+    connect(poller_, &RunPoller::runFound, this, [this](const RunRecord &run) {
+        if (watching_) {
+            run_id_ = run.id;
+            Q_EMIT runFound(run);
+        }
+    });
+    connect(poller_, &RunPoller::stepsArrived, this, [this](const QVector<StepMetrics> &steps) {
+        if (watching_) {
+            Q_EMIT stepsArrived(steps);
+        }
+    });
+    connect(poller_, &RunPoller::evalsArrived, this, [this](const QVector<EvalMetrics> &evals) {
+        if (watching_) {
+            Q_EMIT evalsArrived(evals);
+        }
+    });
+    connect(poller_, &RunPoller::eventArrived, this, [this](const RunEvent &event) {
+        if (watching_) {
+            Q_EMIT eventArrived(event);
+        }
+    });
+    connect(poller_, &RunPoller::runEnded, this, [this](const RunRecord &run) {
+        if (watching_) {
+            run_id_ = 0;
+            Q_EMIT runEnded(run);
+        }
+    });
+    connect(poller_, &RunPoller::runsChanged, this, [this] {
+        if (watching_) {
+            Q_EMIT runsChanged();
+        }
+    });
+    thread_.start();
+}
+
+RunWatcher::~RunWatcher() {
+    thread_.quit();
+    thread_.wait(); // at most one poll
 }
 
 void RunWatcher::watch(const QString &project_path) {
-    if (project_path != project_path_) {
-        run_id_ = 0;
-        runs_signature_.clear();
-    }
-    project_path_ = project_path;
-    timer_.start();
+    watching_ = true;
+    run_id_ = 0;
+    RunPoller *poller = poller_;
+    QMetaObject::invokeMethod(
+        poller_, [poller, project_path] { poller->watch(project_path); }, Qt::QueuedConnection);
 }
 
 void RunWatcher::stopWatching() {
-    timer_.stop();
+    watching_ = false;
     run_id_ = 0;
+    RunPoller *poller = poller_;
+    QMetaObject::invokeMethod(
+        poller_, [poller] { poller->stopWatching(); }, Qt::QueuedConnection);
 }
 
-void RunWatcher::poll() {
-    if (project_path_.isEmpty()) {
-        return;
-    }
-    try {
-        const Project project = Project::open(project_path_.toStdString());
-        const std::vector<RunRecord> runs = project.runs();
-        QString signature;
-        for (const RunRecord &run : runs) {
-            signature += QStringLiteral("%1:%2:%3;")
-                             .arg(run.id)
-                             .arg(QString::fromStdString(toString(run.status)))
-                             .arg(run.last_step);
-        }
-        if (signature != runs_signature_) {
-            runs_signature_ = signature;
-            Q_EMIT runsChanged();
-        }
-        const RunRecord *running = nullptr;
-        for (const RunRecord &run : runs) {
-            if (run.status == RunStatus::Running || run.status == RunStatus::Paused) {
-                if (run.ended_at.empty()) {
-                    running = &run;
-                }
-            }
-        }
-        if (running && running->id != run_id_) {
-            run_id_ = running->id;
-            last_step_ = 0;
-            last_eval_step_ = 0;
-            event_count_ = 0;
-            Q_EMIT runFound(*running);
-        }
-        if (run_id_ == 0) {
-            return;
-        }
-        QVector<StepMetrics> steps;
-        for (const StepMetrics &step : project.metrics(run_id_)) {
-            if (step.step > last_step_) {
-                steps.push_back(step);
-                last_step_ = step.step;
-            }
-        }
-        if (!steps.isEmpty()) {
-            Q_EMIT stepsArrived(steps);
-        }
-        QVector<EvalMetrics> evals;
-        for (const EvalRecord &eval : project.evaluations(run_id_)) {
-            if (eval.metrics.step > last_eval_step_) {
-                evals.push_back(eval.metrics);
-                last_eval_step_ = eval.metrics.step;
-            }
-        }
-        if (!evals.isEmpty()) {
-            Q_EMIT evalsArrived(evals);
-        }
-        const std::vector<EventRecord> events = project.events(run_id_);
-        for (std::size_t i = event_count_; i < events.size(); ++i) {
-            Q_EMIT eventArrived(RunEvent{run_id_, events[i].event, QDateTime::currentDateTime()});
-        }
-        event_count_ = events.size();
-        if (!running || running->id != run_id_) {
-            const std::optional<RunRecord> ended = project.run(run_id_);
-            run_id_ = 0;
-            if (ended) {
-                Q_EMIT runEnded(*ended);
-            }
-        }
-    } catch (const std::exception &error) {
-        // The writer may hold the file for a moment (or it is being migrated): next tick.
-        if (last_error_ != error.what()) {
-            last_error_ = error.what();
-            qWarning("watching %s: %s", qPrintable(project_path_), error.what());
-        }
-    }
+void RunWatcher::setInterval(int milliseconds) {
+    RunPoller *poller = poller_;
+    QMetaObject::invokeMethod(
+        poller_, [poller, milliseconds] { poller->setInterval(milliseconds); },
+        Qt::QueuedConnection);
+}
+
+void RunWatcher::pollSoon() {
+    RunPoller *poller = poller_;
+    QMetaObject::invokeMethod(
+        poller_, [poller] { poller->poll(); }, Qt::QueuedConnection);
 }
 
 } // namespace headroom::ui

@@ -3,13 +3,16 @@
 #include "EngineMetaTypes.h"
 
 #include <QObject>
-#include <QTimer>
+#include <QThread>
 
 namespace headroom::ui {
 
-// Follows a project that another process (headroom-cli) is training: polls it read-only on
-// a timer (SQLite WAL lets readers in while the writer commits) and reports the running
-// run's new steps, evaluations and events, and when the runs change.
+class RunPoller;
+
+// Follows a project that another process (headroom-cli) is training: a RunPoller on a worker
+// thread polls it on a timer (SQLite WAL lets readers in while the writer commits) and this
+// object hands its reports to the UI thread. Reports that arrive after stopWatching() are
+// dropped, so a run started in this window never mixes with a watched one.
 class RunWatcher : public QObject {
     Q_OBJECT
 
@@ -17,12 +20,14 @@ public:
     static constexpr int kDefaultIntervalMs = 1000;
 
     explicit RunWatcher(QObject *parent = nullptr);
+    ~RunWatcher() override;
 
     void watch(const QString &project_path);
     void stopWatching();
-    void setInterval(int milliseconds) { timer_.setInterval(milliseconds); }
-    // Polls now (the timer calls it).
-    void poll();
+    void setInterval(int milliseconds);
+    // Polls as soon as the worker is free (the timer polls too).
+    void pollSoon();
+    bool isWatching() const { return watching_; }
     std::int64_t watchedRunId() const { return run_id_; }
 
 Q_SIGNALS:
@@ -37,14 +42,10 @@ Q_SIGNALS:
     void runsChanged();
 
 private:
-    QString project_path_;
-    QTimer timer_;
+    QThread thread_;
+    RunPoller *poller_ = nullptr; // lives on thread_, deleted when it finishes
+    bool watching_ = false;
     std::int64_t run_id_ = 0;
-    std::int64_t last_step_ = 0;
-    std::int64_t last_eval_step_ = 0;
-    std::size_t event_count_ = 0;
-    QString runs_signature_;
-    std::string last_error_;
 };
 
 } // namespace headroom::ui

@@ -151,7 +151,7 @@ std::int64_t RunsPanel::selectedRunId() const {
 }
 
 void RunsPanel::showLiveProgress(std::int64_t run_id, std::int64_t step, std::int64_t target_steps,
-                                 double loss, std::uint64_t peak_bytes) {
+                                 double loss, std::uint64_t peak_bytes, std::int64_t recoveries) {
     for (int row = 0; row < table_->rowCount(); ++row) {
         if (table_->item(row, 0)->data(kRunIdRole).toLongLong() != run_id) {
             continue;
@@ -159,6 +159,10 @@ void RunsPanel::showLiveProgress(std::int64_t run_id, std::int64_t step, std::in
         table_->item(row, 2)->setText(QStringLiteral("%1 / %2").arg(step).arg(target_steps));
         table_->item(row, 3)->setText(QString::number(loss, 'f', 4));
         table_->item(row, 5)->setText(QString::fromStdString(formatBytes(peak_bytes)));
+        table_->item(row, 6)->setText(QString::number(recoveries));
+        for (int column : {2, 3, 5}) {
+            table_->resizeColumnToContents(column);
+        }
         return;
     }
 }

@@ -29,7 +29,7 @@ public:
     void selectRun(std::int64_t run_id);
     // Shows the progress of a run that is training (its record is written when it ends).
     void showLiveProgress(std::int64_t run_id, std::int64_t step, std::int64_t target_steps,
-                          double loss, std::uint64_t peak_bytes);
+                          double loss, std::uint64_t peak_bytes, std::int64_t recoveries);
 
 Q_SIGNALS:
     void runSelected(std::int64_t run_id);
