@@ -2,6 +2,97 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>headroom::ui::CompareView</name>
+    <message>
+        <source>Runs to compare</source>
+        <translation>Zu vergleichende Läufe</translation>
+    </message>
+    <message>
+        <source>R&amp;uns to compare:</source>
+        <translation>Zu vergleichende L&amp;äufe:</translation>
+    </message>
+    <message>
+        <source>Only &amp;differences</source>
+        <translation>Nur &amp;Unterschiede</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>Peak memory</source>
+        <translation>Spitzenspeicher</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 steps · %3</source>
+        <translation>Lauf %1 · %2 Schritte · %3</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>status</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>Schritte</translation>
+    </message>
+    <message>
+        <source>final loss</source>
+        <translation>Endverlust</translation>
+    </message>
+    <message>
+        <source>final validation loss</source>
+        <translation>Endverlust (Validierung)</translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation>Spitzenspeicher</translation>
+    </message>
+    <message>
+        <source>mean throughput</source>
+        <translation>mittlerer Durchsatz</translation>
+    </message>
+    <message>
+        <source>OOM back-offs</source>
+        <translation>OOM-Rückstufungen</translation>
+    </message>
+    <message>
+        <source>ran on</source>
+        <translation>lief auf</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 Token/s</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 Beispiele/s</translation>
+    </message>
+    <message>
+        <source>Setting</source>
+        <translation>Einstellung</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>Lauf %1</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::EmptyProjectView</name>
     <message>
         <source>No project open</source>
@@ -33,6 +124,104 @@
     <message>
         <source>System default (%1)</source>
         <translation>Systemstandard (%1)</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::LiveView</name>
+    <message>
+        <source>No run yet: press Start to train this project.</source>
+        <translation>Noch kein Lauf: Start drücken, um dieses Projekt zu trainieren.</translation>
+    </message>
+    <message>
+        <source>S&amp;mooth loss</source>
+        <translation>Verlust &amp;glätten</translation>
+    </message>
+    <message>
+        <source>Smoothing weight</source>
+        <translation>Glättungsgewicht</translation>
+    </message>
+    <message>
+        <source>Weight of the previous value in the moving average</source>
+        <translation>Gewicht des vorigen Werts im gleitenden Mittel</translation>
+    </message>
+    <message>
+        <source>&amp;Log scale</source>
+        <translation>&amp;Logarithmische Skala</translation>
+    </message>
+    <message>
+        <source>E&amp;xport Plots…</source>
+        <translation>Diagramme e&amp;xportieren…</translation>
+    </message>
+    <message>
+        <source>Export Plots</source>
+        <translation>Diagramme exportieren</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png);;PDF documents (*.pdf)</source>
+        <translation>PNG-Bilder (*.png);;PDF-Dokumente (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Could not write %1.</source>
+        <translation>%1 konnte nicht geschrieben werden.</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::LogView</name>
+    <message>
+        <source>All entries</source>
+        <translation>Alle Einträge</translation>
+    </message>
+    <message>
+        <source>Memory events</source>
+        <translation>Speicherereignisse</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>Checkpoints</translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation>Probleme</translation>
+    </message>
+    <message>
+        <source>State changes</source>
+        <translation>Zustandswechsel</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>Anzeigen</translation>
+    </message>
+    <message>
+        <source>Filter messages</source>
+        <translation>Meldungen filtern</translation>
+    </message>
+    <message>
+        <source>&amp;Show:</source>
+        <translation>&amp;Anzeigen:</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>Zeit</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>Lauf</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>Art</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Meldung</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The run could not continue.&lt;/b&gt; %1</source>
+        <translation>&lt;b&gt;Der Lauf konnte nicht fortgesetzt werden.&lt;/b&gt; %1</translation>
     </message>
 </context>
 <context>
@@ -135,6 +324,388 @@
         <source>Runs: %1</source>
         <translation>Läufe: %1</translation>
     </message>
+    <message>
+        <source>&amp;Plan</source>
+        <translation>&amp;Plan</translation>
+    </message>
+    <message>
+        <source>&amp;Live</source>
+        <translation>&amp;Live</translation>
+    </message>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>&amp;Vergleich</translation>
+    </message>
+    <message>
+        <source>Lo&amp;g</source>
+        <translation>Pro&amp;tokoll</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>Projekt</translation>
+    </message>
+    <message>
+        <source>A run is training</source>
+        <translation>Ein Lauf trainiert</translation>
+    </message>
+    <message>
+        <source>Stop the run and quit? Headroom writes a checkpoint first, so you can continue the run later.</source>
+        <translation>Lauf anhalten und beenden? Headroom schreibt zuerst einen Checkpoint, damit Sie den Lauf später fortsetzen können.</translation>
+    </message>
+    <message>
+        <source>a run is training in this window; stop it first</source>
+        <translation>in diesem Fenster trainiert ein Lauf; halten Sie ihn zuerst an</translation>
+    </message>
+    <message>
+        <source>No run selected: press Start to train, or pick a run in the Project panel.</source>
+        <translation>Kein Lauf ausgewählt: Start drücken, um zu trainieren, oder einen Lauf in der Projektleiste wählen.</translation>
+    </message>
+    <message>
+        <source>no project is open</source>
+        <translation>kein Projekt ist geöffnet</translation>
+    </message>
+    <message>
+        <source>a run is writing to the project; wait until it ends</source>
+        <translation>ein Lauf schreibt in das Projekt; warten Sie, bis er endet</translation>
+    </message>
+    <message>
+        <source>%1 already exists</source>
+        <translation>%1 existiert bereits</translation>
+    </message>
+    <message>
+        <source>cannot copy the project to %1: %2</source>
+        <translation>das Projekt kann nicht nach %1 kopiert werden: %2</translation>
+    </message>
+    <message>
+        <source>Stopping: writing a checkpoint before quitting…</source>
+        <translation>Wird angehalten: Checkpoint wird vor dem Beenden geschrieben…</translation>
+    </message>
+    <message>
+        <source>Save Project &amp;As…</source>
+        <translation>Projekt speichern &amp;unter…</translation>
+    </message>
+    <message>
+        <source>Copy the project, its runs and checkpoints to a new file</source>
+        <translation>Das Projekt mit seinen Läufen und Checkpoints in eine neue Datei kopieren</translation>
+    </message>
+    <message>
+        <source>Export &amp;Metrics (CSV)…</source>
+        <translation>&amp;Metriken exportieren (CSV)…</translation>
+    </message>
+    <message>
+        <source>Write the selected run&apos;s metrics as CSV</source>
+        <translation>Die Metriken des gewählten Laufs als CSV schreiben</translation>
+    </message>
+    <message>
+        <source>Export &amp;Weights…</source>
+        <translation>&amp;Gewichte exportieren…</translation>
+    </message>
+    <message>
+        <source>Write the selected run&apos;s latest checkpoint as safetensors</source>
+        <translation>Den neuesten Checkpoint des gewählten Laufs als safetensors schreiben</translation>
+    </message>
+    <message>
+        <source>Start a new run with the project&apos;s settings</source>
+        <translation>Einen neuen Lauf mit den Einstellungen des Projekts starten</translation>
+    </message>
+    <message>
+        <source>Cannot start</source>
+        <translation>Start nicht möglich</translation>
+    </message>
+    <message>
+        <source>&amp;Continue Last Run</source>
+        <translation>Letzten Lauf &amp;fortsetzen</translation>
+    </message>
+    <message>
+        <source>Continue the latest run from its last checkpoint</source>
+        <translation>Den neuesten Lauf ab seinem letzten Checkpoint fortsetzen</translation>
+    </message>
+    <message>
+        <source>Cannot continue</source>
+        <translation>Fortsetzen nicht möglich</translation>
+    </message>
+    <message>
+        <source>Pause after the current optimizer step</source>
+        <translation>Nach dem aktuellen Optimiererschritt pausieren</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>&amp;Weiter</translation>
+    </message>
+    <message>
+        <source>Stop cleanly: the run writes a checkpoint first</source>
+        <translation>Sauber anhalten: der Lauf schreibt zuerst einen Checkpoint</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>&amp;Zuletzt geöffnet</translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation>E&amp;xportieren</translation>
+    </message>
+    <message>
+        <source>step %v / %m</source>
+        <translation>Schritt %v / %m</translation>
+    </message>
+    <message>
+        <source>Training progress</source>
+        <translation>Trainingsfortschritt</translation>
+    </message>
+    <message>
+        <source>Save Project As</source>
+        <translation>Projekt speichern unter</translation>
+    </message>
+    <message>
+        <source>Headroom projects (*.headroom)</source>
+        <translation>Headroom-Projekte (*.headroom)</translation>
+    </message>
+    <message>
+        <source>Export Metrics</source>
+        <translation>Metriken exportieren</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV-Dateien (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export Weights</source>
+        <translation>Gewichte exportieren</translation>
+    </message>
+    <message>
+        <source>safetensors files (*.safetensors)</source>
+        <translation>safetensors-Dateien (*.safetensors)</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>Bereit</translation>
+    </message>
+    <message>
+        <source>Preparing</source>
+        <translation>Vorbereitung</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>Training</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>Pausiert</translation>
+    </message>
+    <message>
+        <source>Stopping</source>
+        <translation>Wird angehalten</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>Fertig</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>Angehalten</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>Fehlgeschlagen</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 h %2 min</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 min %2 s</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>Open or create a project first.</source>
+        <translation>Öffnen oder erstellen Sie zuerst ein Projekt.</translation>
+    </message>
+    <message>
+        <source>A run is already training this project.</source>
+        <translation>Dieses Projekt wird bereits trainiert.</translation>
+    </message>
+    <message>
+        <source>Preparing a run…</source>
+        <translation>Lauf wird vorbereitet…</translation>
+    </message>
+    <message>
+        <source>Pausing after this step…</source>
+        <translation>Pause nach diesem Schritt…</translation>
+    </message>
+    <message>
+        <source>Stopping: writing a checkpoint…</source>
+        <translation>Wird angehalten: Checkpoint wird geschrieben…</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · %3</source>
+        <translation>Lauf %1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>ETA %1</source>
+        <translation>Restzeit %1</translation>
+    </message>
+    <message>
+        <source>Run %1: %2 at step %3 of %4</source>
+        <translation>Lauf %1: %2 bei Schritt %3 von %4</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2</source>
+        <translation>Lauf %1 · %2</translation>
+    </message>
+    <message>
+        <source>Run %1 · being trained by another process (%2) · live</source>
+        <translation>Lauf %1 · wird von einem anderen Prozess trainiert (%2) · live</translation>
+    </message>
+    <message>
+        <source>Run %1 is training in another process</source>
+        <translation>Lauf %1 trainiert in einem anderen Prozess</translation>
+    </message>
+    <message>
+        <source>Run %1 ended: %2</source>
+        <translation>Lauf %1 beendet: %2</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · %3 steps</source>
+        <translation>Lauf %1 · %2 · %3 Schritte</translation>
+    </message>
+    <message>
+        <source>This project has no runs yet.</source>
+        <translation>Dieses Projekt hat noch keine Läufe.</translation>
+    </message>
+    <message>
+        <source>Wrote %1 rows of run %2 to %3</source>
+        <translation>%1 Zeilen von Lauf %2 nach %3 geschrieben</translation>
+    </message>
+    <message>
+        <source>Wrote the weights of run %1 at step %2 to %3</source>
+        <translation>Gewichte von Lauf %1 bei Schritt %2 nach %3 geschrieben</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::NewProjectDialog</name>
+    <message>
+        <source>New Project</source>
+        <translation>Neues Projekt</translation>
+    </message>
+    <message>
+        <source>A text, JSONL or CSV file</source>
+        <translation>Eine Text-, JSONL- oder CSV-Datei</translation>
+    </message>
+    <message>
+        <source>Where to save the project (.headroom)</source>
+        <translation>Wo das Projekt gespeichert wird (.headroom)</translation>
+    </message>
+    <message>
+        <source>GPT language model (text)</source>
+        <translation>GPT-Sprachmodell (Text)</translation>
+    </message>
+    <message>
+        <source>Tabular model (CSV)</source>
+        <translation>Tabellenmodell (CSV)</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>&amp;Durchsuchen…</translation>
+    </message>
+    <message>
+        <source>B&amp;rowse…</source>
+        <translation>Durch&amp;suchen…</translation>
+    </message>
+    <message>
+        <source>Choose the data file</source>
+        <translation>Datendatei wählen</translation>
+    </message>
+    <message>
+        <source>Choose where to save the project</source>
+        <translation>Speicherort des Projekts wählen</translation>
+    </message>
+    <message>
+        <source>&amp;Data file:</source>
+        <translation>&amp;Datendatei:</translation>
+    </message>
+    <message>
+        <source>&amp;Recipe:</source>
+        <translation>&amp;Rezept:</translation>
+    </message>
+    <message>
+        <source>&amp;Project file:</source>
+        <translation>&amp;Projektdatei:</translation>
+    </message>
+    <message>
+        <source>The project starts with the recipe&apos;s default settings; change them on the Plan tab.</source>
+        <translation>Das Projekt beginnt mit den Standardeinstellungen des Rezepts; ändern Sie sie im Reiter Plan.</translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation>&amp;Erstellen</translation>
+    </message>
+    <message>
+        <source>Choose Data</source>
+        <translation>Daten wählen</translation>
+    </message>
+    <message>
+        <source>Data files (*.txt *.jsonl *.csv);;All files (*)</source>
+        <translation>Datendateien (*.txt *.jsonl *.csv);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Save Project As</source>
+        <translation>Projekt speichern unter</translation>
+    </message>
+    <message>
+        <source>Headroom projects (*.headroom)</source>
+        <translation>Headroom-Projekte (*.headroom)</translation>
+    </message>
+    <message>
+        <source>Checking the data file…</source>
+        <translation>Datendatei wird geprüft…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::PlanView</name>
+    <message>
+        <source>Memory plan</source>
+        <translation>Speicherplan</translation>
+    </message>
+    <message>
+        <source>The memory planner (estimates of weights, gradients, optimizer state and activations against your budget, before anything runs) is not part of this build yet. Until it arrives, the Runs panel shows the measured peak memory of each run, and the Live tab shows memory step by step.</source>
+        <translation>Der Speicherplaner (Schätzungen für Gewichte, Gradienten, Optimiererzustand und Aktivierungen gegenüber Ihrem Budget, bevor etwas läuft) ist noch nicht Teil dieses Builds. Bis dahin zeigt die Läufe-Liste den gemessenen Spitzenspeicher jedes Laufs und der Reiter Live den Speicher Schritt für Schritt.</translation>
+    </message>
+    <message>
+        <source>Setting</source>
+        <translation>Einstellung</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>Wert</translation>
+    </message>
+    <message>
+        <source>Meaning</source>
+        <translation>Bedeutung</translation>
+    </message>
+    <message>
+        <source>Project settings</source>
+        <translation>Projekteinstellungen</translation>
+    </message>
+    <message>
+        <source>Settings (double-click a value to change it)</source>
+        <translation>Einstellungen (Doppelklick auf einen Wert ändert ihn)</translation>
+    </message>
+    <message>
+        <source>Default: %1</source>
+        <translation>Standard: %1</translation>
+    </message>
+    <message>
+        <source>Saved %1 = %2. New runs use it.</source>
+        <translation>%1 = %2 gespeichert. Neue Läufe verwenden es.</translation>
+    </message>
+    <message>
+        <source>Settings are read-only while a run trains.</source>
+        <translation>Während ein Lauf trainiert, sind die Einstellungen schreibgeschützt.</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::PreferencesDialog</name>
@@ -152,7 +723,7 @@
     </message>
 </context>
 <context>
-    <name>headroom::ui::ProjectView</name>
+    <name>headroom::ui::RunsPanel</name>
     <message>
         <source>running</source>
         <translation>läuft</translation>
@@ -163,11 +734,11 @@
     </message>
     <message>
         <source>finished</source>
-        <translation>abgeschlossen</translation>
+        <translation>fertig</translation>
     </message>
     <message>
         <source>stopped</source>
-        <translation>gestoppt</translation>
+        <translation>angehalten</translation>
     </message>
     <message>
         <source>failed</source>
@@ -176,14 +747,6 @@
     <message>
         <source>interrupted</source>
         <translation>unterbrochen</translation>
-    </message>
-    <message>
-        <source>Setting</source>
-        <translation>Einstellung</translation>
-    </message>
-    <message>
-        <source>Value</source>
-        <translation>Wert</translation>
     </message>
     <message>
         <source>Run</source>
@@ -218,26 +781,146 @@
         <translation>Gerät</translation>
     </message>
     <message>
-        <source>Started</source>
-        <translation>Gestartet</translation>
-    </message>
-    <message>
-        <source>Settings</source>
-        <translation>Einstellungen</translation>
-    </message>
-    <message>
         <source>Runs</source>
         <translation>Läufe</translation>
     </message>
     <message>
-        <source>%1 · recipe %2 · data %3</source>
-        <translation>%1 · Rezept %2 · Daten %3</translation>
+        <source>recipe %1 · data %2</source>
+        <translation>Rezept %1 · Daten %2</translation>
     </message>
     <message>
-        <source>No runs yet. Train this project from a terminal with
+        <source>Started %1</source>
+        <translation>Gestartet %1</translation>
+    </message>
+    <message>
+        <source>No runs yet. Press Start (F5), or train from a terminal with
 headroom-cli train &quot;%1&quot;</source>
-        <translation>Noch keine Läufe. Trainieren Sie dieses Projekt in einem Terminal mit
+        <translation>Noch keine Läufe. Drücken Sie Start (F5) oder trainieren Sie im Terminal mit
 headroom-cli train &quot;%1&quot;</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::SessionController</name>
+    <message>
+        <source>Starting…</source>
+        <translation>Wird gestartet…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::LossPlot</name>
+    <message>
+        <source>Loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>Training</translation>
+    </message>
+    <message>
+        <source>training (smoothed)</source>
+        <translation>Training (geglättet)</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>Validierung</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::MemoryPlot</name>
+    <message>
+        <source>Out-of-memory recovery at step %1: micro-batch %2 → %3, accumulation %4</source>
+        <translation>Erholung von Speichermangel bei Schritt %1: Micro-Batch %2 → %3, Akkumulation %4</translation>
+    </message>
+    <message>
+        <source>Memory ladder at step %1</source>
+        <translation>Speicherleiter bei Schritt %1</translation>
+    </message>
+    <message>
+        <source>Validation backed off at step %1</source>
+        <translation>Validierung bei Schritt %1 zurückgestuft</translation>
+    </message>
+    <message>
+        <source>Memory keeps growing (step %1)</source>
+        <translation>Speicher wächst weiter (Schritt %1)</translation>
+    </message>
+    <message>
+        <source>Out of memory at step %1: the run paused</source>
+        <translation>Speicher erschöpft bei Schritt %1: der Lauf pausiert</translation>
+    </message>
+    <message>
+        <source>Live at failure: %1</source>
+        <translation>Belegt beim Fehler: %1</translation>
+    </message>
+    <message>
+        <source>Device: %1</source>
+        <translation>Gerät: %1</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>Speicher</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>live after step</source>
+        <translation>belegt nach Schritt</translation>
+    </message>
+    <message>
+        <source>peak during step</source>
+        <translation>Spitze im Schritt</translation>
+    </message>
+    <message>
+        <source>out-of-memory recovery</source>
+        <translation>Erholung von Speichermangel</translation>
+    </message>
+    <message>
+        <source>back-off or ladder rung</source>
+        <translation>Rückstufung oder Leiterstufe</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>Warnung</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation>Budget %1</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::ThroughputPlot</name>
+    <message>
+        <source>Throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>Token/s</translation>
+    </message>
+    <message>
+        <source>throughput</source>
+        <translation>Durchsatz</translation>
+    </message>
+    <message>
+        <source>samples/s</source>
+        <translation>Beispiele/s</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,97 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>headroom::ui::CompareView</name>
+    <message>
+        <source>Runs to compare</source>
+        <translation>要比较的运行</translation>
+    </message>
+    <message>
+        <source>R&amp;uns to compare:</source>
+        <translation>要比较的运行(&amp;U):</translation>
+    </message>
+    <message>
+        <source>Only &amp;differences</source>
+        <translation>仅显示差异(&amp;D)</translation>
+    </message>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>Peak memory</source>
+        <translation>峰值内存</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 steps · %3</source>
+        <translation>运行 %1 · %2 步 · %3</translation>
+    </message>
+    <message>
+        <source>run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>steps</source>
+        <translation>步数</translation>
+    </message>
+    <message>
+        <source>final loss</source>
+        <translation>最终损失</translation>
+    </message>
+    <message>
+        <source>final validation loss</source>
+        <translation>最终验证损失</translation>
+    </message>
+    <message>
+        <source>peak memory</source>
+        <translation>峰值内存</translation>
+    </message>
+    <message>
+        <source>mean throughput</source>
+        <translation>平均吞吐量</translation>
+    </message>
+    <message>
+        <source>OOM back-offs</source>
+        <translation>OOM 回退次数</translation>
+    </message>
+    <message>
+        <source>ran on</source>
+        <translation>运行设备</translation>
+    </message>
+    <message>
+        <source>%1 tokens/s</source>
+        <translation>%1 词元/秒</translation>
+    </message>
+    <message>
+        <source>%1 samples/s</source>
+        <translation>%1 样本/秒</translation>
+    </message>
+    <message>
+        <source>Setting</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Run %1</source>
+        <translation>运行 %1</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::EmptyProjectView</name>
     <message>
         <source>No project open</source>
@@ -33,6 +124,104 @@
     <message>
         <source>System default (%1)</source>
         <translation>跟随系统（%1）</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::LiveView</name>
+    <message>
+        <source>No run yet: press Start to train this project.</source>
+        <translation>尚无运行:按“开始”训练此项目。</translation>
+    </message>
+    <message>
+        <source>S&amp;mooth loss</source>
+        <translation>平滑损失(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Smoothing weight</source>
+        <translation>平滑权重</translation>
+    </message>
+    <message>
+        <source>Weight of the previous value in the moving average</source>
+        <translation>移动平均中前一个值的权重</translation>
+    </message>
+    <message>
+        <source>&amp;Log scale</source>
+        <translation>对数刻度(&amp;L)</translation>
+    </message>
+    <message>
+        <source>E&amp;xport Plots…</source>
+        <translation>导出图表(&amp;X)…</translation>
+    </message>
+    <message>
+        <source>Export Plots</source>
+        <translation>导出图表</translation>
+    </message>
+    <message>
+        <source>PNG images (*.png);;PDF documents (*.pdf)</source>
+        <translation>PNG 图像 (*.png);;PDF 文档 (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Could not write %1.</source>
+        <translation>无法写入 %1。</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::LogView</name>
+    <message>
+        <source>All entries</source>
+        <translation>全部条目</translation>
+    </message>
+    <message>
+        <source>Memory events</source>
+        <translation>内存事件</translation>
+    </message>
+    <message>
+        <source>Checkpoints</source>
+        <translation>检查点</translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>State changes</source>
+        <translation>状态变化</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Filter messages</source>
+        <translation>筛选消息</translation>
+    </message>
+    <message>
+        <source>&amp;Show:</source>
+        <translation>显示(&amp;S):</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Run</source>
+        <translation>运行</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;The run could not continue.&lt;/b&gt; %1</source>
+        <translation>&lt;b&gt;运行无法继续。&lt;/b&gt; %1</translation>
     </message>
 </context>
 <context>
@@ -135,6 +324,388 @@
         <source>Runs: %1</source>
         <translation>运行记录：%1</translation>
     </message>
+    <message>
+        <source>&amp;Plan</source>
+        <translation>计划(&amp;P)</translation>
+    </message>
+    <message>
+        <source>&amp;Live</source>
+        <translation>实时(&amp;L)</translation>
+    </message>
+    <message>
+        <source>&amp;Compare</source>
+        <translation>比较(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Lo&amp;g</source>
+        <translation>日志(&amp;G)</translation>
+    </message>
+    <message>
+        <source>Project</source>
+        <translation>项目</translation>
+    </message>
+    <message>
+        <source>A run is training</source>
+        <translation>正在训练</translation>
+    </message>
+    <message>
+        <source>Stop the run and quit? Headroom writes a checkpoint first, so you can continue the run later.</source>
+        <translation>停止运行并退出?Headroom 会先写入检查点,以便稍后继续运行。</translation>
+    </message>
+    <message>
+        <source>a run is training in this window; stop it first</source>
+        <translation>此窗口中有运行正在训练,请先停止</translation>
+    </message>
+    <message>
+        <source>No run selected: press Start to train, or pick a run in the Project panel.</source>
+        <translation>未选择运行:按“开始”进行训练,或在项目面板中选择一个运行。</translation>
+    </message>
+    <message>
+        <source>no project is open</source>
+        <translation>没有打开的项目</translation>
+    </message>
+    <message>
+        <source>a run is writing to the project; wait until it ends</source>
+        <translation>有运行正在写入项目,请等待其结束</translation>
+    </message>
+    <message>
+        <source>%1 already exists</source>
+        <translation>%1 已存在</translation>
+    </message>
+    <message>
+        <source>cannot copy the project to %1: %2</source>
+        <translation>无法将项目复制到 %1:%2</translation>
+    </message>
+    <message>
+        <source>Stopping: writing a checkpoint before quitting…</source>
+        <translation>正在停止:退出前写入检查点…</translation>
+    </message>
+    <message>
+        <source>Save Project &amp;As…</source>
+        <translation>项目另存为(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>Copy the project, its runs and checkpoints to a new file</source>
+        <translation>将项目及其运行和检查点复制到新文件</translation>
+    </message>
+    <message>
+        <source>Export &amp;Metrics (CSV)…</source>
+        <translation>导出指标 (CSV)(&amp;M)…</translation>
+    </message>
+    <message>
+        <source>Write the selected run&apos;s metrics as CSV</source>
+        <translation>将所选运行的指标写为 CSV</translation>
+    </message>
+    <message>
+        <source>Export &amp;Weights…</source>
+        <translation>导出权重(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Write the selected run&apos;s latest checkpoint as safetensors</source>
+        <translation>将所选运行的最新检查点写为 safetensors</translation>
+    </message>
+    <message>
+        <source>Start a new run with the project&apos;s settings</source>
+        <translation>使用项目设置开始新的运行</translation>
+    </message>
+    <message>
+        <source>Cannot start</source>
+        <translation>无法开始</translation>
+    </message>
+    <message>
+        <source>&amp;Continue Last Run</source>
+        <translation>继续上次运行(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Continue the latest run from its last checkpoint</source>
+        <translation>从最新运行的最后一个检查点继续</translation>
+    </message>
+    <message>
+        <source>Cannot continue</source>
+        <translation>无法继续</translation>
+    </message>
+    <message>
+        <source>Pause after the current optimizer step</source>
+        <translation>在当前优化器步骤后暂停</translation>
+    </message>
+    <message>
+        <source>&amp;Resume</source>
+        <translation>继续(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Stop cleanly: the run writes a checkpoint first</source>
+        <translation>干净地停止:运行会先写入检查点</translation>
+    </message>
+    <message>
+        <source>Open &amp;Recent</source>
+        <translation>最近打开(&amp;R)</translation>
+    </message>
+    <message>
+        <source>E&amp;xport</source>
+        <translation>导出(&amp;X)</translation>
+    </message>
+    <message>
+        <source>step %v / %m</source>
+        <translation>第 %v / %m 步</translation>
+    </message>
+    <message>
+        <source>Training progress</source>
+        <translation>训练进度</translation>
+    </message>
+    <message>
+        <source>Save Project As</source>
+        <translation>项目另存为</translation>
+    </message>
+    <message>
+        <source>Headroom projects (*.headroom)</source>
+        <translation>Headroom 项目 (*.headroom)</translation>
+    </message>
+    <message>
+        <source>Export Metrics</source>
+        <translation>导出指标</translation>
+    </message>
+    <message>
+        <source>CSV files (*.csv)</source>
+        <translation>CSV 文件 (*.csv)</translation>
+    </message>
+    <message>
+        <source>Export Weights</source>
+        <translation>导出权重</translation>
+    </message>
+    <message>
+        <source>safetensors files (*.safetensors)</source>
+        <translation>safetensors 文件 (*.safetensors)</translation>
+    </message>
+    <message>
+        <source>Idle</source>
+        <translation>空闲</translation>
+    </message>
+    <message>
+        <source>Preparing</source>
+        <translation>准备中</translation>
+    </message>
+    <message>
+        <source>Training</source>
+        <translation>训练中</translation>
+    </message>
+    <message>
+        <source>Paused</source>
+        <translation>已暂停</translation>
+    </message>
+    <message>
+        <source>Stopping</source>
+        <translation>正在停止</translation>
+    </message>
+    <message>
+        <source>Finished</source>
+        <translation>已完成</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Failed</source>
+        <translation>失败</translation>
+    </message>
+    <message>
+        <source>%1 h %2 min</source>
+        <translation>%1 小时 %2 分</translation>
+    </message>
+    <message>
+        <source>%1 min %2 s</source>
+        <translation>%1 分 %2 秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>Open or create a project first.</source>
+        <translation>请先打开或创建项目。</translation>
+    </message>
+    <message>
+        <source>A run is already training this project.</source>
+        <translation>此项目已有运行在训练。</translation>
+    </message>
+    <message>
+        <source>Preparing a run…</source>
+        <translation>正在准备运行…</translation>
+    </message>
+    <message>
+        <source>Pausing after this step…</source>
+        <translation>将在此步骤后暂停…</translation>
+    </message>
+    <message>
+        <source>Stopping: writing a checkpoint…</source>
+        <translation>正在停止:写入检查点…</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · %3</source>
+        <translation>运行 %1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>ETA %1</source>
+        <translation>剩余 %1</translation>
+    </message>
+    <message>
+        <source>Run %1: %2 at step %3 of %4</source>
+        <translation>运行 %1:%2,第 %3 / %4 步</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2</source>
+        <translation>运行 %1 · %2</translation>
+    </message>
+    <message>
+        <source>Run %1 · being trained by another process (%2) · live</source>
+        <translation>运行 %1 · 由另一个进程训练 (%2) · 实时</translation>
+    </message>
+    <message>
+        <source>Run %1 is training in another process</source>
+        <translation>运行 %1 正在另一个进程中训练</translation>
+    </message>
+    <message>
+        <source>Run %1 ended: %2</source>
+        <translation>运行 %1 已结束:%2</translation>
+    </message>
+    <message>
+        <source>Run %1 · %2 · %3 steps</source>
+        <translation>运行 %1 · %2 · %3 步</translation>
+    </message>
+    <message>
+        <source>This project has no runs yet.</source>
+        <translation>此项目还没有运行。</translation>
+    </message>
+    <message>
+        <source>Wrote %1 rows of run %2 to %3</source>
+        <translation>已将运行 %2 的 %1 行写入 %3</translation>
+    </message>
+    <message>
+        <source>Wrote the weights of run %1 at step %2 to %3</source>
+        <translation>已将运行 %1 第 %2 步的权重写入 %3</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::NewProjectDialog</name>
+    <message>
+        <source>New Project</source>
+        <translation>新建项目</translation>
+    </message>
+    <message>
+        <source>A text, JSONL or CSV file</source>
+        <translation>文本、JSONL 或 CSV 文件</translation>
+    </message>
+    <message>
+        <source>Where to save the project (.headroom)</source>
+        <translation>项目保存位置 (.headroom)</translation>
+    </message>
+    <message>
+        <source>GPT language model (text)</source>
+        <translation>GPT 语言模型(文本)</translation>
+    </message>
+    <message>
+        <source>Tabular model (CSV)</source>
+        <translation>表格模型 (CSV)</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>浏览(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>B&amp;rowse…</source>
+        <translation>浏览(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Choose the data file</source>
+        <translation>选择数据文件</translation>
+    </message>
+    <message>
+        <source>Choose where to save the project</source>
+        <translation>选择项目保存位置</translation>
+    </message>
+    <message>
+        <source>&amp;Data file:</source>
+        <translation>数据文件(&amp;D):</translation>
+    </message>
+    <message>
+        <source>&amp;Recipe:</source>
+        <translation>配方(&amp;R):</translation>
+    </message>
+    <message>
+        <source>&amp;Project file:</source>
+        <translation>项目文件(&amp;P):</translation>
+    </message>
+    <message>
+        <source>The project starts with the recipe&apos;s default settings; change them on the Plan tab.</source>
+        <translation>项目使用配方的默认设置;可在“计划”选项卡中更改。</translation>
+    </message>
+    <message>
+        <source>&amp;Create</source>
+        <translation>创建(&amp;C)</translation>
+    </message>
+    <message>
+        <source>Choose Data</source>
+        <translation>选择数据</translation>
+    </message>
+    <message>
+        <source>Data files (*.txt *.jsonl *.csv);;All files (*)</source>
+        <translation>数据文件 (*.txt *.jsonl *.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Save Project As</source>
+        <translation>项目另存为</translation>
+    </message>
+    <message>
+        <source>Headroom projects (*.headroom)</source>
+        <translation>Headroom 项目 (*.headroom)</translation>
+    </message>
+    <message>
+        <source>Checking the data file…</source>
+        <translation>正在检查数据文件…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::PlanView</name>
+    <message>
+        <source>Memory plan</source>
+        <translation>内存计划</translation>
+    </message>
+    <message>
+        <source>The memory planner (estimates of weights, gradients, optimizer state and activations against your budget, before anything runs) is not part of this build yet. Until it arrives, the Runs panel shows the measured peak memory of each run, and the Live tab shows memory step by step.</source>
+        <translation>内存规划器(在运行之前,根据预算估算权重、梯度、优化器状态和激活)尚未包含在此版本中。在此之前,运行列表显示每次运行实测的峰值内存,“实时”选项卡逐步显示内存。</translation>
+    </message>
+    <message>
+        <source>Setting</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Meaning</source>
+        <translation>含义</translation>
+    </message>
+    <message>
+        <source>Project settings</source>
+        <translation>项目设置</translation>
+    </message>
+    <message>
+        <source>Settings (double-click a value to change it)</source>
+        <translation>设置(双击值进行修改)</translation>
+    </message>
+    <message>
+        <source>Default: %1</source>
+        <translation>默认值:%1</translation>
+    </message>
+    <message>
+        <source>Saved %1 = %2. New runs use it.</source>
+        <translation>已保存 %1 = %2。新的运行将使用它。</translation>
+    </message>
+    <message>
+        <source>Settings are read-only while a run trains.</source>
+        <translation>训练期间设置为只读。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::PreferencesDialog</name>
@@ -152,7 +723,7 @@
     </message>
 </context>
 <context>
-    <name>headroom::ui::ProjectView</name>
+    <name>headroom::ui::RunsPanel</name>
     <message>
         <source>running</source>
         <translation>运行中</translation>
@@ -176,14 +747,6 @@
     <message>
         <source>interrupted</source>
         <translation>已中断</translation>
-    </message>
-    <message>
-        <source>Setting</source>
-        <translation>设置项</translation>
-    </message>
-    <message>
-        <source>Value</source>
-        <translation>值</translation>
     </message>
     <message>
         <source>Run</source>
@@ -211,33 +774,153 @@
     </message>
     <message>
         <source>OOM recoveries</source>
-        <translation>OOM 恢复次数</translation>
+        <translation>OOM 恢复</translation>
     </message>
     <message>
         <source>Device</source>
         <translation>设备</translation>
     </message>
     <message>
-        <source>Started</source>
-        <translation>开始时间</translation>
-    </message>
-    <message>
-        <source>Settings</source>
-        <translation>设置</translation>
-    </message>
-    <message>
         <source>Runs</source>
-        <translation>运行记录</translation>
+        <translation>运行</translation>
     </message>
     <message>
-        <source>%1 · recipe %2 · data %3</source>
-        <translation>%1 · 配方 %2 · 数据 %3</translation>
+        <source>recipe %1 · data %2</source>
+        <translation>配方 %1 · 数据 %2</translation>
     </message>
     <message>
-        <source>No runs yet. Train this project from a terminal with
+        <source>Started %1</source>
+        <translation>开始于 %1</translation>
+    </message>
+    <message>
+        <source>No runs yet. Press Start (F5), or train from a terminal with
 headroom-cli train &quot;%1&quot;</source>
-        <translation>尚无运行记录。请在终端中用以下命令训练此项目：
+        <translation>尚无运行。按“开始”(F5),或在终端中训练:
 headroom-cli train &quot;%1&quot;</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::SessionController</name>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::LossPlot</name>
+    <message>
+        <source>Loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>training</source>
+        <translation>训练</translation>
+    </message>
+    <message>
+        <source>training (smoothed)</source>
+        <translation>训练(平滑)</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::MemoryPlot</name>
+    <message>
+        <source>Out-of-memory recovery at step %1: micro-batch %2 → %3, accumulation %4</source>
+        <translation>第 %1 步内存不足恢复:微批次 %2 → %3,累积 %4</translation>
+    </message>
+    <message>
+        <source>Memory ladder at step %1</source>
+        <translation>第 %1 步内存阶梯</translation>
+    </message>
+    <message>
+        <source>Validation backed off at step %1</source>
+        <translation>第 %1 步验证回退</translation>
+    </message>
+    <message>
+        <source>Memory keeps growing (step %1)</source>
+        <translation>内存持续增长(第 %1 步)</translation>
+    </message>
+    <message>
+        <source>Out of memory at step %1: the run paused</source>
+        <translation>第 %1 步内存不足:运行已暂停</translation>
+    </message>
+    <message>
+        <source>Live at failure: %1</source>
+        <translation>失败时占用:%1</translation>
+    </message>
+    <message>
+        <source>Device: %1</source>
+        <translation>设备:%1</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>内存</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>MiB</source>
+        <translation>MiB</translation>
+    </message>
+    <message>
+        <source>live after step</source>
+        <translation>步后占用</translation>
+    </message>
+    <message>
+        <source>peak during step</source>
+        <translation>步内峰值</translation>
+    </message>
+    <message>
+        <source>out-of-memory recovery</source>
+        <translation>内存不足恢复</translation>
+    </message>
+    <message>
+        <source>back-off or ladder rung</source>
+        <translation>回退或阶梯</translation>
+    </message>
+    <message>
+        <source>warning</source>
+        <translation>警告</translation>
+    </message>
+    <message>
+        <source>budget %1</source>
+        <translation>预算 %1</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::ThroughputPlot</name>
+    <message>
+        <source>Throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>tokens/s</source>
+        <translation>词元/秒</translation>
+    </message>
+    <message>
+        <source>throughput</source>
+        <translation>吞吐量</translation>
+    </message>
+    <message>
+        <source>samples/s</source>
+        <translation>样本/秒</translation>
     </message>
 </context>
 <context>

@@ -1,42 +1,86 @@
 #include "MainWindow.h"
 
+#include "CompareView.h"
 #include "EmptyProjectView.h"
-#include "ProjectView.h"
+#include "LiveView.h"
+#include "LogView.h"
+#include "NewProjectDialog.h"
+#include "PlanView.h"
+#include "RunWatcher.h"
+#include "RunsPanel.h"
+#include "SessionController.h"
 
 #include <headroom/devices.h>
-#include <headroom/version.h>
 
-#include <QAction>
-#include <QApplication>
-#include <QFileDialog>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QFileInfo>
 #include <QIcon>
 #include <QLabel>
-#include <QMenuBar>
 #include <QMessageBox>
+#include <QMimeData>
 #include <QStackedWidget>
-#include <QStatusBar>
-#include <QToolBar>
+#include <QTabWidget>
+
+#include <filesystem>
 
 namespace headroom::ui {
 
-MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent) {
+namespace {
+AppSettings makeSettings(const QString &path) {
+    return path.isEmpty() ? AppSettings() : AppSettings(path);
+}
+
+bool isProjectFile(const QString &path) {
+    return QFileInfo(path).suffix().compare(QLatin1String("headroom"), Qt::CaseInsensitive) == 0;
+}
+} // namespace
+
+MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
+    : QMainWindow(parent), settings_(makeSettings(settings_path)) {
     setObjectName(QStringLiteral("mainWindow"));
     setWindowTitle(tr("Headroom"));
     setWindowIcon(QIcon(QStringLiteral(":/icons/headroom.svg")));
-    resize(1100, 720);
+    setAcceptDrops(true);
+    resize(1280, 800);
+
+    controller_ = new SessionController(this);
+    watcher_ = new RunWatcher(this);
 
     central_ = new QStackedWidget(this);
     empty_view_ = new EmptyProjectView(central_);
-    project_view_ = new ProjectView(central_);
+    tabs_ = new QTabWidget(central_);
+    tabs_->setObjectName(QStringLiteral("workspaceTabs"));
+    plan_view_ = new PlanView(tabs_);
+    live_view_ = new LiveView(tabs_);
+    compare_view_ = new CompareView(tabs_);
+    log_view_ = new LogView(tabs_);
+    tabs_->addTab(plan_view_, tr("&Plan"));
+    tabs_->addTab(live_view_, tr("&Live"));
+    tabs_->addTab(compare_view_, tr("&Compare"));
+    tabs_->addTab(log_view_, tr("Lo&g"));
     central_->addWidget(empty_view_);
-    central_->addWidget(project_view_);
+    central_->addWidget(tabs_);
     setCentralWidget(central_);
+
+    runs_panel_ = new RunsPanel(this);
+    runs_panel_->setMinimumWidth(300);
+    runs_dock_ = new QDockWidget(tr("Project"), this);
+    runs_dock_->setObjectName(QStringLiteral("projectDock"));
+    runs_dock_->setWidget(runs_panel_);
+    runs_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+    addDockWidget(Qt::LeftDockWidgetArea, runs_dock_);
+    runs_dock_->hide();
+    resizeDocks({runs_dock_}, {470}, Qt::Horizontal);
 
     createActions();
     createMenus();
     createToolBar();
     createStatusBar();
+    connectRunSignals();
 
     const DeviceReport devices = detectDevices();
     QStringList lines;
@@ -46,14 +90,39 @@ MainWindow::MainWindow(QWidget *parent) : QMainWindow(parent) {
     empty_view_->setMachineSummary(lines);
     device_label_->setText(QString::fromStdString(shortDeviceLabel(devices)));
     device_label_->setToolTip(lines.join(QLatin1Char('\n')));
+
+    confirm_stop_ = [this] {
+        return QMessageBox::question(
+                   this, tr("A run is training"),
+                   tr("Stop the run and quit? Headroom writes a checkpoint first, so you can "
+                      "continue the run later."),
+                   QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes;
+    };
+    live_view_->setSmoothing(settings_.get(settings::kLossSmoothing));
+    live_view_->setLogScale(settings_.get(settings::kLossLogScale));
+    connect(live_view_, &LiveView::smoothingChanged, this,
+            [this](double weight) { settings_.set(settings::kLossSmoothing, weight); });
+    connect(live_view_, &LiveView::logScaleChanged, this,
+            [this](bool on) { settings_.set(settings::kLossLogScale, on); });
+    restoreGeometry(settings_.get(settings::kWindowGeometry));
+    restoreState(settings_.get(settings::kWindowState));
+    runs_dock_->hide(); // until a project is open
+    updateRecentMenu();
+    updateActions();
 }
+
+MainWindow::~MainWindow() = default;
 
 QString MainWindow::deviceLabelText() const {
     return device_label_->text();
 }
 
+QString MainWindow::runStateText() const {
+    return run_state_label_->text();
+}
+
 QString MainWindow::projectPath() const {
-    return project_view_->projectPath();
+    return runs_panel_->projectPath();
 }
 
 bool MainWindow::openProjectInteractively(const QString &path) {
@@ -66,107 +135,117 @@ bool MainWindow::openProjectInteractively(const QString &path) {
 }
 
 QString MainWindow::openProject(const QString &path) {
-    const QString error = project_view_->load(path);
+    if (controller_->isActive()) {
+        return tr("a run is training in this window; stop it first");
+    }
+    const QString plan_error = plan_view_->load(path);
+    if (!plan_error.isEmpty()) {
+        return plan_error;
+    }
+    const QString error = runs_panel_->load(path);
     if (!error.isEmpty()) {
         return error;
     }
-    central_->setCurrentWidget(project_view_);
-    reload_action_->setEnabled(true);
+    central_->setCurrentWidget(tabs_);
+    runs_dock_->show();
     setWindowTitle(tr("%1 — Headroom").arg(QFileInfo(path).completeBaseName()));
-    run_state_label_->setText(tr("Runs: %1").arg(project_view_->runCount()));
+    settings_.addRecentProject(path);
+    settings_.set(settings::kLastDirectory, QFileInfo(path).absolutePath());
+    updateRecentMenu();
+    log_view_->clear();
+    live_view_->beginRun(0, tr("No run selected: press Start to train, or pick a run in the "
+                               "Project panel."));
+    live_view_->setBudget(plan_view_->config().bytes("memory.budget"));
+    compare_view_->setRuns(path, runs_panel_->runs());
+    run_state_label_->setText(tr("Runs: %1").arg(runs_panel_->runCount()));
+    watching_external_run_ = false;
+    watcher_->watch(path);
+    watcher_->pollSoon(); // a run another process is writing shows at once
+    if (!watching_external_run_ && runs_panel_->runCount() > 0) {
+        runs_panel_->selectRun(runs_panel_->runs().back().id);
+        showStoredRun(runs_panel_->runs().back().id);
+    }
+    updateActions();
     return {};
 }
 
-void MainWindow::chooseProjectToOpen() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open Project"), QString(), tr("Headroom projects (*.headroom);;All files (*)"));
-    if (!path.isEmpty()) {
+QString MainWindow::saveProjectAs(const QString &path) {
+    namespace fs = std::filesystem;
+    if (projectPath().isEmpty()) {
+        return tr("no project is open");
+    }
+    if (controller_->isActive() || watching_external_run_) {
+        return tr("a run is writing to the project; wait until it ends");
+    }
+    const fs::path from = projectPath().toStdString();
+    const fs::path to = path.toStdString();
+    std::error_code error;
+    if (fs::exists(to, error)) {
+        return tr("%1 already exists").arg(path);
+    }
+    fs::copy_file(from, to, error);
+    const fs::path wal = from.string() + "-wal";
+    if (!error && fs::exists(wal)) {
+        fs::copy_file(wal, to.string() + "-wal", error);
+    }
+    const fs::path data = from.string() + ".d";
+    if (!error && fs::exists(data)) {
+        fs::copy(data, to.string() + ".d", fs::copy_options::recursive, error);
+    }
+    if (error) {
+        return tr("cannot copy the project to %1: %2")
+            .arg(path, QString::fromStdString(error.message()));
+    }
+    return openProject(path);
+}
+
+void MainWindow::showNewProjectDialog(const QString &data_path) {
+    auto *dialog = new NewProjectDialog(this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    if (!data_path.isEmpty()) {
+        dialog->setDataPath(data_path);
+    }
+    connect(dialog, &QDialog::accepted, this,
+            [this, dialog] { openProjectInteractively(dialog->projectPath()); });
+    dialog->open();
+}
+
+void MainWindow::closeEvent(QCloseEvent *event) {
+    if (controller_->isActive()) {
+        event->ignore();
+        if (close_after_stop_ || confirm_stop_()) {
+            close_after_stop_ = true;
+            run_state_label_->setText(tr("Stopping: writing a checkpoint before quitting…"));
+            controller_->stop();
+        }
+        return;
+    }
+    settings_.set(settings::kWindowGeometry, saveGeometry());
+    settings_.set(settings::kWindowState, saveState());
+    settings_.sync();
+    watcher_->stopWatching();
+    event->accept();
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent *event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) {
+        event->acceptProposedAction();
+    }
+}
+
+void MainWindow::dropEvent(QDropEvent *event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (urls.isEmpty() || !urls.first().isLocalFile()) {
+        return;
+    }
+    const QString path = urls.first().toLocalFile();
+    event->acceptProposedAction();
+    if (isProjectFile(path)) {
         openProjectInteractively(path);
+    } else {
+        showNewProjectDialog(path);
     }
-}
-
-void MainWindow::createActions() {
-    new_action_ = new QAction(tr("&New Project…"), this);
-    new_action_->setShortcut(QKeySequence::New);
-    new_action_->setStatusTip(tr("Create a project from a text or CSV file"));
-
-    open_action_ = new QAction(tr("&Open Project…"), this);
-    open_action_->setShortcut(QKeySequence::Open);
-    open_action_->setStatusTip(tr("Open a Headroom project file"));
-    connect(open_action_, &QAction::triggered, this, &MainWindow::chooseProjectToOpen);
-    connect(empty_view_, &EmptyProjectView::openProjectRequested, this,
-            &MainWindow::chooseProjectToOpen);
-
-    reload_action_ = new QAction(tr("&Reload Project"), this);
-    reload_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    reload_action_->setEnabled(false);
-    connect(reload_action_, &QAction::triggered, project_view_, &ProjectView::reload);
-
-    quit_action_ = new QAction(tr("&Quit"), this);
-    quit_action_->setShortcut(QKeySequence::Quit);
-    quit_action_->setMenuRole(QAction::QuitRole);
-    connect(quit_action_, &QAction::triggered, this, &QWidget::close);
-
-    start_action_ = new QAction(tr("&Start Training"), this);
-    start_action_->setShortcut(Qt::Key_F5);
-    pause_action_ = new QAction(tr("&Pause"), this);
-    stop_action_ = new QAction(tr("S&top"), this);
-    stop_action_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
-    // Run control needs an open project.
-    for (QAction *action : {start_action_, pause_action_, stop_action_}) {
-        action->setEnabled(false);
-    }
-
-    about_action_ = new QAction(tr("&About Headroom"), this);
-    about_action_->setMenuRole(QAction::AboutRole);
-    connect(about_action_, &QAction::triggered, this, &MainWindow::showAbout);
-}
-
-void MainWindow::createMenus() {
-    QMenu *file = menuBar()->addMenu(tr("&File"));
-    file->addAction(new_action_);
-    file->addAction(open_action_);
-    file->addAction(reload_action_);
-    file->addSeparator();
-    file->addAction(quit_action_);
-
-    QMenu *run = menuBar()->addMenu(tr("&Run"));
-    run->addAction(start_action_);
-    run->addAction(pause_action_);
-    run->addAction(stop_action_);
-
-    QMenu *help = menuBar()->addMenu(tr("&Help"));
-    help->addAction(about_action_);
-}
-
-void MainWindow::createToolBar() {
-    QToolBar *toolbar = addToolBar(tr("Main"));
-    toolbar->setObjectName(QStringLiteral("mainToolBar"));
-    toolbar->setMovable(false);
-    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-    toolbar->addAction(new_action_);
-    toolbar->addAction(open_action_);
-    toolbar->addSeparator();
-    toolbar->addAction(start_action_);
-    toolbar->addAction(pause_action_);
-    toolbar->addAction(stop_action_);
-}
-
-void MainWindow::createStatusBar() {
-    run_state_label_ = new QLabel(tr("No project"), this);
-    run_state_label_->setObjectName(QStringLiteral("runStateLabel"));
-    device_label_ = new QLabel(this);
-    device_label_->setObjectName(QStringLiteral("deviceLabel"));
-    statusBar()->addWidget(run_state_label_, 1);
-    statusBar()->addPermanentWidget(device_label_);
-}
-
-void MainWindow::showAbout() {
-    QMessageBox::about(
-        this, tr("About Headroom"),
-        tr("<h3>Headroom %1</h3><p>Train real models on the hardware you have, without "
-           "out-of-memory errors.</p>")
-            .arg(QString::fromLatin1(kVersion)));
 }
 
 } // namespace headroom::ui

@@ -1,53 +1,151 @@
 #pragma once
 
+#include "AppSettings.h"
+#include "RunSeries.h"
+
+#include <headroom/session.h>
+
 #include <QMainWindow>
 
+#include <functional>
+
 class QAction;
+class QDockWidget;
 class QLabel;
+class QMenu;
+class QProgressBar;
 class QStackedWidget;
+class QTabWidget;
 
 namespace headroom::ui {
 
+class CompareView;
 class EmptyProjectView;
-class ProjectView;
+class LiveView;
+class LogView;
+class PlanView;
+class RunsPanel;
+class RunWatcher;
+class SessionController;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
 public:
-    explicit MainWindow(QWidget *parent = nullptr);
+    // settings_path: an INI file for the remembered state (tests); empty = the user's settings.
+    explicit MainWindow(QWidget *parent = nullptr, const QString &settings_path = {});
+    ~MainWindow() override;
 
     // The status bar text describing the detected device ("CPU · 2 cores · 23.4 GiB").
     QString deviceLabelText() const;
+    QString runStateText() const;
 
     // Shows the project; returns why it cannot be opened, or an empty string.
     QString openProject(const QString &path);
     // openProject, telling the user in a message box when it fails.
     bool openProjectInteractively(const QString &path);
     QString projectPath() const;
+    // Copies the project (file and checkpoint folder) to path and opens the copy.
+    QString saveProjectAs(const QString &path);
+
+    // Run control; startRun returns why it cannot start, or an empty string.
+    QString startRun(bool continue_last = false);
+    void pauseRun();
+    void resumeRun();
+    void stopRun();
+
+    // Exports of the selected run (or the latest one); return an error text or empty.
+    QString exportMetrics(const QString &csv_path);
+    QString exportWeights(const QString &safetensors_path);
+
+    // Replaces the "stop the run and quit?" question (tests answer it).
+    void setStopConfirmation(std::function<bool()> confirm) { confirm_stop_ = std::move(confirm); }
+    // Shows the new-project dialog, optionally with a data file filled in.
+    void showNewProjectDialog(const QString &data_path = {});
+
+    SessionController *sessionController() const { return controller_; }
+    RunWatcher *runWatcher() const { return watcher_; }
+    LiveView *liveView() const { return live_view_; }
+    LogView *logView() const { return log_view_; }
+    CompareView *compareView() const { return compare_view_; }
+    PlanView *planView() const { return plan_view_; }
+    RunsPanel *runsPanel() const { return runs_panel_; }
+    QTabWidget *tabs() const { return tabs_; }
+    AppSettings &settings() { return settings_; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
 
 private:
+    // MainWindowActions.cpp
     void createActions();
     void createMenus();
     void createToolBar();
     void createStatusBar();
+    void updateRecentMenu();
+    void updateActions();
     void showAbout();
     void chooseProjectToOpen();
+    void chooseSaveAsPath();
+    void chooseMetricsExportPath();
+    void chooseWeightsExportPath();
 
+    // MainWindowRun.cpp
+    void connectRunSignals();
+    void onRunStarted(const RunInfo &info);
+    void onSteps(const QVector<StepMetrics> &steps);
+    void onEvent(const RunEvent &event);
+    void onStateChanged(SessionState state, const QString &message);
+    void onFinished(const RunResult &result);
+    void onExternalRunFound(const RunRecord &run);
+    void onExternalRunEnded(const RunRecord &run);
+    void showStoredRun(std::int64_t run_id);
+    void refreshRuns();
+    void updateProgress(std::int64_t step);
+    std::int64_t exportRunId() const;
+
+    AppSettings settings_;
     QStackedWidget *central_ = nullptr;
     EmptyProjectView *empty_view_ = nullptr;
-    ProjectView *project_view_ = nullptr;
+    QTabWidget *tabs_ = nullptr;
+    PlanView *plan_view_ = nullptr;
+    LiveView *live_view_ = nullptr;
+    CompareView *compare_view_ = nullptr;
+    LogView *log_view_ = nullptr;
+    RunsPanel *runs_panel_ = nullptr;
+    QDockWidget *runs_dock_ = nullptr;
+    SessionController *controller_ = nullptr;
+    RunWatcher *watcher_ = nullptr;
+
     QLabel *device_label_ = nullptr;
     QLabel *run_state_label_ = nullptr;
+    QProgressBar *progress_ = nullptr;
+    QLabel *eta_label_ = nullptr;
 
     QAction *new_action_ = nullptr;
     QAction *open_action_ = nullptr;
+    QAction *save_as_action_ = nullptr;
     QAction *reload_action_ = nullptr;
+    QAction *export_metrics_action_ = nullptr;
+    QAction *export_weights_action_ = nullptr;
     QAction *quit_action_ = nullptr;
     QAction *start_action_ = nullptr;
+    QAction *continue_action_ = nullptr;
     QAction *pause_action_ = nullptr;
+    QAction *resume_action_ = nullptr;
     QAction *stop_action_ = nullptr;
     QAction *about_action_ = nullptr;
+    QMenu *recent_menu_ = nullptr;
+
+    std::function<bool()> confirm_stop_;
+    bool close_after_stop_ = false;
+    bool watching_external_run_ = false;
+    RunInfo live_run_;
+    std::int64_t live_step_ = 0;
+    std::uint64_t live_peak_ = 0;
+    std::int64_t live_recoveries_ = 0;
 };
 
 } // namespace headroom::ui

@@ -6,9 +6,12 @@
 #include <array>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
+#include <memory>
+#include <sqlite3.h>
 #include <system_error>
+#include <vector>
 
 namespace headroom::project {
 
@@ -38,6 +41,40 @@ std::uintmax_t fileSizeOrZero(const fs::path &path) {
     return error ? 0 : size;
 }
 
+// Reads the first bytes of the file through SQLite's own VFS. Closing a plain descriptor of
+// the file (std::ifstream) would release every POSIX lock this process holds on it, SQLite's
+// included: another process closing its connection could then delete the WAL under a run
+// that is still writing (its later commits vanished from every reader). SQLite's unix VFS
+// defers such a close until the process's locks are gone. A short file reads as zeros.
+bool readHeaderThroughSqlite(const std::string &path,
+                             std::array<unsigned char, kSqliteHeaderSize> &header) {
+    sqlite3_vfs *vfs = sqlite3_vfs_find(nullptr);
+    if (vfs == nullptr) {
+        return false;
+    }
+    std::vector<char> full_path(static_cast<std::size_t>(vfs->mxPathname) + 1);
+    if (vfs->xFullPathname(vfs, path.c_str(), vfs->mxPathname, full_path.data()) != SQLITE_OK) {
+        return false;
+    }
+    std::unique_ptr<void, void (*)(void *)> storage(sqlite3_malloc(vfs->szOsFile), sqlite3_free);
+    if (!storage) {
+        return false;
+    }
+    std::memset(storage.get(), 0, static_cast<std::size_t>(vfs->szOsFile));
+    auto *file = static_cast<sqlite3_file *>(storage.get());
+    int flags = 0;
+    if (vfs->xOpen(vfs, full_path.data(), file, SQLITE_OPEN_READONLY | SQLITE_OPEN_MAIN_DB,
+                   &flags) != SQLITE_OK) {
+        if (file->pMethods != nullptr) {
+            file->pMethods->xClose(file);
+        }
+        return false;
+    }
+    const int code = file->pMethods->xRead(file, header.data(), static_cast<int>(header.size()), 0);
+    file->pMethods->xClose(file);
+    return code == SQLITE_OK || code == SQLITE_IOERR_SHORT_READ;
+}
+
 // What can be told from the file itself, before SQLite reads it (SQLite treats an empty or
 // missing file as a new database, and reports a cut-off file only when it reaches the gap).
 void checkFileBeforeOpening(const std::string &path) {
@@ -58,12 +95,10 @@ void checkFileBeforeOpening(const std::string &path) {
     }
 
     std::array<unsigned char, kSqliteHeaderSize> header{};
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
+    if (!readHeaderThroughSqlite(path, header)) {
         fail(path, "cannot be read");
     }
-    in.read(reinterpret_cast<char *>(header.data()), static_cast<std::streamsize>(header.size()));
-    const auto read = static_cast<std::size_t>(in.gcount());
+    const auto read = static_cast<std::size_t>(std::min<std::uintmax_t>(size, header.size()));
     if (read < sizeof kSqliteMagic ||
         !std::equal(std::begin(kSqliteMagic), std::end(kSqliteMagic), header.begin())) {
         fail(path, "is not a Headroom project (not an SQLite database)");

@@ -1,0 +1,174 @@
+#include "LiveView.h"
+
+#include "plots/LossPlot.h"
+#include "plots/MemoryPlot.h"
+#include "plots/ThroughputPlot.h"
+
+#include <QCheckBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSplitter>
+#include <QVBoxLayout>
+
+namespace headroom::ui {
+
+namespace {
+constexpr double kDefaultSmoothing = 0.9;
+}
+
+LiveView::LiveView(QWidget *parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("liveView"));
+    caption_ = new QLabel(tr("No run yet: press Start to train this project."), this);
+    caption_->setObjectName(QStringLiteral("liveCaption"));
+    caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    smooth_box_ = new QCheckBox(tr("S&mooth loss"), this);
+    smooth_box_->setObjectName(QStringLiteral("smoothLoss"));
+    smooth_weight_ = new QDoubleSpinBox(this);
+    smooth_weight_->setRange(0.5, 0.995);
+    smooth_weight_->setDecimals(3);
+    smooth_weight_->setSingleStep(0.01);
+    smooth_weight_->setValue(kDefaultSmoothing);
+    smooth_weight_->setAccessibleName(tr("Smoothing weight"));
+    smooth_weight_->setToolTip(tr("Weight of the previous value in the moving average"));
+    log_box_ = new QCheckBox(tr("&Log scale"), this);
+    log_box_->setObjectName(QStringLiteral("logScale"));
+    auto *export_button = new QPushButton(tr("E&xport Plots…"), this);
+    export_button->setObjectName(QStringLiteral("exportPlots"));
+
+    auto *controls = new QHBoxLayout;
+    controls->addWidget(caption_, 1);
+    controls->addWidget(smooth_box_);
+    controls->addWidget(smooth_weight_);
+    controls->addWidget(log_box_);
+    controls->addWidget(export_button);
+
+    loss_ = new plots::LossPlot(this);
+    memory_ = new plots::MemoryPlot(this);
+    throughput_ = new plots::ThroughputPlot(this);
+    auto *splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(loss_);
+    splitter->addWidget(memory_);
+    splitter->addWidget(throughput_);
+    splitter->setStretchFactor(0, 3);
+    splitter->setStretchFactor(1, 3);
+    splitter->setStretchFactor(2, 2);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(controls);
+    layout->addWidget(splitter, 1);
+
+    auto apply_smoothing = [this] {
+        const double weight = smooth_box_->isChecked() ? smooth_weight_->value() : 0.0;
+        loss_->setSmoothing(weight);
+        smooth_weight_->setEnabled(smooth_box_->isChecked());
+        Q_EMIT smoothingChanged(weight);
+    };
+    connect(smooth_box_, &QCheckBox::toggled, this, apply_smoothing);
+    connect(smooth_weight_, &QDoubleSpinBox::valueChanged, this, apply_smoothing);
+    smooth_weight_->setEnabled(false);
+    connect(log_box_, &QCheckBox::toggled, this, [this](bool on) {
+        loss_->setLogScale(on);
+        Q_EMIT logScaleChanged(on);
+    });
+    connect(export_button, &QPushButton::clicked, this, &LiveView::chooseExportPath);
+}
+
+void LiveView::setSmoothing(double weight) {
+    if (weight > 0) {
+        smooth_weight_->setValue(weight);
+    }
+    smooth_box_->setChecked(weight > 0);
+}
+
+void LiveView::setLogScale(bool on) {
+    log_box_->setChecked(on);
+}
+
+void LiveView::setCaption(const QString &caption) {
+    caption_->setText(caption);
+}
+
+void LiveView::beginRun(std::int64_t run_id, const QString &caption) {
+    series_ = RunSeries{};
+    series_.run_id = run_id;
+    loss_->clearData();
+    memory_->clearData();
+    throughput_->clearData();
+    setCaption(caption);
+}
+
+void LiveView::showRun(const RunSeries &series, const QString &caption) {
+    beginRun(series.run_id, caption);
+    series_ = series;
+    loss_->append(series_, 0, 0);
+    memory_->append(series_, 0);
+    throughput_->append(series_, 0);
+    for (const RunEvent &event : series_.events) {
+        memory_->addEvent(series_, event);
+    }
+}
+
+void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
+    const int first = int(series_.steps.size());
+    for (const StepMetrics &step : steps) {
+        series_.append(step);
+    }
+    loss_->append(series_, first, int(series_.eval_steps.size()));
+    memory_->append(series_, first);
+    throughput_->append(series_, first);
+}
+
+void LiveView::appendEvals(const QVector<EvalMetrics> &evals) {
+    const int first = int(series_.eval_steps.size());
+    for (const EvalMetrics &eval : evals) {
+        series_.append(eval);
+    }
+    loss_->append(series_, int(series_.steps.size()), first);
+}
+
+void LiveView::addEvent(const RunEvent &event) {
+    series_.events.push_back(event);
+    memory_->addEvent(series_, event);
+}
+
+void LiveView::setBudget(std::uint64_t bytes) {
+    memory_->setBudget(bytes);
+}
+
+QStringList LiveView::exportPlots(const QString &path) {
+    const QFileInfo info(path);
+    const QString suffix = info.suffix().isEmpty() ? QStringLiteral("png") : info.suffix();
+    const QString stem = info.dir().filePath(info.completeBaseName());
+    QStringList written;
+    const std::pair<const char *, plots::PlotWidget *> parts[] = {
+        {"loss", loss_}, {"memory", memory_}, {"throughput", throughput_}};
+    for (const auto &[name, plot] : parts) {
+        const QString file = QStringLiteral("%1-%2.%3").arg(stem, QLatin1String(name), suffix);
+        if (!plot->exportTo(file)) {
+            return {};
+        }
+        written << file;
+    }
+    return written;
+}
+
+void LiveView::chooseExportPath() {
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Export Plots"), QStringLiteral("run-%1.png").arg(series_.run_id),
+        tr("PNG images (*.png);;PDF documents (*.pdf)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    const QStringList written = exportPlots(path);
+    if (written.isEmpty()) {
+        QMessageBox::warning(this, tr("Export Plots"), tr("Could not write %1.").arg(path));
+    }
+}
+
+} // namespace headroom::ui

@@ -1,0 +1,208 @@
+#include "PlanView.h"
+
+#include "plots/PlotStyle.h"
+
+#include <headroom/project.h>
+
+#include <QComboBox>
+#include <QGroupBox>
+#include <QHeaderView>
+#include <QLabel>
+#include <QStyledItemDelegate>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace headroom::ui {
+
+namespace {
+enum Column { KeyColumn, ValueColumn, DescriptionColumn };
+
+// Choice and boolean keys are edited with a combo box of the accepted values.
+class ValueDelegate : public QStyledItemDelegate {
+public:
+    using QStyledItemDelegate::QStyledItemDelegate;
+
+    QWidget *createEditor(QWidget *parent, const QStyleOptionViewItem &option,
+                          const QModelIndex &index) const override {
+        const KeySpec *spec =
+            findConfigKey(index.siblingAtColumn(KeyColumn).data().toString().toStdString());
+        if (spec && (spec->type == KeyType::Choice || spec->type == KeyType::Boolean)) {
+            auto *combo = new QComboBox(parent);
+            if (spec->type == KeyType::Boolean) {
+                combo->addItems({QStringLiteral("true"), QStringLiteral("false")});
+            }
+            for (const std::string &choice : spec->choices) {
+                combo->addItem(QString::fromStdString(choice));
+            }
+            return combo;
+        }
+        return QStyledItemDelegate::createEditor(parent, option, index);
+    }
+    void setEditorData(QWidget *editor, const QModelIndex &index) const override {
+        if (auto *combo = qobject_cast<QComboBox *>(editor)) {
+            combo->setCurrentText(index.data().toString());
+            return;
+        }
+        QStyledItemDelegate::setEditorData(editor, index);
+    }
+    void setModelData(QWidget *editor, QAbstractItemModel *model,
+                      const QModelIndex &index) const override {
+        if (auto *combo = qobject_cast<QComboBox *>(editor)) {
+            model->setData(index, combo->currentText());
+            return;
+        }
+        QStyledItemDelegate::setModelData(editor, model, index);
+    }
+};
+} // namespace
+
+PlanView::PlanView(QWidget *parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("planView"));
+    auto *plan_box = new QGroupBox(tr("Memory plan"), this);
+    auto *plan_text = new QLabel(
+        tr("The memory planner (estimates of weights, gradients, optimizer state and "
+           "activations against your budget, before anything runs) is not part of this "
+           "build yet. Until it arrives, the Runs panel shows the measured peak memory of "
+           "each run, and the Live tab shows memory step by step."),
+        plan_box);
+    plan_text->setObjectName(QStringLiteral("planPlaceholder"));
+    plan_text->setWordWrap(true);
+    auto *plan_layout = new QVBoxLayout(plan_box);
+    plan_layout->addWidget(plan_text);
+
+    message_ = new QLabel(this);
+    message_->setObjectName(QStringLiteral("settingsMessage"));
+    message_->setWordWrap(true);
+    message_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    table_ = new QTableWidget(0, 3, this);
+    table_->setObjectName(QStringLiteral("settingsTable"));
+    table_->setHorizontalHeaderLabels({tr("Setting"), tr("Value"), tr("Meaning")});
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    table_->setItemDelegateForColumn(ValueColumn, new ValueDelegate(table_));
+    table_->setEditTriggers(QAbstractItemView::DoubleClicked | QAbstractItemView::EditKeyPressed |
+                            QAbstractItemView::AnyKeyPressed);
+    table_->setAccessibleName(tr("Project settings"));
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+
+    auto *settings_box = new QGroupBox(tr("Settings (double-click a value to change it)"), this);
+    auto *settings_layout = new QVBoxLayout(settings_box);
+    settings_layout->addWidget(message_);
+    settings_layout->addWidget(table_);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(plan_box);
+    layout->addWidget(settings_box, 1);
+    connect(table_, &QTableWidget::itemChanged, this, &PlanView::onItemChanged);
+}
+
+QString PlanView::load(const QString &project_path) {
+    try {
+        const Project project = Project::open(project_path.toStdString());
+        config_ = Config::fromJson(project.configJson());
+    } catch (const std::exception &error) {
+        return QString::fromUtf8(error.what());
+    }
+    project_path_ = project_path;
+    filling_ = true;
+    table_->setRowCount(0);
+    for (const KeySpec &spec : configKeys()) {
+        const int row = table_->rowCount();
+        table_->insertRow(row);
+        auto *key = new QTableWidgetItem(QString::fromStdString(spec.name));
+        key->setFlags(key->flags() & ~Qt::ItemIsEditable);
+        auto *description = new QTableWidgetItem(QString::fromStdString(spec.description));
+        description->setFlags(description->flags() & ~Qt::ItemIsEditable);
+        description->setToolTip(QString::fromStdString(spec.description));
+        table_->setItem(row, KeyColumn, key);
+        table_->setItem(row, ValueColumn, new QTableWidgetItem);
+        table_->setItem(row, DescriptionColumn, description);
+        showValue(row);
+    }
+    table_->resizeColumnToContents(KeyColumn);
+    table_->setColumnWidth(ValueColumn, 140);
+    filling_ = false;
+    showMessage({}, false);
+    return {};
+}
+
+void PlanView::showValue(int row) {
+    const bool was_filling = filling_;
+    filling_ = true;
+    const std::string key = table_->item(row, KeyColumn)->text().toStdString();
+    QTableWidgetItem *value = table_->item(row, ValueColumn);
+    value->setText(QString::fromStdString(config_.text(key)));
+    const KeySpec *spec = findConfigKey(key);
+    QFont font = value->font();
+    font.setBold(spec && config_.text(key) != spec->default_value);
+    value->setFont(font);
+    value->setToolTip(spec ? tr("Default: %1").arg(QString::fromStdString(spec->default_value))
+                           : QString());
+    Qt::ItemFlags flags = value->flags();
+    value->setFlags(editable_ ? flags | Qt::ItemIsEditable : flags & ~Qt::ItemIsEditable);
+    filling_ = was_filling;
+}
+
+QString PlanView::setValue(const QString &key, const QString &value) {
+    Config changed = config_;
+    try {
+        changed.set(key.toStdString(), value.trimmed().toStdString());
+        changed.validate();
+        Project project = Project::open(project_path_.toStdString());
+        project.setConfigJson(changed.toJson(2));
+    } catch (const std::exception &error) {
+        return QString::fromUtf8(error.what());
+    }
+    config_ = changed;
+    return {};
+}
+
+void PlanView::onItemChanged(QTableWidgetItem *item) {
+    if (filling_ || item->column() != ValueColumn) {
+        return;
+    }
+    const QString key = table_->item(item->row(), KeyColumn)->text();
+    if (item->text() == QString::fromStdString(config_.text(key.toStdString()))) {
+        return;
+    }
+    const QString error = setValue(key, item->text());
+    showValue(item->row());
+    if (error.isEmpty()) {
+        showMessage(tr("Saved %1 = %2. New runs use it.")
+                        .arg(key, QString::fromStdString(config_.text(key.toStdString()))),
+                    false);
+        Q_EMIT configChanged();
+    } else {
+        showMessage(error, true);
+    }
+}
+
+void PlanView::setEditable(bool editable) {
+    editable_ = editable;
+    for (int row = 0; row < table_->rowCount(); ++row) {
+        showValue(row);
+    }
+    if (!editable) {
+        showMessage(tr("Settings are read-only while a run trains."), false);
+    } else if (messageText() == tr("Settings are read-only while a run trains.")) {
+        showMessage({}, false);
+    }
+}
+
+void PlanView::showMessage(const QString &text, bool error) {
+    message_->setText(text);
+    message_->setVisible(!text.isEmpty());
+    QPalette palette = message_->palette();
+    palette.setColor(QPalette::WindowText, error ? plots::plotColors(this->palette()).budget
+                                                 : this->palette().color(QPalette::WindowText));
+    message_->setPalette(palette);
+}
+
+QString PlanView::messageText() const {
+    return message_->text();
+}
+
+} // namespace headroom::ui

@@ -1,0 +1,71 @@
+#include "RunSeries.h"
+
+#include <algorithm>
+
+namespace headroom::ui {
+
+void RunSeries::append(const StepMetrics &metrics) {
+    steps.push_back(double(metrics.step));
+    loss.push_back(metrics.loss);
+    mem_live.push_back(double(metrics.mem_live));
+    mem_peak.push_back(double(metrics.mem_peak));
+    if (metrics.tokens_per_s <= 0 && metrics.samples_per_s > 0) {
+        throughput_in_tokens = false;
+    }
+    throughput.push_back(throughput_in_tokens ? metrics.tokens_per_s : metrics.samples_per_s);
+    elapsed_s.push_back(metrics.elapsed_s);
+}
+
+void RunSeries::append(const EvalMetrics &metrics) {
+    eval_steps.push_back(double(metrics.step));
+    eval_loss.push_back(metrics.loss);
+}
+
+void RunSeries::clear() {
+    const std::int64_t id = run_id;
+    *this = RunSeries{};
+    run_id = id;
+}
+
+double RunSeries::liveMemoryAt(double step) const {
+    const auto found = std::upper_bound(steps.begin(), steps.end(), step);
+    if (found == steps.begin()) {
+        return mem_live.isEmpty() ? 0 : mem_live.first();
+    }
+    return mem_live.at(int(std::distance(steps.begin(), found)) - 1);
+}
+
+double RunSeries::meanThroughput() const {
+    if (throughput.isEmpty()) {
+        return 0;
+    }
+    double sum = 0;
+    for (double value : throughput) {
+        sum += value;
+    }
+    return sum / throughput.size();
+}
+
+RunSeries loadRunSeries(const Project &project, std::int64_t run_id) {
+    RunSeries series;
+    series.run_id = run_id;
+    const std::vector<StepMetrics> metrics = project.metrics(run_id);
+    series.steps.reserve(int(metrics.size()));
+    for (const StepMetrics &step : metrics) {
+        series.append(step);
+    }
+    for (const EvalRecord &eval : project.evaluations(run_id)) {
+        series.append(eval.metrics);
+    }
+    for (const EventRecord &record : project.events(run_id)) {
+        series.events.push_back(RunEvent{record.run_id, record.event, {}});
+    }
+    return series;
+}
+
+bool isMemoryEventKind(const std::string &kind) {
+    return kind == "oom_recovered" || kind == "ladder" || kind == "eval_oom_backoff" ||
+           kind == "memory_growing" || kind == "out_of_memory";
+}
+
+} // namespace headroom::ui

@@ -1,0 +1,52 @@
+#pragma once
+
+#include <headroom/metrics.h>
+#include <headroom/project.h>
+
+#include <QDateTime>
+#include <QString>
+#include <QVector>
+
+#include <cstdint>
+#include <optional>
+
+namespace headroom::ui {
+
+// An event as the Log and the plots show it: arrival time when it came live, none when it
+// was read back from the project (the project does not store event times).
+struct RunEvent {
+    std::int64_t run_id = 0;
+    EngineEvent event;
+    QDateTime received;
+};
+
+// The curves of one run, kept as columns ready for QCustomPlot.
+struct RunSeries {
+    std::int64_t run_id = 0;
+    QVector<double> steps;
+    QVector<double> loss;
+    QVector<double> mem_live;
+    QVector<double> mem_peak;
+    QVector<double> throughput; // tokens/s, or samples/s where a recipe has no tokens
+    QVector<double> elapsed_s;
+    QVector<double> eval_steps;
+    QVector<double> eval_loss;
+    QVector<RunEvent> events;
+    bool throughput_in_tokens = true;
+
+    void append(const StepMetrics &metrics);
+    void append(const EvalMetrics &metrics);
+    void clear();
+    std::int64_t lastStep() const { return steps.isEmpty() ? 0 : std::int64_t(steps.last()); }
+    // Live memory at the step, or the nearest earlier one; 0 when there is none.
+    double liveMemoryAt(double step) const;
+    double meanThroughput() const;
+};
+
+// Reads a run's metrics, evaluations and events from the project; throws ProjectError.
+RunSeries loadRunSeries(const Project &project, std::int64_t run_id);
+
+// Whether an event kind is one of the memory events the plots mark.
+bool isMemoryEventKind(const std::string &kind);
+
+} // namespace headroom::ui

@@ -1,0 +1,179 @@
+#include "RunsPanel.h"
+
+#include <headroom/config.h>
+#include <headroom/units.h>
+
+#include <QDir>
+#include <QFileInfo>
+#include <QHeaderView>
+#include <QLabel>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+namespace headroom::ui {
+
+namespace {
+constexpr int kRunIdRole = Qt::UserRole + 1;
+
+QString lossText(const std::optional<double> &loss) {
+    return loss ? QString::number(*loss, 'f', 4) : QStringLiteral("–");
+}
+} // namespace
+
+QString runStatusText(RunStatus status) {
+    switch (status) {
+    case RunStatus::Running:
+        return RunsPanel::tr("running");
+    case RunStatus::Paused:
+        return RunsPanel::tr("paused");
+    case RunStatus::Finished:
+        return RunsPanel::tr("finished");
+    case RunStatus::Stopped:
+        return RunsPanel::tr("stopped");
+    case RunStatus::Failed:
+        return RunsPanel::tr("failed");
+    case RunStatus::Interrupted:
+        return RunsPanel::tr("interrupted");
+    }
+    return {};
+}
+
+RunsPanel::RunsPanel(QWidget *parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("runsPanel"));
+    title_ = new QLabel(this);
+    QFont title_font = title_->font();
+    title_font.setPointSizeF(title_font.pointSizeF() * 1.3);
+    title_font.setBold(true);
+    title_->setFont(title_font);
+    subtitle_ = new QLabel(this);
+    subtitle_->setForegroundRole(QPalette::PlaceholderText);
+    subtitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    subtitle_->setWordWrap(true);
+
+    table_ = new QTableWidget(0, 8, this);
+    table_->setObjectName(QStringLiteral("runsTable"));
+    table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Steps"), tr("Loss"),
+                                       tr("Val. loss"), tr("Peak memory"), tr("OOM recoveries"),
+                                       tr("Device")});
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->setVisible(false);
+    table_->horizontalHeader()->setStretchLastSection(true);
+    table_->setAlternatingRowColors(true);
+    table_->setWordWrap(false);
+    table_->setAccessibleName(tr("Runs"));
+    table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 8);
+
+    no_runs_hint_ = new QLabel(this);
+    no_runs_hint_->setObjectName(QStringLiteral("noRunsHint"));
+    no_runs_hint_->setWordWrap(true);
+    no_runs_hint_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(title_);
+    layout->addWidget(subtitle_);
+    layout->addWidget(table_, 1);
+    layout->addWidget(no_runs_hint_);
+
+    connect(table_, &QTableWidget::itemSelectionChanged, this, [this] {
+        if (const std::int64_t id = selectedRunId(); id != 0) {
+            Q_EMIT runSelected(id);
+        }
+    });
+}
+
+QString RunsPanel::load(const QString &project_path) {
+    std::vector<RunRecord> runs;
+    Config config;
+    try {
+        const Project project = Project::open(project_path.toStdString());
+        config = Config::fromJson(project.configJson());
+        runs = project.runs();
+    } catch (const std::exception &error) {
+        return QString::fromUtf8(error.what());
+    }
+    const std::int64_t selected = project_path == project_path_ ? selectedRunId() : 0;
+    project_path_ = project_path;
+    runs_ = runs;
+    const QFileInfo info(project_path);
+    title_->setText(info.completeBaseName());
+    subtitle_->setText(
+        tr("recipe %1 · data %2")
+            .arg(QString::fromStdString(config.text("recipe")),
+                 QFileInfo(QString::fromStdString(config.text("data.path"))).fileName()));
+    subtitle_->setToolTip(QDir::toNativeSeparators(info.absoluteFilePath()) + QLatin1Char('\n') +
+                          QString::fromStdString(config.text("data.path")));
+
+    const QSignalBlocker blocker(table_);
+    table_->setRowCount(0);
+    for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
+        const int row = table_->rowCount();
+        table_->insertRow(row);
+        const QStringList cells = {
+            QString::number(run->id),
+            runStatusText(run->status),
+            QStringLiteral("%1 / %2").arg(run->last_step).arg(run->target_steps),
+            lossText(run->final_loss),
+            lossText(run->final_val_loss),
+            QString::fromStdString(formatBytes(run->peak_bytes)),
+            QString::number(run->oom_recoveries),
+            QString::fromStdString(run->device)};
+        const QString tooltip =
+            tr("Started %1").arg(QString::fromStdString(run->started_at)) +
+            (run->message.empty() ? QString()
+                                  : QStringLiteral("\n") + QString::fromStdString(run->message));
+        for (int column = 0; column < cells.size(); ++column) {
+            auto *item = new QTableWidgetItem(cells.at(column));
+            item->setToolTip(tooltip);
+            item->setData(kRunIdRole, qint64(run->id));
+            table_->setItem(row, column, item);
+        }
+    }
+    table_->resizeColumnsToContents();
+    if (selected != 0) {
+        selectRun(selected);
+    }
+    no_runs_hint_->setVisible(runs.empty());
+    no_runs_hint_->setText(tr("No runs yet. Press Start (F5), or train from a terminal with\n"
+                              "headroom-cli train \"%1\"")
+                               .arg(QDir::toNativeSeparators(info.absoluteFilePath())));
+    return {};
+}
+
+QString RunsPanel::reload() {
+    return project_path_.isEmpty() ? QString() : load(project_path_);
+}
+
+std::int64_t RunsPanel::selectedRunId() const {
+    const QList<QTableWidgetItem *> items = table_->selectedItems();
+    return items.isEmpty() ? 0 : items.first()->data(kRunIdRole).toLongLong();
+}
+
+void RunsPanel::showLiveProgress(std::int64_t run_id, std::int64_t step, std::int64_t target_steps,
+                                 double loss, std::uint64_t peak_bytes, std::int64_t recoveries) {
+    for (int row = 0; row < table_->rowCount(); ++row) {
+        if (table_->item(row, 0)->data(kRunIdRole).toLongLong() != run_id) {
+            continue;
+        }
+        table_->item(row, 2)->setText(QStringLiteral("%1 / %2").arg(step).arg(target_steps));
+        table_->item(row, 3)->setText(QString::number(loss, 'f', 4));
+        table_->item(row, 5)->setText(QString::fromStdString(formatBytes(peak_bytes)));
+        table_->item(row, 6)->setText(QString::number(recoveries));
+        for (int column : {2, 3, 5}) {
+            table_->resizeColumnToContents(column);
+        }
+        return;
+    }
+}
+
+void RunsPanel::selectRun(std::int64_t run_id) {
+    for (int row = 0; row < table_->rowCount(); ++row) {
+        if (table_->item(row, 0)->data(kRunIdRole).toLongLong() == run_id) {
+            table_->selectRow(row);
+            return;
+        }
+    }
+}
+
+} // namespace headroom::ui

@@ -1,0 +1,199 @@
+#include "MemoryPlot.h"
+
+#include "PlotStyle.h"
+
+#include <headroom/units.h>
+
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QToolTip>
+
+namespace headroom::ui::plots {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kHoverRadiusPx = 10;
+
+QString bytesText(const QJsonValue &value) {
+    return QString::fromStdString(formatBytes(std::uint64_t(value.toDouble())));
+}
+} // namespace
+
+QString describeMemoryEvent(const EngineEvent &event) {
+    const QJsonObject details =
+        QJsonDocument::fromJson(QByteArray::fromStdString(event.details)).object();
+    QString title;
+    if (event.kind == "oom_recovered") {
+        title = MemoryPlot::tr("Out-of-memory recovery at step %1: micro-batch %2 → %3, "
+                               "accumulation %4")
+                    .arg(event.step)
+                    .arg(details.value(QStringLiteral("from")).toInt())
+                    .arg(details.value(QStringLiteral("to")).toInt())
+                    .arg(details.value(QStringLiteral("accumulation")).toInt());
+    } else if (event.kind == "ladder") {
+        title = MemoryPlot::tr("Memory ladder at step %1").arg(event.step);
+    } else if (event.kind == "eval_oom_backoff") {
+        title = MemoryPlot::tr("Validation backed off at step %1").arg(event.step);
+    } else if (event.kind == "memory_growing") {
+        title = MemoryPlot::tr("Memory keeps growing (step %1)").arg(event.step);
+    } else if (event.kind == "out_of_memory") {
+        title = MemoryPlot::tr("Out of memory at step %1: the run paused").arg(event.step);
+    } else {
+        title = QString::fromStdString(event.kind);
+    }
+    QString text = title;
+    if (details.contains(QStringLiteral("bytes_at_failure"))) {
+        text +=
+            QLatin1Char('\n') +
+            MemoryPlot::tr("Live at failure: %1").arg(bytesText(details.value("bytes_at_failure")));
+    }
+    if (details.contains(QStringLiteral("device"))) {
+        text +=
+            QLatin1Char('\n') +
+            MemoryPlot::tr("Device: %1").arg(details.value(QStringLiteral("device")).toString());
+    }
+    if (!event.message.empty()) {
+        text += QLatin1Char('\n') + QString::fromStdString(event.message);
+    }
+    return text;
+}
+
+MemoryPlot::MemoryPlot(QWidget *parent) : PlotWidget(tr("Memory"), parent) {
+    setObjectName(QStringLiteral("memoryPlot"));
+    setMouseTracking(true);
+    xAxis->setLabel(tr("step"));
+    yAxis->setLabel(tr("MiB"));
+    live_ = addGraph();
+    live_->setName(tr("live after step"));
+    peak_ = addGraph();
+    peak_->setName(tr("peak during step"));
+    oom_markers_ = addGraph();
+    oom_markers_->setName(tr("out-of-memory recovery"));
+    ladder_markers_ = addGraph();
+    ladder_markers_->setName(tr("back-off or ladder rung"));
+    warning_markers_ = addGraph();
+    warning_markers_->setName(tr("warning"));
+    for (QCPGraph *graph : {live_, peak_}) {
+        graph->setAdaptiveSampling(true);
+    }
+    for (QCPGraph *graph : {oom_markers_, ladder_markers_, warning_markers_}) {
+        graph->setLineStyle(QCPGraph::lsNone);
+        graph->removeFromLegend();
+    }
+    budget_line_ = new QCPItemStraightLine(this);
+    budget_line_->setVisible(false);
+    budget_label_ = new QCPItemText(this);
+    budget_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    budget_label_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    budget_label_->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    budget_label_->setVisible(false);
+    restyle();
+}
+
+void MemoryPlot::restyle() {
+    const PlotColors colors = plotColors(palette());
+    live_->setPen(QPen(colors.live, 1));
+    peak_->setPen(QPen(colors.peak, 1));
+    oom_markers_->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, colors.oom, colors.oom, 11));
+    ladder_markers_->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssDiamond, colors.ladder, colors.ladder, 10));
+    warning_markers_->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssSquare, colors.warning, colors.warning, 8));
+    budget_line_->setPen(QPen(colors.budget, 1.5, Qt::DashLine));
+    budget_label_->setColor(colors.budget);
+}
+
+void MemoryPlot::clearData() {
+    for (QCPGraph *graph : {live_, peak_, oom_markers_, ladder_markers_, warning_markers_}) {
+        graph->data()->clear();
+    }
+    markers_.clear();
+    scheduleReplot();
+}
+
+void MemoryPlot::append(const RunSeries &series, int first_step) {
+    for (int i = first_step; i < series.steps.size(); ++i) {
+        live_->addData(series.steps.at(i), series.mem_live.at(i) / kMiB);
+        peak_->addData(series.steps.at(i), series.mem_peak.at(i) / kMiB);
+    }
+    scheduleReplot();
+}
+
+void MemoryPlot::addEvent(const RunSeries &series, const RunEvent &event) {
+    const std::string &kind = event.event.kind;
+    if (!isMemoryEventKind(kind)) {
+        return;
+    }
+    const double step = double(event.event.step);
+    const double mib = series.liveMemoryAt(step) / kMiB;
+    QCPGraph *graph = warning_markers_;
+    if (kind == "oom_recovered" || kind == "out_of_memory") {
+        graph = oom_markers_;
+    } else if (kind == "ladder" || kind == "eval_oom_backoff") {
+        graph = ladder_markers_;
+    }
+    graph->addData(step, mib);
+    graph->addToLegend(); // shown in the legend once it has a marker
+    markers_.push_back(Marker{step, mib, describeMemoryEvent(event.event)});
+    scheduleReplot();
+}
+
+void MemoryPlot::setBudget(std::uint64_t bytes) {
+    budget_mib_ = double(bytes) / kMiB;
+    const bool visible = bytes != 0;
+    budget_line_->setVisible(visible);
+    budget_label_->setVisible(visible);
+    if (visible) {
+        budget_line_->point1->setCoords(0, budget_mib_);
+        budget_line_->point2->setCoords(1, budget_mib_);
+        budget_label_->position->setCoords(0.99, budget_mib_);
+        budget_label_->setText(tr("budget %1").arg(QString::fromStdString(formatBytes(bytes))));
+    }
+    scheduleReplot();
+}
+
+void MemoryPlot::fitRanges() {
+    PlotWidget::fitRanges();
+    const QCPRange range = yAxis->range();
+    double upper = range.upper;
+    if (budget_mib_ > 0) {
+        upper = std::max(upper, budget_mib_ * 1.2);
+    }
+    yAxis->setRange(0, std::max(upper, 1.0));
+}
+
+int MemoryPlot::livePointCount() const {
+    return live_->dataCount();
+}
+
+QPointF MemoryPlot::markerPixel(int index) const {
+    const Marker &marker = markers_.at(index);
+    return {xAxis->coordToPixel(marker.step), yAxis->coordToPixel(marker.mib)};
+}
+
+QString MemoryPlot::markerTextAt(const QPointF &pixel) const {
+    double best = kHoverRadiusPx * kHoverRadiusPx;
+    QString text;
+    for (int i = 0; i < markers_.size(); ++i) {
+        const QPointF delta = markerPixel(i) - pixel;
+        const double distance = QPointF::dotProduct(delta, delta);
+        if (distance <= best) {
+            best = distance;
+            text = markers_.at(i).text;
+        }
+    }
+    return text;
+}
+
+void MemoryPlot::mouseMoveEvent(QMouseEvent *event) {
+    PlotWidget::mouseMoveEvent(event);
+    const QString text = markerTextAt(event->position());
+    if (text.isEmpty()) {
+        QToolTip::hideText();
+    } else {
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    }
+}
+
+} // namespace headroom::ui::plots

@@ -1,0 +1,56 @@
+#pragma once
+
+#include "PlotWidget.h"
+#include "RunSeries.h"
+
+namespace headroom::ui::plots {
+
+// Live and peak memory per step (MiB), the budget as a horizontal line, and memory events
+// (out-of-memory recoveries, ladder rungs, validation back-offs, growth warnings) as
+// markers whose details show when the pointer hovers them.
+class MemoryPlot : public PlotWidget {
+    Q_OBJECT
+
+public:
+    explicit MemoryPlot(QWidget *parent = nullptr);
+
+    void clearData();
+    void append(const RunSeries &series, int first_step);
+    // Marks a memory event at the live memory of its step; other kinds are ignored.
+    void addEvent(const RunSeries &series, const RunEvent &event);
+    // bytes == 0: no budget.
+    void setBudget(std::uint64_t bytes);
+
+    int livePointCount() const;
+    int markerCount() const { return int(markers_.size()); }
+    // The tooltip text of the marker nearest to the pixel position, empty when none is close.
+    QString markerTextAt(const QPointF &pixel) const;
+    QPointF markerPixel(int index) const;
+
+protected:
+    void restyle() override;
+    void fitRanges() override;
+    void mouseMoveEvent(QMouseEvent *event) override;
+
+private:
+    struct Marker {
+        double step = 0;
+        double mib = 0;
+        QString text;
+    };
+
+    QCPGraph *live_ = nullptr;
+    QCPGraph *peak_ = nullptr;
+    QCPGraph *oom_markers_ = nullptr;
+    QCPGraph *ladder_markers_ = nullptr;
+    QCPGraph *warning_markers_ = nullptr;
+    QCPItemStraightLine *budget_line_ = nullptr;
+    QCPItemText *budget_label_ = nullptr;
+    double budget_mib_ = 0;
+    QVector<Marker> markers_;
+};
+
+// A readable one-paragraph description of a memory event for tooltips and the Log.
+QString describeMemoryEvent(const EngineEvent &event);
+
+} // namespace headroom::ui::plots
