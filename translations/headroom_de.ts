@@ -584,6 +584,10 @@
         <source>Wrote the weights of run %1 at step %2 to %3</source>
         <translation>Gewichte von Lauf %1 bei Schritt %2 nach %3 geschrieben</translation>
     </message>
+    <message>
+        <source>&amp;Preferences…</source>
+        <translation>&amp;Einstellungen…</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::NewProjectDialog</name>

@@ -584,6 +584,10 @@
         <source>Wrote the weights of run %1 at step %2 to %3</source>
         <translation>已将运行 %1 第 %2 步的权重写入 %3</translation>
     </message>
+    <message>
+        <source>&amp;Preferences…</source>
+        <translation>首选项(&amp;P)…</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::NewProjectDialog</name>

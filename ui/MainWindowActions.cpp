@@ -1,6 +1,7 @@
 // MainWindow: actions, menus, toolbar, status bar and the dialogs behind them.
 #include "EmptyProjectView.h"
 #include "MainWindow.h"
+#include "PreferencesDialog.h"
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
@@ -107,6 +108,17 @@ void MainWindow::createMenus() {
     QMenu *export_menu = file->addMenu(tr("E&xport"));
     export_menu->addAction(export_weights_action_);
     export_menu->addAction(export_metrics_action_);
+    file->addSeparator();
+    // Settings > Preferences on Linux/Windows menus; Qt moves it to the application menu on
+    // macOS (PreferencesRole).
+    QAction *preferences = file->addAction(tr("&Preferences…"));
+    preferences->setObjectName(QStringLiteral("preferencesAction"));
+    preferences->setShortcut(QKeySequence::Preferences);
+    preferences->setMenuRole(QAction::PreferencesRole);
+    connect(preferences, &QAction::triggered, this, [this] {
+        PreferencesDialog dialog(this);
+        dialog.exec();
+    });
     file->addSeparator();
     file->addAction(quit_action_);
 
