@@ -903,6 +903,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>budget %1</source>
         <translation>预算 %1</translation>
     </message>
+    <message>
+        <source>reserved by the allocator</source>
+        <translation>分配器保留</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::plots::ThroughputPlot</name>

@@ -9,6 +9,7 @@ void RunSeries::append(const StepMetrics &metrics) {
     loss.push_back(metrics.loss);
     mem_live.push_back(double(metrics.mem_live));
     mem_peak.push_back(double(metrics.mem_peak));
+    mem_reserved.push_back(double(metrics.mem_reserved));
     if (metrics.tokens_per_s <= 0 && metrics.samples_per_s > 0) {
         throughput_in_tokens = false;
     }

@@ -27,7 +27,8 @@ struct RunSeries {
     QVector<double> loss;
     QVector<double> mem_live;
     QVector<double> mem_peak;
-    QVector<double> throughput; // tokens/s, or samples/s where a recipe has no tokens
+    QVector<double> mem_reserved; // device allocator cache; 0 on CPU
+    QVector<double> throughput;   // tokens/s, or samples/s where a recipe has no tokens
     QVector<double> elapsed_s;
     QVector<double> eval_steps;
     QVector<double> eval_loss;

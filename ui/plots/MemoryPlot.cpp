@@ -67,13 +67,16 @@ MemoryPlot::MemoryPlot(QWidget *parent) : PlotWidget(tr("Memory"), parent) {
     live_->setName(tr("live after step"));
     peak_ = addGraph();
     peak_->setName(tr("peak during step"));
+    reserved_ = addGraph();
+    reserved_->setName(tr("reserved by the allocator"));
+    reserved_->removeFromLegend();
     oom_markers_ = addGraph();
     oom_markers_->setName(tr("out-of-memory recovery"));
     ladder_markers_ = addGraph();
     ladder_markers_->setName(tr("back-off or ladder rung"));
     warning_markers_ = addGraph();
     warning_markers_->setName(tr("warning"));
-    for (QCPGraph *graph : {live_, peak_}) {
+    for (QCPGraph *graph : {live_, peak_, reserved_}) {
         graph->setAdaptiveSampling(true);
     }
     for (QCPGraph *graph : {oom_markers_, ladder_markers_, warning_markers_}) {
@@ -94,6 +97,7 @@ void MemoryPlot::restyle() {
     const PlotColors colors = plotColors(palette());
     live_->setPen(QPen(colors.live, 1));
     peak_->setPen(QPen(colors.peak, 1));
+    reserved_->setPen(QPen(colors.peak, 1, Qt::DotLine));
     oom_markers_->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssTriangleInverted, colors.oom, colors.oom, 11));
     ladder_markers_->setScatterStyle(
@@ -105,9 +109,11 @@ void MemoryPlot::restyle() {
 }
 
 void MemoryPlot::clearData() {
-    for (QCPGraph *graph : {live_, peak_, oom_markers_, ladder_markers_, warning_markers_}) {
+    for (QCPGraph *graph :
+         {live_, peak_, reserved_, oom_markers_, ladder_markers_, warning_markers_}) {
         graph->data()->clear();
     }
+    reserved_->removeFromLegend();
     markers_.clear();
     scheduleReplot();
 }
@@ -116,6 +122,13 @@ void MemoryPlot::append(const RunSeries &series, int first_step) {
     for (int i = first_step; i < series.steps.size(); ++i) {
         live_->addData(series.steps.at(i), series.mem_live.at(i) / kMiB);
         peak_->addData(series.steps.at(i), series.mem_peak.at(i) / kMiB);
+        // CPU has no allocator cache: the curve appears only where a device reports one.
+        if (i < series.mem_reserved.size() && series.mem_reserved.at(i) > 0) {
+            if (reserved_->data()->isEmpty()) {
+                reserved_->addToLegend();
+            }
+            reserved_->addData(series.steps.at(i), series.mem_reserved.at(i) / kMiB);
+        }
     }
     scheduleReplot();
 }
@@ -161,6 +174,10 @@ void MemoryPlot::fitRanges() {
         upper = std::max(upper, budget_mib_ * 1.2);
     }
     yAxis->setRange(0, std::max(upper, 1.0));
+}
+
+int MemoryPlot::reservedPointCount() const {
+    return reserved_->dataCount();
 }
 
 int MemoryPlot::livePointCount() const {

@@ -23,6 +23,7 @@ public:
 
     int livePointCount() const;
     int markerCount() const { return int(markers_.size()); }
+    int reservedPointCount() const;
     // The tooltip text of the marker nearest to the pixel position, empty when none is close.
     QString markerTextAt(const QPointF &pixel) const;
     QPointF markerPixel(int index) const;
@@ -41,6 +42,7 @@ private:
 
     QCPGraph *live_ = nullptr;
     QCPGraph *peak_ = nullptr;
+    QCPGraph *reserved_ = nullptr; // in the legend once a device reports a cache
     QCPGraph *oom_markers_ = nullptr;
     QCPGraph *ladder_markers_ = nullptr;
     QCPGraph *warning_markers_ = nullptr;
