@@ -25,6 +25,9 @@ private Q_SLOTS:
     void badLaddersAreRejected();
     void rungsSkipWhatCannotHelp();
     void allocatorSettingsAreRefusedOffCuda();
+    void checkpointedRunMatchesPlainRunWithDropout();
+    void bf16RunLearnsAndRecordsItsTechnique();
+    void adamw8bitRunResumesExactly();
     void sessionRefusesUnsupportedTechniquesAsBadInput_data();
     void sessionRefusesUnsupportedTechniquesAsBadInput();
 
@@ -178,6 +181,56 @@ void TestTechniques::allocatorSettingsAreRefusedOffCuda() {
         QVERIFY2(QString(error.what()).contains("2.1"), error.what());
     }
 #endif
+}
+
+void TestTechniques::checkpointedRunMatchesPlainRunWithDropout() {
+    // Dropout on: recomputation must replay the same masks, so the runs agree exactly.
+    const QStringList settings = kTinyGpt + QStringList{"model.dropout=0.2", "train.steps=6"};
+    Recorder plain;
+    QCOMPARE(name(runSession(createTestProject(dir_.filePath("plain.headroom"), text_path_, "gpt",
+                                               settings),
+                             plain)
+                      .state),
+             name(headroom::SessionState::Finished));
+    Recorder checkpointed;
+    QCOMPARE(name(runSession(createTestProject(dir_.filePath("ckpt.headroom"), text_path_, "gpt",
+                                               settings),
+                             checkpointed, {"checkpointing=1"})
+                      .state),
+             name(headroom::SessionState::Finished));
+    QCOMPARE(checkpointed.recorded.digests, plain.recorded.digests);
+    QCOMPARE(checkpointed.recorded.losses, plain.recorded.losses);
+}
+
+void TestTechniques::bf16RunLearnsAndRecordsItsTechnique() {
+    const QString project = createTestProject(dir_.filePath("bf16.headroom"), text_path_, "gpt",
+                                              kTinyGpt + QStringList{"train.steps=30"});
+    Recorder recorder;
+    QCOMPARE(name(runSession(project, recorder, {"precision=bf16"}).state),
+             name(headroom::SessionState::Finished));
+    QVERIFY2(recorder.recorded.losses.back() < 0.8 * recorder.recorded.losses.front(),
+             qPrintable(QString("%1 -> %2")
+                            .arg(recorder.recorded.losses.front())
+                            .arg(recorder.recorded.losses.back())));
+    const headroom::Project opened = headroom::Project::open(project.toStdString());
+    QVERIFY(QString::fromStdString(opened.runs().back().summary_json).contains("bf16"));
+}
+
+void TestTechniques::adamw8bitRunResumesExactly() {
+    const QStringList settings = kTinyGpt + QStringList{"optimizer=adamw8bit", "model.dim=64"};
+    Recorder whole;
+    runSession(createTestProject(dir_.filePath("8bit-whole.headroom"), text_path_, "gpt", settings),
+               whole);
+    const QString split_project =
+        createTestProject(dir_.filePath("8bit-split.headroom"), text_path_, "gpt", settings);
+    Recorder first;
+    runSession(split_project, first, {}, 8);
+    Recorder second;
+    QCOMPARE(name(runSession(split_project, second, {}, 0, true).state),
+             name(headroom::SessionState::Finished));
+    std::vector<double> joined = first.recorded.losses;
+    joined.insert(joined.end(), second.recorded.losses.begin(), second.recorded.losses.end());
+    QCOMPARE(joined, whole.recorded.losses);
 }
 
 void TestTechniques::sessionRefusesUnsupportedTechniquesAsBadInput_data() {
