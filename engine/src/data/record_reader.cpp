@@ -137,7 +137,8 @@ bool RecordReader::nextJsonl(Record &record) {
     };
     try {
         object = nlohmann::ordered_json::parse(line_, limit_depth);
-    } catch (const nlohmann::ordered_json::parse_error &error) {
+    } catch (const nlohmann::ordered_json::exception &error) {
+        // A parse_error, or an out_of_range for a number too large for a double.
         throw DataError(path(), record.line, "malformed JSON: " + shortJsonReason(error.what()));
     }
     if (!object.is_object()) {
