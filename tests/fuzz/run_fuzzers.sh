@@ -2,8 +2,8 @@
 # Builds the libFuzzer targets with clang and runs each for a fixed time, one after the other,
 # at the lowest priority (the machine is shared). Usage:
 #   tests/fuzz/run_fuzzers.sh [SECONDS_PER_TARGET=600] [TARGET...]   (config records project)
-# New inputs go to build/fuzz/corpus-TARGET (the committed seeds in tests/fuzz/corpus/ stay as
-# they are); a crash is saved as build/fuzz/crash-TARGET-* and the script exits non-zero.
+# The committed seeds (tests/fuzz/corpus/TARGET) are copied into build/fuzz/corpus-TARGET, where
+# new inputs go; a crash is saved as build/fuzz/crash-TARGET-* and the script exits non-zero.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$(cd "$here/../.." && pwd)"
@@ -21,14 +21,17 @@ nice -n 19 cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${targets[@]
 declare -A max_len=([config]=4096 [records]=16384 [project]=32768)
 status=0
 for target in "${targets[@]}"; do
+  # libFuzzer writes new and reduced inputs into the first corpus folder it is given (and may
+  # replace files there), so it gets only the working copy, seeded from the committed seeds.
   mkdir -p "$build/corpus-$target"
+  cp -n "$here/corpus/$target"/* "$build/corpus-$target"/
   log="$build/fuzz-$target.log"
   echo "== fuzz_$target for ${seconds}s (log: $log)"
   if ! ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=1 \
       nice -n 19 "$build/fuzz_$target" -max_total_time="$seconds" \
       -max_len="${max_len[$target]}" -rss_limit_mb=2048 -timeout=20 -print_final_stats=1 \
       -artifact_prefix="$build/crash-$target-" \
-      "$build/corpus-$target" "$here/corpus/$target" >"$log" 2>&1; then
+      "$build/corpus-$target" >"$log" 2>&1; then
     echo "   FINDING: see $log and $build/crash-$target-*"
     status=1
   fi

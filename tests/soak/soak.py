@@ -5,7 +5,8 @@ SIGKILLs, resuming after each kill, then checks the project.
     python3 tests/soak/soak.py --kills 50 [--cli build/release/app/headroom-cli] [--seed 1]
 
 Every attempt starts `headroom-cli train --json` (with --resume once a checkpoint exists) and
-HEADROOM_FAILPOINT=oom@step:N for a random step N ahead of the resume point (70 % of attempts),
+HEADROOM_FAILPOINT=oom@step:N for a random step N ahead of the resume point (30 % of attempts,
+while the micro-batch, 64 at first, can still be halved),
 and kills it with SIGKILL after a random delay: counted from its first output line in 85 % of
 attempts, from its launch (start-up included) in the others. After each kill the project must open (`runs --json`), and the
 metrics the killed run had committed are remembered. At the end the run is finished with a
@@ -34,7 +35,7 @@ import time
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SETTINGS = [
     "model.layers=2", "model.heads=2", "model.dim=32", "model.seq_len=32",
-    "train.micro_batch=8", "train.checkpoint_every=5", "train.keep_checkpoints=3",
+    "train.micro_batch=64", "train.checkpoint_every=5", "train.keep_checkpoints=3",
     "train.eval_every=25", "train.eval_batches=2", "train.threads=1",
 ]
 
@@ -65,6 +66,14 @@ def latest_checkpoint_step(path):
     with read_only(path) as db:
         row = db.execute("SELECT max(step) FROM checkpoints").fetchone()
     return row[0] or 0
+
+
+def latest_micro_batch(path):
+    """The micro-batch of the newest committed step (a resumed run starts at least this high)."""
+    with read_only(path) as db:
+        row = db.execute("SELECT micro_batch FROM metrics ORDER BY run_id DESC, step DESC "
+                         "LIMIT 1").fetchone()
+    return row[0] if row else 64
 
 
 def attempt(cli, path, resume, oom_step, kill_after, from_start, printed):
@@ -134,7 +143,10 @@ def main():
         attempts += 1
         resume = latest_checkpoint_step(project) > 0
         start = latest_checkpoint_step(project)
-        oom_step = start + rng.randint(1, 8) if rng.random() < 0.7 else 0
+        # Each recovery halves the micro-batch for good (the checkpoint keeps it); at 1 an OOM
+        # pauses the run by design, so none is injected there.
+        inject = rng.random() < 0.3 and latest_micro_batch(project) > 1
+        oom_step = start + rng.randint(1, 8) if inject else 0
         delay = None if kills >= args.kills else rng.uniform(0.0, args.max_delay)
         from_start = rng.random() < 0.85  # else anywhere, start-up included
         printed = []
