@@ -18,6 +18,13 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// The project is open for writing in another process (a training run, another window). The
+// message names the holder and offers read-only opening (Project::openReadOnly).
+class ProjectLockedError : public ProjectError {
+public:
+    using ProjectError::ProjectError;
+};
+
 enum class RunStatus { Running, Paused, Finished, Stopped, Failed, Interrupted };
 std::string toString(RunStatus status);
 RunStatus runStatusFromString(const std::string &text); // throws ProjectError on unknown text
@@ -68,7 +75,14 @@ public:
     // Creates a new project file; throws if the file exists.
     static Project create(const std::string &path, const std::string &config_json);
     // Opens (and migrates) an existing project; throws ProjectError with a specific message.
+    // While open, the project is locked against writers in other processes (ProjectLockedError
+    // names the holder); the kernel releases the lock when this process ends, however it ends.
+    // Damaged files are refused (a quick integrity check runs on every open).
     static Project open(const std::string &path);
+    // Opens without the lock and without writing anything: to look at a project another
+    // process is training, or one on read-only media. Every write throws ProjectError; a file
+    // at an older schema is refused (it needs open() once to be migrated).
+    static Project openReadOnly(const std::string &path);
 
     Project(Project &&) noexcept;
     Project &operator=(Project &&) noexcept;
@@ -77,6 +91,17 @@ public:
     const std::string &path() const;
     std::string dataDirectory() const; // PATH.d, created on demand
     int schemaVersion() const;
+    bool isReadOnly() const;
+
+    // The full `PRAGMA integrity_check`: empty when the file is sound, else SQLite's findings
+    // (at most `max_problems`). Slower than the quick check open() does.
+    std::vector<std::string> integrityProblems(int max_problems = 20) const;
+
+    // `relative` (a path stored in the project, e.g. a checkpoint's) resolved inside the data
+    // folder. Throws ProjectError when it is absolute, climbs out with "..", or leads outside
+    // the folder through a symbolic link: a project from someone else never makes Headroom
+    // write or delete outside its own folder.
+    std::string resolveDataPath(const std::string &relative) const;
 
     std::string configJson() const;
     void setConfigJson(const std::string &config_json);

@@ -235,9 +235,24 @@ std::string Config::toJson(int indent) const {
 }
 
 Config Config::fromJson(const std::string &json) {
+    // A config is a flat object of short values; anything far larger comes from a damaged or
+    // hostile file and is refused before it is parsed.
+    constexpr std::size_t kMaxConfigBytes = std::size_t{1} << 20;
+    constexpr int kMaxConfigDepth = 16;
+    if (json.size() > kMaxConfigBytes) {
+        throw ConfigError("config is " + std::to_string(json.size()) +
+                          " bytes; a config is at most 1 MiB");
+    }
     nlohmann::json document;
     try {
-        document = nlohmann::json::parse(json);
+        document = nlohmann::json::parse(
+            json, [](int depth, nlohmann::json::parse_event_t, nlohmann::json &) {
+                if (depth > kMaxConfigDepth) {
+                    throw ConfigError("config is not valid: JSON nested deeper than " +
+                                      std::to_string(kMaxConfigDepth) + " levels");
+                }
+                return true;
+            });
     } catch (const nlohmann::json::exception &error) {
         throw ConfigError(std::string("config is not valid JSON: ") + error.what());
     }

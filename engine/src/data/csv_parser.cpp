@@ -49,6 +49,11 @@ bool readCsvRecord(LineReader &reader, std::vector<std::string> &fields, std::in
                 continue;
             }
             if (c == ',') {
+                if (fields.size() + 1 >= kMaxCsvFields) {
+                    throw DataError(reader.path(), first_line,
+                                    "CSV record has more than " + std::to_string(kMaxCsvFields) +
+                                        " fields (the limit for one record)");
+                }
                 fields.push_back(std::move(field));
                 field.clear();
                 state = State::FieldStart;

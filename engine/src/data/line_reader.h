@@ -11,6 +11,13 @@ namespace headroom::data {
 // The longest line (or CSV record) the data layer accepts: memory stays bounded even when a
 // binary file or an unbalanced quote makes a "line" endless.
 constexpr std::size_t kMaxRecordBytes = std::size_t{16} << 20;
+// The most fields a CSV record may have: a record of commas would otherwise cost 32 bytes of
+// memory per byte of input.
+constexpr std::size_t kMaxCsvFields = 65536;
+// The longest CSV column name (header field).
+constexpr std::size_t kMaxColumnNameBytes = 1024;
+// The deepest nesting of a JSONL record: parsing and freeing stay cheap and shallow.
+constexpr int kMaxJsonDepth = 64;
 
 // Reads a file line by line through a fixed buffer, tracking the byte offset and line number
 // so a position can be saved and sought back exactly. Every line is checked to be UTF-8; a

@@ -54,6 +54,14 @@ RecordReader::RecordReader(const DataSpec &spec, bool want_text)
         }
         std::unordered_set<std::string> seen;
         for (const std::string &name : columns_) {
+            if (name.size() > kMaxColumnNameBytes) {
+                throw DataError(path(), header_line,
+                                "the header names a column of " + std::to_string(name.size()) +
+                                    " bytes; column names are at most " +
+                                    std::to_string(kMaxColumnNameBytes) +
+                                    " bytes (is the first "
+                                    "row really a header?)");
+            }
             if (!seen.insert(name).second) {
                 throw DataError(path(), header_line,
                                 "the header names the column '" + name + "' twice");
@@ -118,9 +126,19 @@ bool RecordReader::nextJsonl(Record &record) {
     } while (isWhitespace(line_));
     record.line = lines_.lineNumber();
     nlohmann::ordered_json object; // keeps the keys in file order for the summary
+    const auto limit_depth = [&](int depth, nlohmann::ordered_json::parse_event_t,
+                                 nlohmann::ordered_json &) {
+        if (depth > kMaxJsonDepth) {
+            throw DataError(path(), record.line,
+                            "JSON nested deeper than " + std::to_string(kMaxJsonDepth) +
+                                " levels (the limit for one record)");
+        }
+        return true;
+    };
     try {
-        object = nlohmann::ordered_json::parse(line_);
-    } catch (const nlohmann::ordered_json::parse_error &error) {
+        object = nlohmann::ordered_json::parse(line_, limit_depth);
+    } catch (const nlohmann::ordered_json::exception &error) {
+        // A parse_error, or an out_of_range for a number too large for a double.
         throw DataError(path(), record.line, "malformed JSON: " + shortJsonReason(error.what()));
     }
     if (!object.is_object()) {

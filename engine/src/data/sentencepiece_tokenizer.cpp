@@ -29,6 +29,12 @@ public:
             throw std::runtime_error("cannot load the " + toString(kind) + " tokenizer: " + error);
         }
         vocab_size_ = api_.pieceSize(processor_);
+        if (vocab_size_ < 1 || vocab_size_ > kMaxVocabulary) {
+            api_.release(processor_);
+            throw std::runtime_error("the " + toString(kind) + " tokenizer has " +
+                                     std::to_string(vocab_size_) + " pieces; at most " +
+                                     std::to_string(kMaxVocabulary) + " are accepted");
+        }
         end_of_text_ = api_.eosId(processor_);
         if (end_of_text_ < 0) {
             api_.release(processor_);

@@ -78,6 +78,11 @@ std::unique_ptr<Tokenizer> loadTokenizer(TokenizerKind kind, const std::string &
     if (kind == TokenizerKind::Byte) {
         return makeByteTokenizer();
     }
+    if (serialized.size() > kMaxTokenizerBytes) {
+        throw std::runtime_error("the stored " + toString(kind) + " tokenizer is " +
+                                 std::to_string(serialized.size()) +
+                                 " bytes, over the limit of 64 MiB: the project is damaged");
+    }
     return loadSentencePieceTokenizer(kind, serialized);
 }
 

@@ -2,12 +2,18 @@
 
 #include "data/data_spec.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace headroom::data {
+
+// A stored tokenizer (a SentencePiece model) larger than this is refused unread, and so is one
+// whose vocabulary is larger than kMaxVocabulary (the embedding table would follow it).
+constexpr std::size_t kMaxTokenizerBytes = std::size_t{64} << 20;
+constexpr std::int32_t kMaxVocabulary = 1 << 20;
 
 enum class TokenizerKind { Byte, Bpe, Unigram };
 TokenizerKind parseTokenizerKind(const std::string &text); // "byte" | "bpe" | "unigram"

@@ -1,8 +1,11 @@
 #include "project/database.h"
 
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
 #include <limits>
 #include <sqlite3.h>
+#include <sys/statvfs.h>
 #include <utility>
 
 namespace headroom::project {
@@ -17,11 +20,40 @@ bool isDamaged(int code) {
     return primary == SQLITE_CORRUPT || primary == SQLITE_NOTADB;
 }
 
+bool isWriteFailure(int code) {
+    switch (code) {
+    case SQLITE_IOERR_WRITE:
+    case SQLITE_IOERR_SHORT_READ: // a file cut short by a failed append
+    case SQLITE_IOERR_FSYNC:
+    case SQLITE_IOERR_TRUNCATE:
+    case SQLITE_IOERR_SHMSIZE:
+        return true;
+    default:
+        return false;
+    }
+}
+
+std::string diskTrouble(const std::string &path) {
+    const std::string folder = std::filesystem::path(path).parent_path().string();
+    struct statvfs disk {};
+    if (statvfs(folder.empty() ? "." : folder.c_str(), &disk) == 0) {
+        const std::uint64_t free_bytes = std::uint64_t{disk.f_bavail} * disk.f_frsize;
+        if (free_bytes < (std::uint64_t{1} << 20)) {
+            return "the disk is full (" + std::to_string(free_bytes) + " bytes free)";
+        }
+    }
+    return "the disk refused the write (full, over a file size limit or quota, or failing)";
+}
+
 } // namespace
 
 Database::Database(const std::string &path, Mode mode) : path_(path) {
-    const int flags = mode == Mode::CreateNew ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
-                                              : SQLITE_OPEN_READWRITE;
+    int flags = SQLITE_OPEN_READWRITE;
+    if (mode == Mode::CreateNew) {
+        flags |= SQLITE_OPEN_CREATE;
+    } else if (mode == Mode::OpenReadOnly) {
+        flags = SQLITE_OPEN_READONLY;
+    }
     const int code = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
     if (code != SQLITE_OK) {
         const std::string message = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(code);
@@ -52,12 +84,31 @@ Database::~Database() {
 }
 
 void Database::fail(int code, const char *what) const {
-    const std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(code);
+    std::string detail = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(code);
+    const int primary = code & 0xff;
+    const bool storage = primary == SQLITE_FULL || primary == SQLITE_IOERR ||
+                         primary == SQLITE_READONLY || primary == SQLITE_PERM ||
+                         primary == SQLITE_CANTOPEN;
+    // SQLite's saved errno is unreliable after a failed commit, so the cause of a failed write
+    // is told from the disk itself.
+    if (primary == SQLITE_FULL || isWriteFailure(code)) {
+        detail = diskTrouble(path_) + " (" + detail + ")";
+    } else if (primary == SQLITE_READONLY) {
+        detail = "the file or its folder is read-only (" + detail + ")";
+    } else if (primary == SQLITE_PERM || primary == SQLITE_AUTH) {
+        detail = "permission denied (" + detail + ")";
+    } else if (primary == SQLITE_IOERR) {
+        detail += " (SQLite code " + std::to_string(code) + ")";
+    }
     if (isDamaged(code)) {
         throw ProjectError("project '" + path_ + "' is damaged or not a Headroom project (" + what +
                            ": " + detail + ")");
     }
-    throw ProjectError("project '" + path_ + "': " + what + ": " + detail);
+    const std::string message = "project '" + path_ + "': " + what + ": " + detail;
+    if (storage) {
+        throw StorageError(message);
+    }
+    throw ProjectError(message);
 }
 
 void Database::exec(const std::string &sql, const char *what) {

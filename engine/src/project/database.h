@@ -11,11 +11,18 @@ struct sqlite3_stmt;
 
 namespace headroom::project {
 
+// A write the storage refused (disk full, read-only, no permission, an I/O error): unlike a
+// constraint failure, worth trying again once the user has made room.
+class StorageError : public ProjectError {
+public:
+    using ProjectError::ProjectError;
+};
+
 // A thin RAII layer over the SQLite C API. Every failure becomes a ProjectError whose message
 // names the project file, what was being done and SQLite's own explanation.
 class Database {
 public:
-    enum class Mode { OpenExisting, CreateNew };
+    enum class Mode { OpenExisting, OpenReadOnly, CreateNew };
 
     Database(const std::string &path, Mode mode);
     Database(Database &&other) noexcept;
@@ -33,7 +40,8 @@ public:
     int changes() const;
 
     // Throws ProjectError: "project 'PATH': WHAT: SQLITE MESSAGE". A damaged file (SQLITE_CORRUPT,
-    // SQLITE_NOTADB) is reported as such, whatever was being done.
+    // SQLITE_NOTADB) is reported as such, whatever was being done; storage trouble (full,
+    // read-only, I/O) as a StorageError that names the cause.
     [[noreturn]] void fail(int code, const char *what) const;
 
 private:

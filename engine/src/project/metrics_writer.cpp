@@ -21,6 +21,7 @@ namespace {
 // A batch is committed when this many rows wait or the oldest has waited this long.
 constexpr std::size_t kBatchRows = 256;
 constexpr std::chrono::milliseconds kBatchDelay{200};
+constexpr std::chrono::milliseconds kRetryDelay{1000};
 
 using Clock = std::chrono::steady_clock;
 
@@ -48,11 +49,16 @@ struct MetricsWriter::Impl {
     std::deque<Row> queue;
     Clock::time_point oldest_queued{};
     std::uint64_t posted = 0;
-    std::uint64_t committed = 0; // written or failed: flush() waits for this to reach posted
-    int flush_waiters = 0;
+    std::uint64_t committed = 0;       // rows written
+    std::uint64_t dropped = 0;         // rows refused for good; committed + dropped -> posted
+    std::uint64_t failed_attempts = 0; // a flush() that sees this grow reports the failure
+    std::uint64_t flush_requests = 0;
     bool stopping = false;
     bool writer_exited = false;
-    std::string error; // the first write failure since the last flush()
+    std::string storage_error; // the storage refused the rows waiting now; cleared by a success
+    std::string dropped_error; // why rows were dropped; reported (and cleared) by one flush()
+
+    std::uint64_t settled() const { return committed + dropped; }
 
     std::thread thread;
 
@@ -76,36 +82,66 @@ struct MetricsWriter::Impl {
         wake_writer.notify_one();
     }
 
+    // A batch the storage refused (disk full, read-only, no permission) goes back to the front
+    // of the queue and is tried again after kRetryDelay, on the next flush() or when the writer
+    // stops: such rows are dropped only if the very last attempt fails. A batch refused for
+    // another reason (a constraint) is dropped and reported once.
     void runWriter() {
         project::Statement step(db, project::kUpsertStepSql);
         project::Statement evaluation(db, project::kUpsertEvaluationSql);
         project::Statement event(db, project::kInsertEventSql);
 
         std::unique_lock<std::mutex> lock(mutex);
+        std::uint64_t seen_flush_requests = 0;
+        bool failing = false;
         for (;;) {
             wake_writer.wait(lock, [&] { return !queue.empty() || stopping; });
             if (queue.empty()) {
                 return; // stopping with nothing left
             }
-            wake_writer.wait_until(lock, oldest_queued + kBatchDelay, [&] {
-                return queue.size() >= kBatchRows || flush_waiters > 0 || stopping;
+            const Clock::time_point due =
+                failing ? Clock::now() + kRetryDelay : oldest_queued + kBatchDelay;
+            wake_writer.wait_until(lock, due, [&] {
+                return (!failing && queue.size() >= kBatchRows) ||
+                       flush_requests != seen_flush_requests || stopping;
             });
+            seen_flush_requests = flush_requests;
+            const bool last_attempt = stopping;
             std::deque<Row> batch;
             batch.swap(queue);
             lock.unlock();
 
             std::string failure;
+            bool retry = false;
             try {
                 writeBatch(batch, step, evaluation, event);
-            } catch (const std::exception &e) {
+            } catch (const project::StorageError &e) {
                 failure = e.what();
+                retry = true;
+            } catch (const std::exception &e) {
+                failure = e.what(); // e.g. a constraint: writing it again cannot help
             }
 
             lock.lock();
-            if (!failure.empty() && error.empty()) {
-                error = failure;
+            failing = retry;
+            if (failure.empty()) {
+                committed += batch.size();
+                storage_error.clear();
+            } else if (!retry) {
+                dropped_error = failure;
+                ++failed_attempts;
+                dropped += batch.size();
+            } else {
+                storage_error = failure;
+                ++failed_attempts;
+                if (last_attempt) {
+                    return; // the destructor reports what was lost
+                }
+                for (auto row = batch.rbegin(); row != batch.rend(); ++row) {
+                    queue.push_front(std::move(*row));
+                }
+                oldest_queued = Clock::now();
             }
-            committed += batch.size();
             committed_changed.notify_all();
         }
     }
@@ -140,8 +176,9 @@ MetricsWriter::MetricsWriter(const std::string &project_path, std::int64_t run_i
             failure = e.what(); // preparing the statements failed
         }
         std::lock_guard<std::mutex> lock(impl->mutex);
-        if (!failure.empty() && impl->error.empty()) {
-            impl->error = failure;
+        if (!failure.empty()) {
+            impl->dropped_error = failure;
+            ++impl->failed_attempts;
         }
         impl->writer_exited = true;
         impl->committed_changed.notify_all();
@@ -155,10 +192,14 @@ MetricsWriter::~MetricsWriter() {
     }
     impl_->wake_writer.notify_one();
     impl_->thread.join();
-    if (!impl_->error.empty()) {
+    if (impl_->committed < impl_->posted) {
         // A destructor cannot throw; losing metrics silently would be worse than a log line.
-        std::cerr << "headroom: metrics of run " << impl_->run_id
-                  << " were not all written: " << impl_->error << '\n';
+        const std::string &cause =
+            impl_->storage_error.empty() ? impl_->dropped_error : impl_->storage_error;
+        std::cerr << "headroom: " << impl_->posted - impl_->committed << " metrics rows of run "
+                  << impl_->run_id
+                  << " were not written: " << (cause.empty() ? "the writer stopped" : cause)
+                  << '\n';
     }
 }
 
@@ -177,19 +218,30 @@ void MetricsWriter::post(const EngineEvent &event) {
 void MetricsWriter::flush() {
     std::unique_lock<std::mutex> lock(impl_->mutex);
     const std::uint64_t target = impl_->posted;
-    ++impl_->flush_waiters;
+    const std::uint64_t failures_before = impl_->failed_attempts;
+    ++impl_->flush_requests;
     impl_->wake_writer.notify_one();
-    impl_->committed_changed.wait(
-        lock, [&] { return impl_->committed >= target || impl_->writer_exited; });
-    --impl_->flush_waiters;
-    if (impl_->committed < target && impl_->error.empty()) {
-        impl_->error = "the metrics writer of run " + std::to_string(impl_->run_id) + " stopped";
-    }
-    if (!impl_->error.empty()) {
-        const std::string error = std::move(impl_->error);
-        impl_->error.clear();
+    impl_->committed_changed.wait(lock, [&] {
+        return impl_->settled() >= target || impl_->failed_attempts != failures_before ||
+               impl_->writer_exited;
+    });
+    if (!impl_->dropped_error.empty()) {
+        const std::string error = std::move(impl_->dropped_error);
+        impl_->dropped_error.clear();
         throw ProjectError(error);
     }
+    if (impl_->settled() >= target) {
+        return;
+    }
+    const std::uint64_t waiting = impl_->posted - impl_->settled();
+    const std::string cause =
+        impl_->storage_error.empty()
+            ? "the metrics writer of run " + std::to_string(impl_->run_id) + " stopped"
+            : impl_->storage_error;
+    throw ProjectError(
+        cause + " (" + std::to_string(waiting) + " metrics rows wait in memory" +
+        (impl_->writer_exited ? "" : " and are written as soon as the disk accepts them") +
+        "; everything written before is kept)");
 }
 
 } // namespace headroom

@@ -1,12 +1,14 @@
 #include "project/database.h"
 #include "project/migrations.h"
 #include "project/project_file.h"
+#include "project/project_lock.h"
 #include "project/records.h"
 #include "project/timestamps.h"
 
 #include <headroom/project.h>
 #include <headroom/version.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -37,9 +39,36 @@ void putMeta(Database &db, const std::string &key, const std::string &value) {
 
 void removeProjectFiles(const std::string &path) {
     std::error_code ignored;
-    for (const char *suffix : {"", "-wal", "-shm", "-journal"}) {
+    for (const char *suffix : {"", "-wal", "-shm", "-journal", "-lock"}) {
         fs::remove(path + suffix, ignored);
     }
+}
+
+// A stored relative path that is absolute or climbs with ".." is refused before any use.
+bool isPlainRelative(const std::string &text) {
+    const fs::path path(text);
+    if (text.empty() || path.has_root_name() || path.has_root_directory()) {
+        return false;
+    }
+    for (const fs::path &part : path) {
+        if (part == "..") {
+            return false;
+        }
+    }
+    return true;
+}
+
+bool isInside(const fs::path &base, const fs::path &candidate) {
+    auto inner = candidate.begin();
+    for (auto outer = base.begin(); outer != base.end(); ++outer, ++inner) {
+        if (outer->empty()) {
+            continue; // a trailing separator
+        }
+        if (inner == candidate.end() || *inner != *outer) {
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace
@@ -47,6 +76,25 @@ void removeProjectFiles(const std::string &path) {
 struct Project::Impl {
     std::string path;
     Database db;
+    std::shared_ptr<project::ProjectLock> lock; // null when opened read-only
+
+    bool readOnly() const { return lock == nullptr; }
+
+    void requireWritable(const char *what) const {
+        if (readOnly()) {
+            throw ProjectError("project '" + path + "' is open read-only: cannot " + what);
+        }
+    }
+
+    CheckpointRecord checkedCheckpoint(const Statement &row) const {
+        CheckpointRecord record = project::readCheckpoint(row);
+        if (!isPlainRelative(record.path)) {
+            throw ProjectError("project '" + path + "' is damaged: checkpoint " +
+                               std::to_string(record.id) + " has the path '" + record.path +
+                               "', which is not inside the project's data folder");
+        }
+        return record;
+    }
 
     bool runExists(std::int64_t id) {
         Statement query(db, "SELECT 1 FROM runs WHERE id = ?1");
@@ -76,7 +124,9 @@ Project::~Project() = default;
 Project Project::create(const std::string &path, const std::string &config_json) {
     requireJson(path, "project config", config_json);
     Database db = project::createProjectDatabase(path);
+    std::shared_ptr<project::ProjectLock> lock;
     try {
+        lock = project::ProjectLock::acquire(path);
         Transaction transaction(db);
         putMeta(db, "config", config_json);
         putMeta(db, "created_at", project::isoTimestampNow());
@@ -87,12 +137,58 @@ Project Project::create(const std::string &path, const std::string &config_json)
         removeProjectFiles(path);
         throw;
     }
-    return Project(std::make_unique<Impl>(Impl{path, std::move(db)}));
+    return Project(std::make_unique<Impl>(Impl{path, std::move(db), std::move(lock)}));
 }
 
 Project Project::open(const std::string &path) {
+    project::checkProjectFile(path); // no lock file next to something that is not a project
+    // Locked before SQLite sees the file: no other process migrates or writes it meanwhile.
+    std::shared_ptr<project::ProjectLock> lock = project::ProjectLock::acquire(path);
     Database db = project::openProjectDatabase(path, project::Migration::Allowed);
-    return Project(std::make_unique<Impl>(Impl{path, std::move(db)}));
+    project::requireIntact(db);
+    return Project(std::make_unique<Impl>(Impl{path, std::move(db), std::move(lock)}));
+}
+
+Project Project::openReadOnly(const std::string &path) {
+    Database db =
+        project::openProjectDatabase(path, project::Migration::Refused, project::Access::ReadOnly);
+    project::requireIntact(db);
+    return Project(std::make_unique<Impl>(Impl{path, std::move(db), nullptr}));
+}
+
+bool Project::isReadOnly() const {
+    return impl_->readOnly();
+}
+
+std::vector<std::string> Project::integrityProblems(int max_problems) const {
+    const std::string sql =
+        "PRAGMA integrity_check(" + std::to_string(std::max(1, max_problems)) + ")";
+    Statement check(impl_->db, sql.c_str());
+    std::vector<std::string> problems;
+    while (check.step("check the integrity of the file")) {
+        if (check.text(0) != "ok") {
+            problems.push_back(check.text(0));
+        }
+    }
+    return problems;
+}
+
+std::string Project::resolveDataPath(const std::string &relative) const {
+    const std::string base = impl_->path + ".d";
+    if (!isPlainRelative(relative)) {
+        throw ProjectError("project '" + impl_->path + "': the path '" + relative +
+                           "' is not inside the project's data folder '" + base + "'");
+    }
+    const fs::path joined = fs::path(base) / relative;
+    std::error_code error;
+    const fs::path real_base = fs::weakly_canonical(base, error);
+    const fs::path real_target = error ? fs::path() : fs::weakly_canonical(joined, error);
+    if (error || !isInside(real_base, real_target)) {
+        throw ProjectError("project '" + impl_->path + "': the path '" + relative +
+                           "' leads outside the project's data folder '" + base +
+                           "' (through a symbolic link)");
+    }
+    return joined.string();
 }
 
 const std::string &Project::path() const {
@@ -101,6 +197,9 @@ const std::string &Project::path() const {
 
 std::string Project::dataDirectory() const {
     const std::string directory = impl_->path + ".d";
+    if (impl_->readOnly()) {
+        return directory;
+    }
     std::error_code error;
     fs::create_directories(directory, error);
     if (error) {
@@ -123,11 +222,13 @@ std::string Project::configJson() const {
 }
 
 void Project::setConfigJson(const std::string &config_json) {
+    impl_->requireWritable("change the project config");
     requireJson(impl_->path, "project config", config_json);
     putMeta(impl_->db, "config", config_json);
 }
 
 void Project::putBlob(const std::string &name, const std::string &bytes) {
+    impl_->requireWritable("store a blob");
     Statement upsert(impl_->db, "INSERT INTO blobs (name, bytes) VALUES (?1, ?2) "
                                 "ON CONFLICT (name) DO UPDATE SET bytes = excluded.bytes");
     upsert.bind(1, name).bindBlob(2, bytes).run("store a blob");
@@ -143,6 +244,7 @@ std::optional<std::string> Project::blob(const std::string &name) const {
 
 std::int64_t Project::beginRun(const std::string &config_json, const std::string &device,
                                std::int64_t target_steps, std::int64_t resumed_from) {
+    impl_->requireWritable("start a run");
     requireJson(impl_->path, "run config", config_json);
     if (resumed_from != 0) {
         impl_->requireRun(resumed_from);
@@ -160,6 +262,7 @@ std::int64_t Project::beginRun(const std::string &config_json, const std::string
 }
 
 void Project::updateRun(const RunRecord &record) {
+    impl_->requireWritable("update a run");
     requireJson(impl_->path, "run summary", record.summary_json);
     // What a run is (config, device, start, origin) is fixed by beginRun; the rest evolves.
     Statement update(impl_->db, R"sql(
@@ -204,6 +307,7 @@ std::optional<RunRecord> Project::run(std::int64_t id) const {
 }
 
 int Project::markAbandonedRunsInterrupted() {
+    impl_->requireWritable("mark abandoned runs as interrupted");
     // A paused run lives in the process that paused it, so it is abandoned as well.
     Statement update(impl_->db, R"sql(
         UPDATE runs SET status = 'interrupted',
@@ -217,10 +321,10 @@ int Project::markAbandonedRunsInterrupted() {
 }
 
 void Project::addCheckpoint(const CheckpointRecord &record) {
-    const fs::path relative(record.path);
-    if (record.path.empty() || relative.is_absolute() || relative.has_root_path()) {
+    impl_->requireWritable("record a checkpoint");
+    if (!isPlainRelative(record.path)) {
         throw ProjectError("project '" + impl_->path + "': checkpoint path '" + record.path +
-                           "' must be relative to the project's data folder");
+                           "' must be relative to the project's data folder, without '..'");
     }
     impl_->requireRun(record.run_id);
     Statement insert(impl_->db, "INSERT INTO checkpoints (run_id, step, path, sha256, bytes, "
@@ -235,6 +339,7 @@ void Project::addCheckpoint(const CheckpointRecord &record) {
 }
 
 void Project::removeCheckpoint(std::int64_t checkpoint_id) {
+    impl_->requireWritable("forget a checkpoint");
     Statement remove(impl_->db, "DELETE FROM checkpoints WHERE id = ?1");
     remove.bind(1, checkpoint_id).run("forget a checkpoint");
 }
@@ -244,7 +349,7 @@ std::vector<CheckpointRecord> Project::checkpoints(std::int64_t run_id) const {
     query.bind(1, run_id);
     std::vector<CheckpointRecord> records;
     while (query.step("read the checkpoints")) {
-        records.push_back(project::readCheckpoint(query));
+        records.push_back(impl_->checkedCheckpoint(query));
     }
     return records;
 }
@@ -257,7 +362,7 @@ std::optional<CheckpointRecord> Project::latestCheckpoint(std::int64_t run_id) c
     std::set<std::int64_t> visited; // a damaged file could link runs in a circle
     for (std::int64_t id = run_id; id != 0 && visited.insert(id).second;) {
         if (latest.bind(1, id).step("read the latest checkpoint")) {
-            return project::readCheckpoint(latest);
+            return impl_->checkedCheckpoint(latest);
         }
         const bool found = origin.bind(1, id).step("follow a resumed run");
         id = found && !origin.isNull(0) ? origin.integer(0) : 0;

@@ -75,9 +75,11 @@ bool readHeaderThroughSqlite(const std::string &path,
     return code == SQLITE_OK || code == SQLITE_IOERR_SHORT_READ;
 }
 
-// What can be told from the file itself, before SQLite reads it (SQLite treats an empty or
-// missing file as a new database, and reports a cut-off file only when it reaches the gap).
-void checkFileBeforeOpening(const std::string &path) {
+} // namespace
+
+// SQLite treats an empty or missing file as a new database, and reports a cut-off file only
+// when it reaches the gap: these are told from the file itself.
+void checkProjectFile(const std::string &path) {
     std::error_code error;
     const fs::file_status status = fs::status(path, error);
     if (!fs::exists(status)) {
@@ -125,6 +127,19 @@ void checkFileBeforeOpening(const std::string &path) {
     }
 }
 
+namespace {
+
+// The newest PATH.bak-vN left by a migration, or "".
+std::string newestBackup(const std::string &path) {
+    for (int version = kSchemaVersion - 1; version >= 1; --version) {
+        std::error_code error;
+        if (fs::is_regular_file(backupPath(path, version), error)) {
+            return backupPath(path, version);
+        }
+    }
+    return {};
+}
+
 std::string hex32(std::int64_t value) {
     char text[16];
     std::snprintf(text, sizeof text, "0x%08x", static_cast<unsigned>(value & 0xffffffff));
@@ -137,18 +152,23 @@ void configureConnection(Database &db) {
     db.exec("PRAGMA synchronous = NORMAL", "set the sync mode");
 }
 
-void checkQuickly(Database &db) {
-    Statement check(db, "PRAGMA quick_check");
+} // namespace
+
+void requireIntact(Database &db) {
+    Statement check(db, "PRAGMA quick_check(1)");
     if (check.step("check the file") && check.text(0) != "ok") {
-        fail(db.path(), "is damaged: " + check.text(0));
+        const std::string backup = newestBackup(db.path());
+        fail(db.path(),
+             "is damaged (integrity check failed: " + check.text(0) + ")" +
+                 (backup.empty() ? std::string()
+                                 : "; a copy from before its last migration is '" + backup + "'"));
     }
 }
 
-} // namespace
-
-Database openProjectDatabase(const std::string &path, Migration migration) {
-    checkFileBeforeOpening(path);
-    Database db(path, Database::Mode::OpenExisting);
+Database openProjectDatabase(const std::string &path, Migration migration, Access access) {
+    checkProjectFile(path);
+    Database db(path, access == Access::ReadOnly ? Database::Mode::OpenReadOnly
+                                                 : Database::Mode::OpenExisting);
 
     const std::int64_t application_id = db.pragmaInteger("application_id");
     if (application_id != kProjectApplicationId) {
@@ -163,6 +183,12 @@ Database openProjectDatabase(const std::string &path, Migration migration) {
     if (version < 1) {
         fail(path, "is damaged: it has no schema (version " + std::to_string(version) + ")");
     }
+    if (version < kSchemaVersion && access == Access::ReadOnly) {
+        fail(path, "has schema " + std::to_string(version) + ", this build needs " +
+                       std::to_string(kSchemaVersion) +
+                       ": it cannot be migrated while opened read-only; open it for writing once "
+                       "(a backup is made first)");
+    }
     if (version < kSchemaVersion && migration == Migration::Refused) {
         fail(path, "has schema " + std::to_string(version) + ", this build needs " +
                        std::to_string(kSchemaVersion) + ": open it as a project to migrate it");
@@ -171,9 +197,12 @@ Database openProjectDatabase(const std::string &path, Migration migration) {
     // Reading the table list parses page 1 and the schema: a damaged file stops here.
     Statement(db, "SELECT count(*) FROM sqlite_schema").step("read the list of tables");
 
+    if (access == Access::ReadOnly) {
+        return db;
+    }
     configureConnection(db);
     if (version < kSchemaVersion) {
-        checkQuickly(db); // never migrate (and back up) a damaged file
+        requireIntact(db); // never migrate (and back up) a damaged file
         migrateToCurrent(db, version);
     }
     return db;

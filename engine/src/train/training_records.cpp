@@ -93,6 +93,9 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
     checkpoint.path = relative;
     checkpoint.sha256 = util::sha256File(path.string());
     checkpoint.bytes = std::filesystem::file_size(path);
+    // A recorded checkpoint is where a resumed run starts: every metric up to it must be
+    // committed first, or a kill now would leave a gap nobody re-does.
+    writer_->flush();
     project_->addCheckpoint(checkpoint);
     last_checkpoint_step_ = step_;
     pruneCheckpoints();

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Regenerates the seed corpora under tests/fuzz/corpus/ (committed; run only to change them).
+# Project seeds use 512-byte pages so the fuzzer mutates a few kilobytes, not 40.
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+repo="$here/../.."
+corpus="$here/corpus"
+rm -rf "$corpus"
+mkdir -p "$corpus/config" "$corpus/records" "$corpus/project"
+
+cp "$repo/resources/sample/sample-gpt.json" "$corpus/config/sample-gpt.json"
+cp "$repo/resources/sample/sample-tabular.json" "$corpus/config/sample-tabular.json"
+printf 'memory.budget=512MiB\ntrain.micro_batch=8\nmodel.hidden=128,64\ndevice=cuda:1\n' \
+  > "$corpus/config/set-lines"
+printf '{"model.dim":"96","model.heads":"4","train.lr":1e-3,"checkpointing":"true"}' \
+  > "$corpus/config/numbers.json"
+
+# Records: first byte = format (0 text, 1 jsonl, 2 csv) | 0x08 want text | 0x10 field "b".
+seed() { printf "$1" > "$corpus/records/$2"; cat >> "$corpus/records/$2"; }
+head -c 600 "$repo/resources/sample/corpus.txt" | seed '\x08' text
+printf '\xef\xbb\xbfbom line\r\nsecond\n\nlast' | seed '\x08' text-bom-crlf
+printf '{"text":"hello","n":1}\n\n{"text":"w\\u00f6rld \\"q\\"","b":[1,2]}\n' | seed '\x09' jsonl
+printf '{"b":"x","text":{"deep":[[[]]]}}\n' | seed '\x19' jsonl-field-b
+head -c 500 "$repo/resources/sample/greenhouse.csv" | seed '\x02' csv
+printf 'text,b\r\n"a, ""quoted""\nline",2\r\n\r\nplain,3\n' | seed '\x0a' csv-quoted
+printf 'a,b,text\n1,2,"x"\n' | seed '\x1a' csv-text-b
+
+make_project() { # NAME SQL...
+  local file="$corpus/project/$1"; shift
+  { echo "PRAGMA page_size = 512; PRAGMA journal_mode = DELETE;"; cat "$@"; } | sqlite3 "$file"
+}
+grep -v 'journal_mode' "$repo/tests/data/project/v1_project.sql" > "$here/.v1.sql"
+make_project v1.headroom "$here/.v1.sql"
+cat > "$here/.v2.sql" <<'SQL'
+BEGIN;
+ALTER TABLE runs ADD COLUMN summary_json TEXT NOT NULL DEFAULT '{}';
+CREATE TABLE evaluations (
+    run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+    step INTEGER NOT NULL,
+    loss REAL,
+    accuracy REAL,
+    rmse REAL,
+    examples INTEGER NOT NULL,
+    time TEXT NOT NULL,
+    PRIMARY KEY (run_id, step)
+) WITHOUT ROWID;
+INSERT INTO evaluations VALUES (1, 100, 2.0, 0.5, NULL, 64, '2025-03-01T10:04:00.000Z');
+INSERT INTO runs (id, status, config_json, device, started_at, resumed_from, summary_json)
+VALUES (3, 'running', '{}', 'cpu', '2025-03-02T00:00:00.000Z', 2, '{"accuracy":0.5}');
+INSERT INTO checkpoints (run_id, step, path, sha256, bytes, created_at) VALUES
+    (3, 10, 'run-3/../../escape.pt', '00', 1, '2025-03-02T00:00:01.000Z');
+PRAGMA user_version = 2;
+COMMIT;
+SQL
+make_project v2.headroom "$here/.v1.sql" "$here/.v2.sql"
+rm -f "$here/.v1.sql" "$here/.v2.sql"
+ls -l "$corpus"/*
