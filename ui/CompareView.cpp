@@ -135,7 +135,7 @@ const RunSeries *CompareView::series(std::int64_t run_id) {
     auto found = cache_.find(run_id);
     if (found == cache_.end()) {
         try {
-            const Project project = Project::open(project_path_.toStdString());
+            const Project project = Project::openForReading(project_path_.toStdString());
             found = cache_.insert(run_id, loadRunSeries(project, run_id));
         } catch (const std::exception &) {
             return nullptr; // the table still shows the run record

@@ -265,7 +265,7 @@ void MainWindow::onExternalRunEnded(const RunRecord &run) {
 
 void MainWindow::showStoredRun(std::int64_t run_id) {
     try {
-        const Project project = Project::open(projectPath().toStdString());
+        const Project project = Project::openForReading(projectPath().toStdString());
         const std::optional<RunRecord> run = project.run(run_id);
         if (!run) {
             return;

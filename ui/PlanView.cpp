@@ -101,7 +101,7 @@ PlanView::PlanView(QWidget *parent) : QWidget(parent) {
 
 QString PlanView::load(const QString &project_path) {
     try {
-        const Project project = Project::open(project_path.toStdString());
+        const Project project = Project::openForReading(project_path.toStdString());
         config_ = Config::fromJson(project.configJson());
     } catch (const std::exception &error) {
         return QString::fromUtf8(error.what());

@@ -26,7 +26,7 @@ void RunPoller::poll() {
         return;
     }
     try {
-        const Project project = Project::open(project_path_.toStdString());
+        const Project project = Project::openForReading(project_path_.toStdString());
         const std::vector<RunRecord> runs = project.runs();
         QString signature;
         for (const RunRecord &run : runs) {

@@ -87,7 +87,7 @@ QString RunsPanel::load(const QString &project_path) {
     std::vector<RunRecord> runs;
     Config config;
     try {
-        const Project project = Project::open(project_path.toStdString());
+        const Project project = Project::openForReading(project_path.toStdString());
         config = Config::fromJson(project.configJson());
         runs = project.runs();
     } catch (const std::exception &error) {

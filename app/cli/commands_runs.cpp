@@ -83,7 +83,7 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
     command->add_flag("--json", *as_json, "Print a JSON array");
 
     return [streams, project_path, as_json]() {
-        const Project project = Project::open(*project_path);
+        const Project project = Project::openForReading(*project_path);
         const std::vector<RunRecord> runs = project.runs();
         if (*as_json) {
             nlohmann::json list = nlohmann::json::array();

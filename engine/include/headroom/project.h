@@ -83,6 +83,10 @@ public:
     // process is training, or one on read-only media. Every write throws ProjectError; a file
     // at an older schema is refused (it needs open() once to be migrated).
     static Project openReadOnly(const std::string &path);
+    // For readers (runs, export, the desktop's views): openReadOnly(), so a project that is
+    // being trained can be watched and a poll never holds the lock a writer needs; open()
+    // only where read-only opening is refused for another reason (an older schema to migrate).
+    static Project openForReading(const std::string &path);
 
     Project(Project &&) noexcept;
     Project &operator=(Project &&) noexcept;

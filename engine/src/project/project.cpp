@@ -149,6 +149,16 @@ Project Project::open(const std::string &path) {
     return Project(std::make_unique<Impl>(Impl{path, std::move(db), std::move(lock)}));
 }
 
+Project Project::openForReading(const std::string &path) {
+    try {
+        return openReadOnly(path);
+    } catch (const ProjectLockedError &) {
+        throw;
+    } catch (const ProjectError &) {
+        return open(path); // throws the same message where the file itself is the problem
+    }
+}
+
 Project Project::openReadOnly(const std::string &path) {
     Database db =
         project::openProjectDatabase(path, project::Migration::Refused, project::Access::ReadOnly);

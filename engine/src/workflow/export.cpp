@@ -53,7 +53,7 @@ LoraExport parseLoraExport(const std::string &text) {
 
 std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_id,
                               const std::string &csv_path) {
-    const Project project = Project::open(project_path);
+    const Project project = Project::openForReading(project_path);
     requireRun(project, run_id);
     std::map<std::int64_t, EvalMetrics> evaluations;
     for (const EvalRecord &record : project.evaluations(run_id)) {
@@ -93,7 +93,7 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
 
 std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                            const std::string &safetensors_path, LoraExport lora) {
-    Project project = Project::open(project_path);
+    Project project = Project::openForReading(project_path);
     requireRun(project, run_id);
     const std::optional<CheckpointRecord> checkpoint = project.latestCheckpoint(run_id);
     if (!checkpoint) {
