@@ -116,9 +116,14 @@ TestKillSafety::Steps TestKillSafety::exportedSteps(const QString &project, int 
         return steps;
     }
     const QList<QByteArray> rows = file.readAll().trimmed().split('\n');
+    const int digest_column = int(rows.value(0).split(',').indexOf("samples_digest"));
+    if (digest_column < 0) {
+        return steps;
+    }
     for (int i = 1; i < rows.size(); ++i) {
         const QList<QByteArray> fields = rows[i].split(',');
-        steps[fields.at(0).toInt()] = {QString::fromLatin1(fields.at(11)), fields.at(1).toDouble()};
+        steps[fields.at(0).toInt()] = {QString::fromLatin1(fields.at(digest_column)),
+                                       fields.at(1).toDouble()};
     }
     return steps;
 }

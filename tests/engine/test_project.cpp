@@ -232,7 +232,7 @@ void TestProject::fileCarriesHeadroomMarks() {
     Project project = Project::create(path, kConfig);
     RawDatabase raw(path);
     QCOMPARE(raw.integer("PRAGMA application_id"), std::int64_t{0x4844524D});
-    QCOMPARE(raw.integer("PRAGMA user_version"), std::int64_t{2});
+    QCOMPARE(raw.integer("PRAGMA user_version"), std::int64_t{headroom::project::kSchemaVersion});
     QCOMPARE(raw.text("PRAGMA journal_mode"), std::string("wal\n"));
     QCOMPARE(raw.text("SELECT value FROM meta WHERE key = 'created_by'").rfind("Headroom ", 0),
              std::size_t{0});
@@ -288,7 +288,7 @@ void TestProject::openErrors_data() {
                                        << "with application_id 0x12345678";
     QTest::newRow("newer schema") << "newer schema"
                                   << "was written by a newer Headroom: schema 99, this build "
-                                     "knows up to 2";
+                                     "knows up to 3";
     QTest::newRow("no schema") << "no schema"
                                << "has no schema";
     QTest::newRow("damaged pages") << "damaged pages"
@@ -387,7 +387,7 @@ void TestProject::migratesVersion1WithBackup() {
     }
 
     Project project = Project::open(path);
-    QCOMPARE(project.schemaVersion(), 2);
+    QCOMPARE(project.schemaVersion(), headroom::project::kSchemaVersion);
 
     // Everything version 1 held is still there.
     QCOMPARE(project.configJson(), kConfig);

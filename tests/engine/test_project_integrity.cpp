@@ -237,10 +237,10 @@ void TestProjectIntegrity::readOnlyRefusesAnOlderSchema() {
     QVERIFY(rawExec(path, script));
 
     const std::string error = projectErrorOf([&] { Project::openReadOnly(path); });
-    QVERIFY2(contains(error, "has schema 1, this build needs 2"), error.c_str());
+    QVERIFY2(contains(error, "has schema 1, this build needs 3"), error.c_str());
     QVERIFY2(contains(error, "cannot be migrated while opened read-only"), error.c_str());
     QVERIFY(!fs::exists(path + ".bak-v1")); // nothing was written
-    QCOMPARE(Project::open(path).schemaVersion(), 2);
+    QCOMPARE(Project::open(path).schemaVersion(), 3);
     QVERIFY(fs::exists(path + ".bak-v1"));
 }
 

@@ -32,6 +32,10 @@ StepMetrics stepMetrics(std::int64_t step) {
     m.samples_per_s = 30.25;
     m.mem_live = 5'000'000'000ULL + static_cast<std::uint64_t>(step);
     m.mem_peak = 7'000'000'000ULL;
+    m.mem_reserved = 8'000'000'000ULL + static_cast<std::uint64_t>(step);
+    m.mem_rss = 9'000'000'000ULL;
+    m.loss_scale = 65536.0 / static_cast<double>(1 + step % 3);
+    m.skipped_steps = step / 5;
     m.elapsed_s = 0.125 * static_cast<double>(step);
     m.samples_digest = "digest-" + std::to_string(step);
     return m;
@@ -48,6 +52,10 @@ void compareSteps(const StepMetrics &actual, const StepMetrics &expected) {
     QCOMPARE(actual.samples_per_s, expected.samples_per_s);
     QCOMPARE(actual.mem_live, expected.mem_live);
     QCOMPARE(actual.mem_peak, expected.mem_peak);
+    QCOMPARE(actual.mem_reserved, expected.mem_reserved);
+    QCOMPARE(actual.mem_rss, expected.mem_rss);
+    QCOMPARE(actual.loss_scale, expected.loss_scale);
+    QCOMPARE(actual.skipped_steps, expected.skipped_steps);
     QCOMPARE(actual.elapsed_s, expected.elapsed_s);
     QCOMPARE(actual.samples_digest, expected.samples_digest);
 }

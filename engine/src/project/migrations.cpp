@@ -88,6 +88,15 @@ CREATE TABLE evaluations (
 ) WITHOUT ROWID;
 )sql";
 
+// Version 3: step metrics carry the device allocator's cache, the process's resident set and
+// fp16 loss scaling.
+constexpr const char *kVersion2To3 = R"sql(
+ALTER TABLE metrics ADD COLUMN mem_reserved INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE metrics ADD COLUMN mem_rss INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE metrics ADD COLUMN loss_scale REAL NOT NULL DEFAULT 0;
+ALTER TABLE metrics ADD COLUMN skipped_steps INTEGER NOT NULL DEFAULT 0;
+)sql";
+
 // steps[N] takes a file from version N to N + 1.
 const std::vector<std::function<void(Database &)>> &migrationSteps() {
     static const std::vector<std::function<void(Database &)>> steps = {
@@ -97,6 +106,7 @@ const std::vector<std::function<void(Database &)>> &migrationSteps() {
             db.exec(kCreateVersion1, "create the schema version 1");
         },
         [](Database &db) { db.exec(kVersion1To2, "migrate schema version 1 to 2"); },
+        [](Database &db) { db.exec(kVersion2To3, "migrate schema version 2 to 3"); },
     };
     return steps;
 }

@@ -54,14 +54,17 @@ std::uint64_t unsignedBytes(std::int64_t bytes) {
 
 const char *const kUpsertStepSql = R"sql(
 INSERT INTO metrics (run_id, step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s,
-                     samples_per_s, mem_live, mem_peak, elapsed_s, samples_digest)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)
+                     samples_per_s, mem_live, mem_peak, elapsed_s, samples_digest,
+                     mem_reserved, mem_rss, loss_scale, skipped_steps)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, lr = excluded.lr, grad_norm = excluded.grad_norm,
     micro_batch = excluded.micro_batch, accumulation = excluded.accumulation,
     tokens_per_s = excluded.tokens_per_s, samples_per_s = excluded.samples_per_s,
     mem_live = excluded.mem_live, mem_peak = excluded.mem_peak, elapsed_s = excluded.elapsed_s,
-    samples_digest = excluded.samples_digest
+    samples_digest = excluded.samples_digest, mem_reserved = excluded.mem_reserved,
+    mem_rss = excluded.mem_rss, loss_scale = excluded.loss_scale,
+    skipped_steps = excluded.skipped_steps
 )sql";
 
 const char *const kUpsertEvaluationSql = R"sql(
@@ -89,7 +92,11 @@ void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {
         .bind(10, signedBytes(m.mem_live))
         .bind(11, signedBytes(m.mem_peak))
         .bindReal(12, m.elapsed_s)
-        .bind(13, m.samples_digest);
+        .bind(13, m.samples_digest)
+        .bind(14, signedBytes(m.mem_reserved))
+        .bind(15, signedBytes(m.mem_rss))
+        .bindReal(16, m.loss_scale)
+        .bind(17, m.skipped_steps);
 }
 
 void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m,
@@ -115,7 +122,8 @@ void bindEvent(Statement &insert, std::int64_t run_id, const EngineEvent &event,
 
 const char *const kSelectStepsSql = R"sql(
 SELECT step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s, samples_per_s,
-       mem_live, mem_peak, elapsed_s, samples_digest
+       mem_live, mem_peak, elapsed_s, samples_digest, mem_reserved, mem_rss, loss_scale,
+       skipped_steps
 FROM metrics WHERE run_id = ?1 ORDER BY step
 )sql";
 
@@ -153,6 +161,10 @@ StepMetrics readStep(const Statement &row) {
     m.mem_peak = unsignedBytes(row.integer(9));
     m.elapsed_s = row.real(10);
     m.samples_digest = row.text(11);
+    m.mem_reserved = unsignedBytes(row.integer(12));
+    m.mem_rss = unsignedBytes(row.integer(13));
+    m.loss_scale = row.real(14);
+    m.skipped_steps = row.integer(15);
     return m;
 }
 

@@ -65,14 +65,17 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
         throw InputError("cannot write " + csv_path);
     }
     out << "step,loss,lr,grad_norm,micro_batch,accumulation,tokens_per_s,samples_per_s,"
-           "mem_live,mem_peak,elapsed_s,samples_digest,val_loss,val_accuracy,val_rmse\n";
+           "mem_live,mem_peak,mem_reserved,mem_rss,loss_scale,skipped_steps,elapsed_s,"
+           "samples_digest,val_loss,val_accuracy,val_rmse\n";
     std::int64_t rows = 0;
     for (const StepMetrics &metrics : project.metrics(run_id)) {
         out << metrics.step << ',' << number(metrics.loss) << ',' << number(metrics.lr) << ','
             << number(metrics.grad_norm) << ',' << metrics.micro_batch << ','
             << metrics.accumulation << ',' << number(metrics.tokens_per_s) << ','
             << number(metrics.samples_per_s) << ',' << metrics.mem_live << ',' << metrics.mem_peak
-            << ',' << number(metrics.elapsed_s) << ',' << metrics.samples_digest << ',';
+            << ',' << metrics.mem_reserved << ',' << metrics.mem_rss << ','
+            << number(metrics.loss_scale) << ',' << metrics.skipped_steps << ','
+            << number(metrics.elapsed_s) << ',' << metrics.samples_digest << ',';
         const auto evaluation = evaluations.find(metrics.step);
         if (evaluation != evaluations.end()) {
             out << number(evaluation->second.loss) << ',' << number(evaluation->second.accuracy)
