@@ -81,8 +81,8 @@ std::vector<KeySpec> buildKeys() {
                 "Embedding width of categorical columns (tabular); 0 = automatic"),
 
         text("memory.budget", "none", KeyType::Bytes,
-             "Hard memory cap such as 512MiB or 8GiB (CPU: enforced by Headroom's allocator); none "
-             "= no cap"),
+             "Hard memory cap such as 512MiB or 8GiB: CPU allocations beyond it fail, CUDA and "
+             "MPS behave as a device of this size; none = no cap"),
         choice("precision", "fp32", {"fp32", "bf16", "fp16"},
                "Mixed precision: bf16 autocast (CPU; CUDA from compute capability 8.0), fp16 "
                "autocast with dynamic loss scaling (CUDA); weights stay fp32"),
