@@ -2,6 +2,9 @@
 // full disk) while a run writes its metrics: the writer reports a clear error, everything
 // committed before stays, and the rows that could not be written are kept and written once
 // the disk accepts them again.
+#include "sample_files.h"
+#include "training_support.h"
+
 #include <headroom/project.h>
 
 #include <QTemporaryDir>
@@ -74,6 +77,7 @@ class TestHostileStorage : public QObject {
 
 private Q_SLOTS:
     void fullDiskKeepsCommittedMetricsAndRetries();
+    void fullDiskPausesARunAtItsNextCheckpoint();
 };
 
 void TestHostileStorage::fullDiskKeepsCommittedMetricsAndRetries() {
@@ -125,6 +129,41 @@ void TestHostileStorage::fullDiskKeepsCommittedMetricsAndRetries() {
         QCOMPARE(rows[i].step, static_cast<std::int64_t>(i + 1));
     }
     QVERIFY(project.integrityProblems().empty());
+}
+
+void TestHostileStorage::fullDiskPausesARunAtItsNextCheckpoint() {
+    using namespace test_support;
+    QTemporaryDir dir;
+    const QString corpus = writeFile(QDir(dir.path()), "corpus.txt", storyText(300));
+    const QString project =
+        createTestProject(dir.filePath("paused.headroom"), corpus, "gpt", kTinyGpt);
+    Recorder first;
+    QCOMPARE(name(runSession(project, first, {}, 4).state), name(headroom::SessionState::Stopped));
+
+    headroom::RunResult paused;
+    {
+        // Room for the run's records, none for a checkpoint (hundreds of KiB).
+        FileSizeLimit limit(std::max<rlim_t>(sizeOrZero(project.toStdString()), 64 * 1024) +
+                            32 * 1024);
+        if (!limit.active()) {
+            QSKIP("cannot limit the file size here");
+        }
+        Recorder second;
+        paused = runSession(project, second, {}, 0, true);
+    }
+    QCOMPARE(name(paused.state), name(headroom::SessionState::Paused));
+    QVERIFY(paused.failure == headroom::FailureKind::CannotContinue);
+    const QString message = QString::fromStdString(paused.message);
+    QVERIFY2(message.contains("cannot save the checkpoint at step 8"), qPrintable(message));
+    QVERIFY2(message.contains("the checkpoint at step 4 is kept"), qPrintable(message));
+    QVERIFY2(message.contains("--resume"), qPrintable(message));
+
+    // Space again: the run continues from the kept checkpoint and finishes.
+    Recorder third;
+    QCOMPARE(name(runSession(project, third, {}, 0, true).state),
+             name(headroom::SessionState::Finished));
+    QCOMPARE(headroom::Project::open(project.toStdString()).runs().back().last_step,
+             std::int64_t{16});
 }
 
 QTEST_GUILESS_MAIN(TestHostileStorage)

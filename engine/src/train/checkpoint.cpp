@@ -2,6 +2,9 @@
 
 #include "util/files.h"
 
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
 #include <stdexcept>
 
 namespace headroom::train {
@@ -88,11 +91,36 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer
     }
 
     const std::string temp_path = path + ".partial";
+    std::FILE *file = std::fopen(temp_path.c_str(), "wb");
+    if (file == nullptr) {
+        throw std::runtime_error(path + ": cannot write checkpoint: " + std::strerror(errno));
+    }
+    // LibTorch's zip writer checks every write and throws from its destructor when one came
+    // up short (a full disk), which terminates the process. So the writer is always told the
+    // whole buffer was taken, and the first failure is kept and reported here instead.
+    int write_error = 0;
     try {
-        archive.save_to(temp_path);
+        archive.save_to([&](const void *data, std::size_t size) -> std::size_t {
+            if (write_error == 0 && size > 0 && std::fwrite(data, 1, size, file) != size) {
+                write_error = errno != 0 ? errno : EIO;
+            }
+            return size;
+        });
     } catch (const c10::Error &error) {
+        std::fclose(file);
+        std::remove(temp_path.c_str());
         throw std::runtime_error(path +
                                  ": cannot write checkpoint: " + error.what_without_backtrace());
+    }
+    if (std::fflush(file) != 0 && write_error == 0) {
+        write_error = errno;
+    }
+    if (std::fclose(file) != 0 && write_error == 0) {
+        write_error = errno;
+    }
+    if (write_error != 0) {
+        std::remove(temp_path.c_str());
+        throw std::runtime_error(path + ": cannot write checkpoint: " + std::strerror(write_error));
     }
     util::commitFile(temp_path, path);
 }

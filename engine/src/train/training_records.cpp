@@ -85,18 +85,39 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
         std::lock_guard<std::mutex> lock(generator.mutex());
         meta.cpu_rng_state = generator.get_state();
     }
-    saveCheckpoint(path.string(), *recipe_->module(), *optimizer_, meta, scaler_.get());
-
     CheckpointRecord checkpoint;
     checkpoint.run_id = record_.id;
     checkpoint.step = step_;
     checkpoint.path = relative;
-    checkpoint.sha256 = util::sha256File(path.string());
-    checkpoint.bytes = std::filesystem::file_size(path);
-    // A recorded checkpoint is where a resumed run starts: every metric up to it must be
-    // committed first, or a kill now would leave a gap nobody re-does.
-    writer_->flush();
-    project_->addCheckpoint(checkpoint);
+    try {
+        saveCheckpoint(path.string(), *recipe_->module(), *optimizer_, meta, scaler_.get());
+        checkpoint.sha256 = util::sha256File(path.string());
+        checkpoint.bytes = std::filesystem::file_size(path);
+        // A recorded checkpoint is where a resumed run starts: every metric up to it must be
+        // committed first, or a kill now would leave a gap nobody re-does.
+        writer_->flush();
+        project_->addCheckpoint(checkpoint);
+    } catch (const std::exception &error) {
+        if (memory::isOutOfMemory(error)) {
+            throw;
+        }
+        // A full disk, a read-only folder, a permission: the run pauses and the last good
+        // checkpoint stays what --resume continues from.
+        std::error_code ignored;
+        std::filesystem::remove(path, ignored);
+        const std::string kept =
+            last_checkpoint_step_ >= 0
+                ? "the checkpoint at step " + std::to_string(last_checkpoint_step_) + " is kept"
+                : "there is no earlier checkpoint";
+        throw RunFailure{
+            FailureKind::CannotContinue,
+            "cannot save the checkpoint at step " + std::to_string(step_) + ": " +
+                std::string(error.what()).substr(0, std::string(error.what()).find('\n')) + "; " +
+                kept +
+                ". Free disk space or fix the folder's permissions, then "
+                "continue with --resume",
+            RunStatus::Paused};
+    }
     last_checkpoint_step_ = step_;
     pruneCheckpoints();
     emit("checkpoint", "checkpoint at step " + std::to_string(step_),
@@ -121,7 +142,12 @@ void TrainingRun::pruneCheckpoints() {
 
 void TrainingRun::finish(RunStatus status, const std::string &message) {
     if (writer_) {
-        writer_->flush();
+        try {
+            writer_->flush();
+        } catch (const ProjectError &) {
+            // Rows the disk refused stay in the writer, which retries them until it closes;
+            // the run's own record below matters more.
+        }
     }
     record_.status = status;
     record_.ended_at = project::isoTimestampNow();
