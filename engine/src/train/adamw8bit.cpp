@@ -1,5 +1,7 @@
 #include "train/adamw8bit.h"
 
+#include "train/optimizer_support.h"
+
 #include <ATen/Parallel.h>
 
 #if defined(__SSE2__)
@@ -18,6 +20,8 @@
 namespace headroom::train {
 
 namespace {
+
+const char *const kStateName = "8-bit AdamW state";
 
 // Work units (a block of a quantized parameter or a whole small parameter) per parallel task:
 // about 16k elements, so both cores get work on models of a few hundred thousand parameters.
@@ -174,31 +178,6 @@ void updateBlock(const Work &work, std::int64_t block, const UpdateConstants &co
     work.exp_avg_sq_absmax[block] = v_absmax;
 }
 
-// L2 norm of all gradients as one vector, measured where they live (one sync at the end).
-double gradientNorm(const std::vector<torch::Tensor> &parameters) {
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> norms;
-    for (const torch::Tensor &parameter : parameters) {
-        if (parameter.grad().defined()) {
-            norms.push_back(parameter.grad().detach().norm().to(torch::kDouble));
-        }
-    }
-    if (norms.empty()) {
-        return 0.0;
-    }
-    return torch::stack(norms).square().sum().sqrt().item<double>();
-}
-
-torch::Tensor readEntry(torch::serialize::InputArchive &archive, const std::string &key) {
-    torch::Tensor value;
-    try {
-        archive.read(key, value);
-    } catch (const c10::Error &) {
-        throw std::runtime_error("the 8-bit AdamW state has no '" + key + "' entry");
-    }
-    return value;
-}
-
 void checkEntrySize(const std::string &key, const torch::Tensor &saved,
                     const torch::Tensor &expected) {
     if (saved.numel() != expected.numel() || saved.scalar_type() != expected.scalar_type()) {
@@ -213,18 +192,7 @@ void checkEntrySize(const std::string &key, const torch::Tensor &saved,
 
 AdamW8bit::AdamW8bit(const std::vector<torch::Tensor> &parameters, AdamWOptions options)
     : options_(options) {
-    std::unordered_set<const void *> seen;
-    for (const torch::Tensor &parameter : parameters) {
-        if (!parameter.defined()) {
-            throw std::invalid_argument("AdamW8bit: undefined parameter tensor");
-        }
-        if (seen.insert(parameter.unsafeGetTensorImpl()).second) {
-            parameters_.push_back(parameter);
-        }
-    }
-    if (parameters_.empty()) {
-        throw std::invalid_argument("AdamW8bit: no parameters to optimize");
-    }
+    parameters_ = uniqueParameters(parameters, "AdamW8bit");
     const torch::Tensor &front = parameters_.front();
     std::int64_t code_elements = 0;
     std::int64_t blocks = 0;
@@ -483,13 +451,15 @@ void AdamW8bit::saveState(torch::serialize::OutputArchive &archive) {
 }
 
 void AdamW8bit::loadState(torch::serialize::InputArchive &archive) {
-    const torch::Tensor layout = readEntry(archive, "layout").to(torch::kCPU).to(torch::kInt64);
+    const torch::Tensor layout =
+        readStateEntry(archive, "layout", kStateName).to(torch::kCPU).to(torch::kInt64);
     if (layout.numel() != 2 || layout[0].item<std::int64_t>() != kQuantizationBlock ||
         layout[1].item<std::int64_t>() != kMinQuantizedElements) {
         throw std::runtime_error("the 8-bit AdamW state uses another block layout (block size, "
                                  "smallest quantized parameter) than this version");
     }
-    const torch::Tensor numels = readEntry(archive, "numels").to(torch::kCPU).to(torch::kInt64);
+    const torch::Tensor numels =
+        readStateEntry(archive, "numels", kStateName).to(torch::kCPU).to(torch::kInt64);
     if (numels.numel() != static_cast<std::int64_t>(slots_.size())) {
         throw std::runtime_error("the 8-bit AdamW state covers " + std::to_string(numels.numel()) +
                                  " parameters, this model has " + std::to_string(slots_.size()));
@@ -509,10 +479,11 @@ void AdamW8bit::loadState(torch::serialize::InputArchive &archive) {
         {"small_exp_avg", &small_exp_avg_},   {"small_exp_avg_sq", &small_exp_avg_sq_}};
     std::vector<torch::Tensor> saved;
     for (const auto &[key, buffer] : buffers) {
-        saved.push_back(readEntry(archive, key));
+        saved.push_back(readStateEntry(archive, key, kStateName));
         checkEntrySize(key, saved.back(), *buffer);
     }
-    const torch::Tensor steps = readEntry(archive, "steps").to(torch::kCPU).to(torch::kInt64);
+    const torch::Tensor steps =
+        readStateEntry(archive, "steps", kStateName).to(torch::kCPU).to(torch::kInt64);
     if (steps.numel() != static_cast<std::int64_t>(steps_.size())) {
         throw std::runtime_error("the 8-bit AdamW state has step counts for " +
                                  std::to_string(steps.numel()) + " parameters, this model has " +

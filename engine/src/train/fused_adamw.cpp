@@ -1,5 +1,7 @@
 #include "train/fused_adamw.h"
 
+#include "train/optimizer_support.h"
+
 #include <ATen/Parallel.h>
 
 #if defined(__SSE2__)
@@ -179,18 +181,7 @@ void forEachOverlap(const std::vector<Segment> &segments, std::int64_t begin, st
 
 FusedAdamW::FusedAdamW(const std::vector<torch::Tensor> &parameters, FusedAdamWOptions options)
     : options_(options) {
-    std::unordered_set<const void *> seen;
-    for (const torch::Tensor &parameter : parameters) {
-        if (!parameter.defined()) {
-            throw std::invalid_argument("FusedAdamW: undefined parameter tensor");
-        }
-        if (seen.insert(parameter.unsafeGetTensorImpl()).second) {
-            parameters_.push_back(parameter);
-        }
-    }
-    if (parameters_.empty()) {
-        throw std::invalid_argument("FusedAdamW: no parameters to optimize");
-    }
+    parameters_ = uniqueParameters(parameters, "FusedAdamW");
     const torch::TensorOptions tensor_options = parameters_.front().options();
     for (const torch::Tensor &parameter : parameters_) {
         if (parameter.device() != tensor_options.device() ||

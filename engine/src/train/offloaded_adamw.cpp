@@ -1,5 +1,7 @@
 #include "train/offloaded_adamw.h"
 
+#include "train/optimizer_support.h"
+
 #include <torch/cuda.h>
 
 #include <stdexcept>
@@ -8,48 +10,8 @@
 
 namespace headroom::train {
 
-namespace {
-
-// L2 norm of all gradients as one vector, measured on their device (one sync at the end).
-double deviceGradientNorm(const std::vector<torch::Tensor> &parameters) {
-    torch::NoGradGuard no_grad;
-    std::vector<torch::Tensor> norms;
-    for (const torch::Tensor &parameter : parameters) {
-        if (parameter.grad().defined()) {
-            norms.push_back(parameter.grad().detach().norm().to(torch::kDouble));
-        }
-    }
-    if (norms.empty()) {
-        return 0.0;
-    }
-    return torch::stack(norms).square().sum().sqrt().item<double>();
-}
-
-torch::Tensor readEntry(torch::serialize::InputArchive &archive, const std::string &key) {
-    torch::Tensor value;
-    try {
-        archive.read(key, value);
-    } catch (const c10::Error &) {
-        throw std::runtime_error("the offloaded AdamW state has no '" + key + "' entry");
-    }
-    return value;
-}
-
-} // namespace
-
 OffloadedAdamW::OffloadedAdamW(const std::vector<torch::Tensor> &parameters, AdamWOptions options) {
-    std::unordered_set<const void *> seen;
-    for (const torch::Tensor &parameter : parameters) {
-        if (!parameter.defined()) {
-            throw std::invalid_argument("OffloadedAdamW: undefined parameter tensor");
-        }
-        if (seen.insert(parameter.unsafeGetTensorImpl()).second) {
-            parameters_.push_back(parameter);
-        }
-    }
-    if (parameters_.empty()) {
-        throw std::invalid_argument("OffloadedAdamW: no parameters to optimize");
-    }
+    parameters_ = uniqueParameters(parameters, "OffloadedAdamW");
     const torch::Device device = parameters_.front().device();
     for (const torch::Tensor &parameter : parameters_) {
         if (parameter.device() != device) {
@@ -96,7 +58,7 @@ torch::Tensor OffloadedAdamW::stagingOf(std::size_t index) const {
 }
 
 double OffloadedAdamW::clipGradNorm(double max_norm) {
-    const double norm = deviceGradientNorm(parameters_);
+    const double norm = gradientNorm(parameters_);
     pending_grad_scale_ = std::min(1.0, max_norm / (norm + 1e-6));
     return norm;
 }
@@ -177,7 +139,9 @@ void OffloadedAdamW::saveState(torch::serialize::OutputArchive &archive) {
 }
 
 void OffloadedAdamW::loadState(torch::serialize::InputArchive &archive) {
-    const torch::Tensor numels = readEntry(archive, "numels").to(torch::kCPU).to(torch::kInt64);
+    const torch::Tensor numels = readStateEntry(archive, "numels", "offloaded AdamW state")
+                                     .to(torch::kCPU)
+                                     .to(torch::kInt64);
     if (numels.numel() != static_cast<std::int64_t>(parameters_.size())) {
         throw std::runtime_error("the offloaded AdamW state covers " +
                                  std::to_string(numels.numel()) + " parameters, this model has " +
@@ -192,7 +156,8 @@ void OffloadedAdamW::loadState(torch::serialize::InputArchive &archive) {
                                      std::to_string(parameters_[index].numel()) + " in this model");
         }
     }
-    const torch::Tensor master = readEntry(archive, "master_parameters");
+    const torch::Tensor master =
+        readStateEntry(archive, "master_parameters", "offloaded AdamW state");
     if (master.numel() != host_->flatParameters().numel()) {
         throw std::runtime_error("the offloaded AdamW state's master copy holds " +
                                  std::to_string(master.numel()) + " values, this model needs " +
