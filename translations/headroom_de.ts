@@ -802,6 +802,10 @@ headroom-cli train &quot;%1&quot;</source>
         <translation>Noch keine Läufe. Drücken Sie Start (F5) oder trainieren Sie im Terminal mit
 headroom-cli train &quot;%1&quot;</translation>
     </message>
+    <message>
+        <source>Techniques</source>
+        <translation>Techniken</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>

@@ -802,6 +802,10 @@ headroom-cli train &quot;%1&quot;</source>
         <translation>尚无运行。按“开始”(F5),或在终端中训练:
 headroom-cli train &quot;%1&quot;</translation>
     </message>
+    <message>
+        <source>Techniques</source>
+        <translation>技术</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>

@@ -2,6 +2,7 @@
 
 #include <headroom/config.h>
 #include <headroom/units.h>
+#include <headroom/workflow.h>
 
 #include <QDir>
 #include <QFileInfo>
@@ -50,11 +51,11 @@ RunsPanel::RunsPanel(QWidget *parent) : QWidget(parent) {
     subtitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     subtitle_->setWordWrap(true);
 
-    table_ = new QTableWidget(0, 8, this);
+    table_ = new QTableWidget(0, 9, this);
     table_->setObjectName(QStringLiteral("runsTable"));
     table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Steps"), tr("Loss"),
                                        tr("Val. loss"), tr("Peak memory"), tr("OOM recoveries"),
-                                       tr("Device")});
+                                       tr("Device"), tr("Techniques")});
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -118,7 +119,8 @@ QString RunsPanel::load(const QString &project_path) {
             lossText(run->final_val_loss),
             QString::fromStdString(formatBytes(run->peak_bytes)),
             QString::number(run->oom_recoveries),
-            QString::fromStdString(run->device)};
+            QString::fromStdString(run->device),
+            QString::fromStdString(describeTechniques(*run))};
         const QString tooltip =
             tr("Started %1").arg(QString::fromStdString(run->started_at)) +
             (run->message.empty() ? QString()

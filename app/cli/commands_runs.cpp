@@ -3,6 +3,7 @@
 
 #include <headroom/project.h>
 #include <headroom/units.h>
+#include <headroom/workflow.h>
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
@@ -34,34 +35,6 @@ nlohmann::json runToJson(const RunRecord &run) {
             {"message", run.message},
             {"summary", nlohmann::json::parse(run.summary_json.empty() ? "{}" : run.summary_json)},
             {"config", nlohmann::json::parse(run.config_json.empty() ? "{}" : run.config_json)}};
-}
-
-// What the run used to save memory: the summary's record (ladder rungs included) once it
-// ended, else what its config asked for.
-std::string techniquesOf(const RunRecord &run) {
-    const nlohmann::json summary =
-        nlohmann::json::parse(run.summary_json.empty() ? "{}" : run.summary_json, nullptr, false);
-    if (summary.is_object() && summary.contains("techniques") &&
-        summary["techniques"].is_string()) {
-        return summary["techniques"].get<std::string>();
-    }
-    const nlohmann::json config =
-        nlohmann::json::parse(run.config_json.empty() ? "{}" : run.config_json, nullptr, false);
-    if (!config.is_object()) {
-        return "-";
-    }
-    std::string text = config.value("precision", "fp32");
-    const std::string checkpointing = config.value("checkpointing", "0");
-    if (checkpointing != "0") {
-        text += " · checkpointing " + checkpointing;
-    }
-    if (config.value("optimizer", "adamw") == "adamw8bit") {
-        text += " · 8-bit AdamW";
-    }
-    if (config.value("offload.optimizer", "off") == "on") {
-        text += " · optimizer offload";
-    }
-    return text;
 }
 
 std::string formatLoss(const std::optional<double> &value) {
@@ -115,7 +88,7 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
                           formatLoss(run.final_val_loss).c_str(),
                           formatBytes(run.peak_bytes).c_str(),
                           static_cast<long long>(run.oom_recoveries), run.device.c_str(),
-                          run.started_at.c_str(), from.c_str(), techniquesOf(run).c_str());
+                          run.started_at.c_str(), from.c_str(), describeTechniques(run).c_str());
             streams.out << line;
         }
         // Where the memory of the latest measured run went.

@@ -3,6 +3,7 @@
 #include "training_support.h"
 
 #include <headroom/config.h>
+#include <headroom/workflow.h>
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -18,6 +19,7 @@ private Q_SLOTS:
     void configKeysBecomeTechniques();
     void techniquesRoundTripAsJson();
     void describeNamesWhatIsOn();
+    void runsDescribeTheirTechniques();
     void refusedCombinationsNameTheAlternative_data();
     void refusedCombinationsNameTheAlternative();
     void ladderParsesInOrder();
@@ -72,6 +74,23 @@ void TestTechniques::describeNamesWhatIsOn() {
     QCOMPARE(techniques.describe(), std::string("bf16 · checkpointing every block · 8-bit AdamW"));
     techniques.checkpoint_every = 2;
     QVERIFY(techniques.describe().find("every 2 blocks") != std::string::npos);
+}
+
+void TestTechniques::runsDescribeTheirTechniques() {
+    headroom::Config config;
+    config.set("precision", "bf16");
+    config.set("checkpointing", "2");
+    headroom::RunRecord run;
+    run.config_json = config.toJson();
+    // Still running: from what its config asks for.
+    QCOMPARE(headroom::describeTechniques(run), std::string("bf16 · checkpointing every 2 blocks"));
+    // Ended: from its summary, where the ladder's rungs are included.
+    run.summary_json = R"({"techniques":"bf16 · checkpointing every block · 8-bit AdamW"})";
+    QCOMPARE(headroom::describeTechniques(run),
+             std::string("bf16 · checkpointing every block · 8-bit AdamW"));
+    run = headroom::RunRecord{};
+    run.config_json = "not json";
+    QCOMPARE(headroom::describeTechniques(run), std::string("fp32"));
 }
 
 void TestTechniques::refusedCombinationsNameTheAlternative_data() {

@@ -7,6 +7,8 @@
 
 namespace headroom {
 
+struct RunRecord;
+
 // The non-training steps of the workflow, shared by headroom-cli and the desktop app. They
 // throw InputError (bad data, config or arguments; the message names the problem) or
 // ProjectError (the project file).
@@ -46,5 +48,10 @@ LoraExport parseLoraExport(const std::string &text);
 std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                            const std::string &safetensors_path,
                            LoraExport lora = LoraExport::Default);
+
+// What a run used to save memory, as `runs` and the desktop show it: "bf16 · checkpointing
+// every block · 8-bit AdamW" from the run's summary once it ended (ladder rungs included), else
+// from its config; "fp32" when nothing is on.
+std::string describeTechniques(const RunRecord &run);
 
 } // namespace headroom
