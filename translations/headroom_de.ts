@@ -2,6 +2,217 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>ConfigKeys</name>
+    <message>
+        <source>What to train: a GPT language model or a tabular MLP</source>
+        <translation>Was trainiert wird: ein GPT-Sprachmodell oder ein tabellarisches MLP</translation>
+    </message>
+    <message>
+        <source>auto, cpu, cuda, cuda:N or mps</source>
+        <translation>auto, cpu, cuda, cuda:N oder mps</translation>
+    </message>
+    <message>
+        <source>Training data file (relative paths are relative to the project file)</source>
+        <translation>Trainingsdatei (relative Pfade gelten relativ zur Projektdatei)</translation>
+    </message>
+    <message>
+        <source>Data format; auto goes by the file extension</source>
+        <translation>Datenformat; auto richtet sich nach der Dateiendung</translation>
+    </message>
+    <message>
+        <source>JSONL field or CSV column holding the text (gpt)</source>
+        <translation>JSONL-Feld oder CSV-Spalte mit dem Text (gpt)</translation>
+    </message>
+    <message>
+        <source>CSV target column (tabular); empty = last</source>
+        <translation>CSV-Zielspalte (tabellarisch); leer = letzte</translation>
+    </message>
+    <message>
+        <source>Tabular task; auto infers it from the target column</source>
+        <translation>Tabellarische Aufgabe; auto leitet sie aus der Zielspalte ab</translation>
+    </message>
+    <message>
+        <source>Examples held for shuffling</source>
+        <translation>Beispiele, die zum Mischen vorgehalten werden</translation>
+    </message>
+    <message>
+        <source>Records read from the file; 0 = all</source>
+        <translation>Aus der Datei gelesene Datensätze; 0 = alle</translation>
+    </message>
+    <message>
+        <source>Share of records kept for validation</source>
+        <translation>Anteil der Datensätze, der für die Validierung zurückgehalten wird</translation>
+    </message>
+    <message>
+        <source>Tokens between windows (gpt); 0 = seq_len</source>
+        <translation>Token zwischen Fenstern (gpt); 0 = seq_len</translation>
+    </message>
+    <message>
+        <source>byte needs no training; bpe/unigram train SentencePiece on the corpus</source>
+        <translation>byte braucht kein Training; bpe/unigram trainieren SentencePiece auf dem Korpus</translation>
+    </message>
+    <message>
+        <source>SentencePiece vocabulary size</source>
+        <translation>Vokabulargröße von SentencePiece</translation>
+    </message>
+    <message>
+        <source>Target parameter count (gpt); 0 = use layers, heads and dim</source>
+        <translation>Ziel-Parameterzahl (gpt); 0 = layers, heads und dim verwenden</translation>
+    </message>
+    <message>
+        <source>Transformer blocks (gpt)</source>
+        <translation>Transformer-Blöcke (gpt)</translation>
+    </message>
+    <message>
+        <source>Attention heads (gpt)</source>
+        <translation>Attention-Köpfe (gpt)</translation>
+    </message>
+    <message>
+        <source>Embedding width (gpt)</source>
+        <translation>Einbettungsbreite (gpt)</translation>
+    </message>
+    <message>
+        <source>Context length in tokens (gpt)</source>
+        <translation>Kontextlänge in Token (gpt)</translation>
+    </message>
+    <message>
+        <source>Dropout probability</source>
+        <translation>Dropout-Wahrscheinlichkeit</translation>
+    </message>
+    <message>
+        <source>Hidden layer widths of the tabular MLP, comma-separated</source>
+        <translation>Breiten der verborgenen Schichten des tabellarischen MLP, durch Kommas getrennt</translation>
+    </message>
+    <message>
+        <source>Embedding width of categorical columns (tabular); 0 = automatic</source>
+        <translation>Einbettungsbreite kategorialer Spalten (tabellarisch); 0 = automatisch</translation>
+    </message>
+    <message>
+        <source>Hard memory cap such as 512MiB or 8GiB: CPU allocations beyond it fail, CUDA and MPS behave as a device of this size; none = no cap</source>
+        <translation>Harte Speichergrenze wie 512MiB oder 8GiB: CPU-Anforderungen darüber schlagen fehl, CUDA und MPS verhalten sich wie ein Gerät dieser Größe; none = keine Grenze</translation>
+    </message>
+    <message>
+        <source>Mixed precision: bf16 autocast (CPU; CUDA from compute capability 8.0), fp16 autocast with dynamic loss scaling (CUDA); weights stay fp32</source>
+        <translation>Gemischte Genauigkeit: bf16-Autocast (CPU; CUDA ab Compute Capability 8.0), fp16-Autocast mit dynamischer Loss-Skalierung (CUDA); die Gewichte bleiben fp32</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block; recomputes activations in backward to save memory</source>
+        <translation>Activation Checkpointing (gpt): 0 = aus, 1 = jeder Block, k = jeder k-te Block; berechnet Aktivierungen im Rückwärtsschritt neu, um Speicher zu sparen</translation>
+    </message>
+    <message>
+        <source>adamw keeps two fp32 moments (8 bytes per parameter); adamw8bit quantizes them block-wise (about 2 bytes per parameter)</source>
+        <translation>adamw hält zwei fp32-Momente (8 Byte pro Parameter); adamw8bit quantisiert sie blockweise (etwa 2 Byte pro Parameter)</translation>
+    </message>
+    <message>
+        <source>Keep optimizer state in pinned host memory and update there (CUDA only)</source>
+        <translation>Optimiererzustand in gepinntem Hostspeicher halten und dort aktualisieren (nur CUDA)</translation>
+    </message>
+    <message>
+        <source>Release cached device memory every N steps; 0 = never</source>
+        <translation>Zwischengespeicherten Gerätespeicher alle N Schritte freigeben; 0 = nie</translation>
+    </message>
+    <message>
+        <source>CUDA allocator expandable segments (LibTorch 2.1 or newer)</source>
+        <translation>Expandable Segments des CUDA-Allokators (LibTorch 2.1 oder neuer)</translation>
+    </message>
+    <message>
+        <source>CUDA allocator: blocks larger than this are never split (fights fragmentation); none = LibTorch&apos;s default</source>
+        <translation>CUDA-Allokator: größere Blöcke werden nie geteilt (gegen Fragmentierung); none = Vorgabe von LibTorch</translation>
+    </message>
+    <message>
+        <source>CUDA allocator: reclaim cached blocks above this share of the budget; 0 = off</source>
+        <translation>CUDA-Allokator: zwischengespeicherte Blöcke oberhalb dieses Anteils am Budget zurückholen; 0 = aus</translation>
+    </message>
+    <message>
+        <source>What out-of-memory recovery may switch on, in order, once the micro-batch is 1: checkpointing, bf16, adamw8bit, offload; none = nothing</source>
+        <translation>Was die Out-of-Memory-Behandlung der Reihe nach einschalten darf, sobald der Micro-Batch 1 ist: checkpointing, bf16, adamw8bit, offload; none = nichts</translation>
+    </message>
+    <message>
+        <source>Out-of-memory recovery never halves the micro-batch below this</source>
+        <translation>Die Out-of-Memory-Behandlung halbiert den Micro-Batch nie unter diesen Wert</translation>
+    </message>
+    <message>
+        <source>Out-of-memory recoveries allowed per run before it pauses</source>
+        <translation>Erlaubte Out-of-Memory-Behandlungen pro Lauf, bevor er pausiert</translation>
+    </message>
+    <message>
+        <source>Examples per forward/backward pass</source>
+        <translation>Beispiele pro Vorwärts-/Rückwärtsdurchlauf</translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step (effective batch = micro_batch x accumulation)</source>
+        <translation>Micro-Batches pro Optimiererschritt (effektiver Batch = micro_batch x accumulation)</translation>
+    </message>
+    <message>
+        <source>Peak learning rate (AdamW)</source>
+        <translation>Höchste Lernrate (AdamW)</translation>
+    </message>
+    <message>
+        <source>Final learning rate as a share of train.lr</source>
+        <translation>Letzte Lernrate als Anteil von train.lr</translation>
+    </message>
+    <message>
+        <source>Linear warm-up steps before cosine decay</source>
+        <translation>Schritte des linearen Aufwärmens vor dem Kosinus-Abfall</translation>
+    </message>
+    <message>
+        <source>Optimizer steps of the run</source>
+        <translation>Optimiererschritte des Laufs</translation>
+    </message>
+    <message>
+        <source>AdamW weight decay</source>
+        <translation>AdamW-Gewichtsverfall</translation>
+    </message>
+    <message>
+        <source>Clip the gradient norm to this; 0 = off</source>
+        <translation>Gradientennorm auf diesen Wert begrenzen; 0 = aus</translation>
+    </message>
+    <message>
+        <source>Seed of initialization, dropout and shuffling</source>
+        <translation>Startwert für Initialisierung, Dropout und Mischen</translation>
+    </message>
+    <message>
+        <source>Steps between checkpoints; 0 = only at the end</source>
+        <translation>Schritte zwischen Checkpoints; 0 = nur am Ende</translation>
+    </message>
+    <message>
+        <source>Checkpoints kept per run; older ones are deleted</source>
+        <translation>Pro Lauf behaltene Checkpoints; ältere werden gelöscht</translation>
+    </message>
+    <message>
+        <source>Steps between validation passes; 0 = only at the end</source>
+        <translation>Schritte zwischen Validierungen; 0 = nur am Ende</translation>
+    </message>
+    <message>
+        <source>Micro-batches per validation pass</source>
+        <translation>Micro-Batches pro Validierung</translation>
+    </message>
+    <message>
+        <source>CPU threads for LibTorch; 0 = all cores</source>
+        <translation>CPU-Threads für LibTorch; 0 = alle Kerne</translation>
+    </message>
+    <message>
+        <source>Rank of the LoRA adapters; 0 = off (train every weight). Needs lora.base_run</source>
+        <translation>Rang der LoRA-Adapter; 0 = aus (alle Gewichte trainieren). Benötigt lora.base_run</translation>
+    </message>
+    <message>
+        <source>LoRA scaling numerator: updates scale by alpha/rank</source>
+        <translation>LoRA-Skalierungszähler: Aktualisierungen werden mit alpha/rank skaliert</translation>
+    </message>
+    <message>
+        <source>Dropout on the input of the LoRA adapters</source>
+        <translation>Dropout am Eingang der LoRA-Adapter</translation>
+    </message>
+    <message>
+        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out</source>
+        <translation>Projektionen, die Adapter erhalten, durch Kommas getrennt: qkv, attn_out, mlp_in, mlp_out</translation>
+    </message>
+    <message>
+        <source>Run whose latest checkpoint is the frozen base (required when lora.rank &gt; 0)</source>
+        <translation>Lauf, dessen letzter Checkpoint die eingefrorene Basis ist (nötig, wenn lora.rank &gt; 0)</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::CompareView</name>
     <message>
         <source>Runs to compare</source>

@@ -2,6 +2,217 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>ConfigKeys</name>
+    <message>
+        <source>What to train: a GPT language model or a tabular MLP</source>
+        <translation>训练什么：GPT 语言模型或表格 MLP</translation>
+    </message>
+    <message>
+        <source>auto, cpu, cuda, cuda:N or mps</source>
+        <translation>auto、cpu、cuda、cuda:N 或 mps</translation>
+    </message>
+    <message>
+        <source>Training data file (relative paths are relative to the project file)</source>
+        <translation>训练数据文件（相对路径相对于项目文件）</translation>
+    </message>
+    <message>
+        <source>Data format; auto goes by the file extension</source>
+        <translation>数据格式；auto 按文件扩展名判断</translation>
+    </message>
+    <message>
+        <source>JSONL field or CSV column holding the text (gpt)</source>
+        <translation>包含文本的 JSONL 字段或 CSV 列（gpt）</translation>
+    </message>
+    <message>
+        <source>CSV target column (tabular); empty = last</source>
+        <translation>CSV 目标列（表格）；留空 = 最后一列</translation>
+    </message>
+    <message>
+        <source>Tabular task; auto infers it from the target column</source>
+        <translation>表格任务；auto 根据目标列推断</translation>
+    </message>
+    <message>
+        <source>Examples held for shuffling</source>
+        <translation>用于打乱顺序而保留的样本数</translation>
+    </message>
+    <message>
+        <source>Records read from the file; 0 = all</source>
+        <translation>从文件读取的记录数；0 = 全部</translation>
+    </message>
+    <message>
+        <source>Share of records kept for validation</source>
+        <translation>留作验证的记录比例</translation>
+    </message>
+    <message>
+        <source>Tokens between windows (gpt); 0 = seq_len</source>
+        <translation>窗口之间的词元数（gpt）；0 = seq_len</translation>
+    </message>
+    <message>
+        <source>byte needs no training; bpe/unigram train SentencePiece on the corpus</source>
+        <translation>byte 无需训练；bpe/unigram 在语料上训练 SentencePiece</translation>
+    </message>
+    <message>
+        <source>SentencePiece vocabulary size</source>
+        <translation>SentencePiece 词表大小</translation>
+    </message>
+    <message>
+        <source>Target parameter count (gpt); 0 = use layers, heads and dim</source>
+        <translation>目标参数量（gpt）；0 = 使用 layers、heads 和 dim</translation>
+    </message>
+    <message>
+        <source>Transformer blocks (gpt)</source>
+        <translation>Transformer 块数（gpt）</translation>
+    </message>
+    <message>
+        <source>Attention heads (gpt)</source>
+        <translation>注意力头数（gpt）</translation>
+    </message>
+    <message>
+        <source>Embedding width (gpt)</source>
+        <translation>嵌入宽度（gpt）</translation>
+    </message>
+    <message>
+        <source>Context length in tokens (gpt)</source>
+        <translation>上下文长度，以词元计（gpt）</translation>
+    </message>
+    <message>
+        <source>Dropout probability</source>
+        <translation>Dropout 概率</translation>
+    </message>
+    <message>
+        <source>Hidden layer widths of the tabular MLP, comma-separated</source>
+        <translation>表格 MLP 各隐藏层宽度，以逗号分隔</translation>
+    </message>
+    <message>
+        <source>Embedding width of categorical columns (tabular); 0 = automatic</source>
+        <translation>类别列的嵌入宽度（表格）；0 = 自动</translation>
+    </message>
+    <message>
+        <source>Hard memory cap such as 512MiB or 8GiB: CPU allocations beyond it fail, CUDA and MPS behave as a device of this size; none = no cap</source>
+        <translation>硬性内存上限，如 512MiB 或 8GiB：超出的 CPU 分配会失败，CUDA 和 MPS 表现得如同该大小的设备；none = 无上限</translation>
+    </message>
+    <message>
+        <source>Mixed precision: bf16 autocast (CPU; CUDA from compute capability 8.0), fp16 autocast with dynamic loss scaling (CUDA); weights stay fp32</source>
+        <translation>混合精度：bf16 autocast（CPU；CUDA 需计算能力 8.0 及以上），fp16 autocast 配合动态损失缩放（CUDA）；权重保持 fp32</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block; recomputes activations in backward to save memory</source>
+        <translation>激活检查点（gpt）：0 = 关闭，1 = 每个块，k = 每第 k 个块；在反向传播中重新计算激活以节省内存</translation>
+    </message>
+    <message>
+        <source>adamw keeps two fp32 moments (8 bytes per parameter); adamw8bit quantizes them block-wise (about 2 bytes per parameter)</source>
+        <translation>adamw 保存两个 fp32 矩（每个参数 8 字节）；adamw8bit 按块量化它们（每个参数约 2 字节）</translation>
+    </message>
+    <message>
+        <source>Keep optimizer state in pinned host memory and update there (CUDA only)</source>
+        <translation>将优化器状态保存在锁页主机内存中并在那里更新（仅 CUDA）</translation>
+    </message>
+    <message>
+        <source>Release cached device memory every N steps; 0 = never</source>
+        <translation>每 N 步释放缓存的设备内存；0 = 从不</translation>
+    </message>
+    <message>
+        <source>CUDA allocator expandable segments (LibTorch 2.1 or newer)</source>
+        <translation>CUDA 分配器的可扩展段（LibTorch 2.1 或更新版本）</translation>
+    </message>
+    <message>
+        <source>CUDA allocator: blocks larger than this are never split (fights fragmentation); none = LibTorch&apos;s default</source>
+        <translation>CUDA 分配器：大于此值的块从不拆分（减少碎片）；none = LibTorch 默认值</translation>
+    </message>
+    <message>
+        <source>CUDA allocator: reclaim cached blocks above this share of the budget; 0 = off</source>
+        <translation>CUDA 分配器：回收超过预算此比例的缓存块；0 = 关闭</translation>
+    </message>
+    <message>
+        <source>What out-of-memory recovery may switch on, in order, once the micro-batch is 1: checkpointing, bf16, adamw8bit, offload; none = nothing</source>
+        <translation>当微批次为 1 时，内存不足恢复可依次启用的技术：checkpointing、bf16、adamw8bit、offload；none = 不启用</translation>
+    </message>
+    <message>
+        <source>Out-of-memory recovery never halves the micro-batch below this</source>
+        <translation>内存不足恢复不会将微批次减半到低于此值</translation>
+    </message>
+    <message>
+        <source>Out-of-memory recoveries allowed per run before it pauses</source>
+        <translation>每次运行在暂停前允许的内存不足恢复次数</translation>
+    </message>
+    <message>
+        <source>Examples per forward/backward pass</source>
+        <translation>每次前向/反向传播的样本数</translation>
+    </message>
+    <message>
+        <source>Micro-batches per optimizer step (effective batch = micro_batch x accumulation)</source>
+        <translation>每个优化器步骤的微批次数（有效批次 = micro_batch x accumulation）</translation>
+    </message>
+    <message>
+        <source>Peak learning rate (AdamW)</source>
+        <translation>峰值学习率（AdamW）</translation>
+    </message>
+    <message>
+        <source>Final learning rate as a share of train.lr</source>
+        <translation>最终学习率占 train.lr 的比例</translation>
+    </message>
+    <message>
+        <source>Linear warm-up steps before cosine decay</source>
+        <translation>余弦衰减之前的线性预热步数</translation>
+    </message>
+    <message>
+        <source>Optimizer steps of the run</source>
+        <translation>本次运行的优化器步数</translation>
+    </message>
+    <message>
+        <source>AdamW weight decay</source>
+        <translation>AdamW 权重衰减</translation>
+    </message>
+    <message>
+        <source>Clip the gradient norm to this; 0 = off</source>
+        <translation>将梯度范数裁剪到此值；0 = 关闭</translation>
+    </message>
+    <message>
+        <source>Seed of initialization, dropout and shuffling</source>
+        <translation>初始化、dropout 和打乱顺序的随机种子</translation>
+    </message>
+    <message>
+        <source>Steps between checkpoints; 0 = only at the end</source>
+        <translation>检查点之间的步数；0 = 仅在结束时</translation>
+    </message>
+    <message>
+        <source>Checkpoints kept per run; older ones are deleted</source>
+        <translation>每次运行保留的检查点数；较旧的会被删除</translation>
+    </message>
+    <message>
+        <source>Steps between validation passes; 0 = only at the end</source>
+        <translation>验证之间的步数；0 = 仅在结束时</translation>
+    </message>
+    <message>
+        <source>Micro-batches per validation pass</source>
+        <translation>每次验证的微批次数</translation>
+    </message>
+    <message>
+        <source>CPU threads for LibTorch; 0 = all cores</source>
+        <translation>LibTorch 使用的 CPU 线程数；0 = 全部核心</translation>
+    </message>
+    <message>
+        <source>Rank of the LoRA adapters; 0 = off (train every weight). Needs lora.base_run</source>
+        <translation>LoRA 适配器的秩；0 = 关闭（训练所有权重）。需要 lora.base_run</translation>
+    </message>
+    <message>
+        <source>LoRA scaling numerator: updates scale by alpha/rank</source>
+        <translation>LoRA 缩放分子：更新按 alpha/rank 缩放</translation>
+    </message>
+    <message>
+        <source>Dropout on the input of the LoRA adapters</source>
+        <translation>LoRA 适配器输入上的 dropout</translation>
+    </message>
+    <message>
+        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out</source>
+        <translation>添加适配器的投影，以逗号分隔：qkv、attn_out、mlp_in、mlp_out</translation>
+    </message>
+    <message>
+        <source>Run whose latest checkpoint is the frozen base (required when lora.rank &gt; 0)</source>
+        <translation>其最新检查点作为冻结基座的运行（lora.rank &gt; 0 时必需）</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::CompareView</name>
     <message>
         <source>Runs to compare</source>

@@ -1,5 +1,6 @@
 #include "PlanView.h"
 
+#include "ConfigKeyTexts.h"
 #include "plots/PlotStyle.h"
 
 #include <headroom/project.h>
@@ -114,9 +115,9 @@ QString PlanView::load(const QString &project_path) {
         table_->insertRow(row);
         auto *key = new QTableWidgetItem(QString::fromStdString(spec.name));
         key->setFlags(key->flags() & ~Qt::ItemIsEditable);
-        auto *description = new QTableWidgetItem(QString::fromStdString(spec.description));
+        auto *description = new QTableWidgetItem(translatedDescription(spec));
         description->setFlags(description->flags() & ~Qt::ItemIsEditable);
-        description->setToolTip(QString::fromStdString(spec.description));
+        description->setToolTip(translatedDescription(spec));
         table_->setItem(row, KeyColumn, key);
         table_->setItem(row, ValueColumn, new QTableWidgetItem);
         table_->setItem(row, DescriptionColumn, description);

@@ -1,6 +1,10 @@
 // The German and Chinese translations are complete and current: no unfinished or vanished
 // entries, and every translatable string in the code (as lupdate sees it now) is in each
 // .ts file with a translation that keeps its placeholders and keyboard accelerator.
+#include "ConfigKeyTexts.h"
+
+#include <headroom/config.h>
+
 #include <QDir>
 #include <QFile>
 #include <QLibraryInfo>
@@ -130,6 +134,8 @@ private Q_SLOTS:
     void compiledTranslationsAreInTheResources_data();
     void compiledTranslationsAreInTheResources();
     void detectsAnUnfinishedEntry();
+    void everySettingDescriptionIsTranslatable();
+    void settingDescriptionsAreTranslated();
 };
 
 static void addLanguageRows() {
@@ -268,4 +274,25 @@ void TestTranslations::detectsAnUnfinishedEntry() {
 }
 
 QTEST_GUILESS_MAIN(TestTranslations)
+void TestTranslations::everySettingDescriptionIsTranslatable() {
+    // The engine's key registry is Qt-free; ui/ConfigKeyTexts.cpp repeats its descriptions for
+    // lupdate. A changed or new description must be copied there too.
+    for (const headroom::KeySpec &spec : headroom::configKeys()) {
+        QVERIFY2(headroom::ui::hasTranslatableDescription(spec.description),
+                 qPrintable(QString::fromStdString(spec.name + ": \"" + spec.description +
+                                                   "\" is missing from ui/ConfigKeyTexts.cpp")));
+    }
+}
+
+void TestTranslations::settingDescriptionsAreTranslated() {
+    QTranslator translator;
+    QVERIFY(translator.load(QStringLiteral(":/i18n/headroom_de.qm")));
+    QCoreApplication::installTranslator(&translator);
+    const headroom::KeySpec *precision = headroom::findConfigKey("precision");
+    QVERIFY(precision != nullptr);
+    const QString text = headroom::ui::translatedDescription(*precision);
+    QCoreApplication::removeTranslator(&translator);
+    QVERIFY2(text.startsWith(QStringLiteral("Gemischte Genauigkeit")), qPrintable(text));
+}
+
 #include "test_translations.moc"

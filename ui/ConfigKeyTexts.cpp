@@ -1,0 +1,107 @@
+// Translatable copies of the engine's setting descriptions (the engine is Qt-free, so lupdate
+// cannot see them there). test_translations checks that every key of configKeys() is listed.
+#include "ConfigKeyTexts.h"
+
+#include <QCoreApplication>
+
+#include <algorithm>
+#include <cstring>
+#include <iterator>
+
+namespace headroom::ui {
+
+namespace {
+
+const char *const kDescriptions[] = {
+    QT_TRANSLATE_NOOP("ConfigKeys", "What to train: a GPT language model or a tabular MLP"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "auto, cpu, cuda, cuda:N or mps"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Training data file (relative paths are relative to the project file)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Data format; auto goes by the file extension"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "JSONL field or CSV column holding the text (gpt)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "CSV target column (tabular); empty = last"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Tabular task; auto infers it from the target column"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Examples held for shuffling"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Records read from the file; 0 = all"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Share of records kept for validation"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Tokens between windows (gpt); 0 = seq_len"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "byte needs no training; bpe/unigram train SentencePiece on the corpus"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "SentencePiece vocabulary size"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Target parameter count (gpt); 0 = use layers, heads and dim"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Transformer blocks (gpt)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Attention heads (gpt)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Embedding width (gpt)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Context length in tokens (gpt)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Dropout probability"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Hidden layer widths of the tabular MLP, comma-separated"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Embedding width of categorical columns (tabular); 0 = automatic"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Hard memory cap such as 512MiB or 8GiB: CPU allocations beyond it fail, "
+                      "CUDA and MPS behave as a device of this size; none = no cap"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Mixed precision: bf16 autocast (CPU; CUDA from compute capability 8.0), "
+                      "fp16 autocast with dynamic loss scaling (CUDA); weights stay fp32"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th "
+                      "block; recomputes activations in backward to save memory"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "adamw keeps two fp32 moments (8 bytes per parameter); adamw8bit quantizes "
+                      "them block-wise (about 2 bytes per parameter)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Keep optimizer state in pinned host memory and update there (CUDA only)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Release cached device memory every N steps; 0 = never"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "CUDA allocator expandable segments (LibTorch 2.1 or newer)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "CUDA allocator: blocks larger than this are never split "
+                                    "(fights fragmentation); none = LibTorch's default"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "CUDA allocator: reclaim cached blocks above this share of the budget; 0 = off"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "What out-of-memory recovery may switch on, in order, once the micro-batch "
+                      "is 1: checkpointing, bf16, adamw8bit, offload; none = nothing"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Out-of-memory recovery never halves the micro-batch below this"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Out-of-memory recoveries allowed per run before it pauses"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Examples per forward/backward pass"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "Micro-batches per optimizer step (effective batch = micro_batch x accumulation)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Peak learning rate (AdamW)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Final learning rate as a share of train.lr"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Linear warm-up steps before cosine decay"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Optimizer steps of the run"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "AdamW weight decay"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Clip the gradient norm to this; 0 = off"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Seed of initialization, dropout and shuffling"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Steps between checkpoints; 0 = only at the end"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Checkpoints kept per run; older ones are deleted"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Steps between validation passes; 0 = only at the end"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Micro-batches per validation pass"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "CPU threads for LibTorch; 0 = all cores"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "Rank of the LoRA adapters; 0 = off (train every weight). Needs lora.base_run"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "LoRA scaling numerator: updates scale by alpha/rank"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Dropout on the input of the LoRA adapters"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "Run whose latest checkpoint is the frozen base (required when lora.rank > 0)"),
+};
+
+} // namespace
+
+bool hasTranslatableDescription(const std::string &description) {
+    return std::any_of(std::begin(kDescriptions), std::end(kDescriptions),
+                       [&description](const char *text) { return description == text; });
+}
+
+QString translatedDescription(const KeySpec &spec) {
+    return QCoreApplication::translate("ConfigKeys", spec.description.c_str());
+}
+
+} // namespace headroom::ui
