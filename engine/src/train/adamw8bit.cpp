@@ -1,14 +1,9 @@
 #include "train/adamw8bit.h"
 
+#include "train/adamw_kernels.h"
 #include "train/optimizer_support.h"
 
 #include <ATen/Parallel.h>
-
-#if defined(__SSE2__)
-#include <xmmintrin.h>
-#elif defined(__aarch64__)
-#include <arm_neon.h>
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -21,87 +16,22 @@ namespace headroom::train {
 
 namespace {
 
+using namespace adamw_kernels;
+
 const char *const kStateName = "8-bit AdamW state";
 
 // Work units (a block of a quantized parameter or a whole small parameter) per parallel task:
 // about 16k elements, so both cores get work on models of a few hundred thousand parameters.
 constexpr std::int64_t kGrainUnits = 64;
 
-// The constants of one AdamW update, in float as FusedAdamW uses them.
-struct UpdateConstants {
-    float decay; // 1 - lr * weight_decay
-    float beta1;
-    float beta2;
-    float one_minus_beta1;
-    float one_minus_beta2;
-    float eps;
-    float grad_scale;    // the clip factor (1 when not clipping)
-    float neg_step_size; // -lr / (1 - beta1^t)
-    float bias2_sqrt;    // sqrt(1 - beta2^t)
-};
-
-// Four-float SIMD on the baseline instruction sets (SSE on x86-64, NEON on arm64): the
-// compiler does not vectorize a loop calling std::sqrt (errno) by itself.
-#if defined(__SSE2__)
-#define HEADROOM_ADAMW8BIT_FLOAT4 1
-using Float4 = __m128;
-inline Float4 load4(const float *p) {
-    return _mm_loadu_ps(p);
-}
-inline void store4(float *p, Float4 v) {
-    _mm_storeu_ps(p, v);
-}
-inline Float4 splat4(float x) {
-    return _mm_set1_ps(x);
-}
-inline Float4 sqrt4(Float4 v) {
-    return _mm_sqrt_ps(v);
-}
-inline Float4 max4(Float4 a, Float4 b) {
-    return _mm_max_ps(a, b);
-}
-inline Float4 abs4(Float4 v) {
-    return _mm_andnot_ps(_mm_set1_ps(-0.0f), v);
-}
-inline float horizontalMax4(Float4 v) {
-    alignas(16) float lanes[4];
-    _mm_store_ps(lanes, v);
-    return std::max(std::max(lanes[0], lanes[1]), std::max(lanes[2], lanes[3]));
-}
-#elif defined(__aarch64__)
-#define HEADROOM_ADAMW8BIT_FLOAT4 1
-using Float4 = float32x4_t;
-inline Float4 load4(const float *p) {
-    return vld1q_f32(p);
-}
-inline void store4(float *p, Float4 v) {
-    vst1q_f32(p, v);
-}
-inline Float4 splat4(float x) {
-    return vdupq_n_f32(x);
-}
-inline Float4 sqrt4(Float4 v) {
-    return vsqrtq_f32(v);
-}
-inline Float4 max4(Float4 a, Float4 b) {
-    return vmaxq_f32(a, b);
-}
-inline Float4 abs4(Float4 v) {
-    return vabsq_f32(v);
-}
-inline float horizontalMax4(Float4 v) {
-    return vmaxvq_f32(v);
-}
-#endif
-
 // p, m, v, g: [count], m and v fp32. The operation order is FusedAdamW's. Returns the largest
 // |m| and v written (the absmax of the blocks about to be quantized).
 std::pair<float, float> adamwUpdate(float *p, float *m, float *v, const float *g,
-                                    std::int64_t count, const UpdateConstants &c) {
+                                    std::int64_t count, const AdamWConstants &c) {
     std::int64_t i = 0;
     float m_absmax = 0.0f;
     float v_absmax = 0.0f;
-#if defined(HEADROOM_ADAMW8BIT_FLOAT4)
+#if defined(HEADROOM_FLOAT4)
     const Float4 decay = splat4(c.decay);
     const Float4 beta1 = splat4(c.beta1);
     const Float4 beta2 = splat4(c.beta2);
@@ -160,7 +90,7 @@ struct Work {
 };
 
 // Dequantize, update in fp32, quantize again: one block of a quantized parameter.
-void updateBlock(const Work &work, std::int64_t block, const UpdateConstants &constants) {
+void updateBlock(const Work &work, std::int64_t block, const AdamWConstants &constants) {
     const DynamicCodeMap &first_map = DynamicCodeMap::signedMap();
     const DynamicCodeMap &second_map = DynamicCodeMap::unsignedMap();
     const std::int64_t first = block * kQuantizationBlock;
@@ -367,7 +297,7 @@ void AdamW8bit::stepFusedCpu() {
         works.push_back(work);
         units += work.units;
     }
-    UpdateConstants constants{};
+    AdamWConstants constants{};
     constants.decay = static_cast<float>(1.0 - options_.lr() * options_.weight_decay());
     constants.beta1 = static_cast<float>(options_.beta1());
     constants.beta2 = static_cast<float>(options_.beta2());
@@ -385,7 +315,7 @@ void AdamW8bit::stepFusedCpu() {
             while (unit >= work->unit_begin + work->units) {
                 ++work;
             }
-            UpdateConstants c = constants;
+            AdamWConstants c = constants;
             c.neg_step_size = work->neg_step_size;
             c.bias2_sqrt = work->bias2_sqrt;
             if (work->quantized) {

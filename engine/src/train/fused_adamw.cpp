@@ -1,14 +1,9 @@
 #include "train/fused_adamw.h"
 
+#include "train/adamw_kernels.h"
 #include "train/optimizer_support.h"
 
 #include <ATen/Parallel.h>
-
-#if defined(__SSE2__)
-#include <xmmintrin.h>
-#elif defined(__aarch64__)
-#include <arm_neon.h>
-#endif
 
 #include <algorithm>
 #include <cmath>
@@ -19,6 +14,8 @@ namespace headroom::train {
 
 namespace {
 
+using namespace adamw_kernels;
+
 // Parameters start on 64-byte boundaries (for fp32) inside the flat buffer.
 constexpr std::int64_t kAlignElements = 16;
 // Elements per parallel task: large enough to amortize scheduling, small enough that both
@@ -28,62 +25,6 @@ constexpr std::int64_t kGrainElements = 32768;
 std::int64_t alignUp(std::int64_t value) {
     return (value + kAlignElements - 1) / kAlignElements * kAlignElements;
 }
-
-// Four-float SIMD on the two baseline instruction sets (SSE on x86-64, NEON on arm64). The
-// compiler cannot vectorize a loop that calls std::sqrt by itself: with errno semantics (GCC's
-// default) every call may have a side effect.
-#if defined(__SSE2__)
-#define HEADROOM_FLOAT4 1
-using Float4 = __m128;
-inline Float4 load4(const float *p) {
-    return _mm_loadu_ps(p);
-}
-inline void store4(float *p, Float4 v) {
-    _mm_storeu_ps(p, v);
-}
-inline Float4 splat4(float x) {
-    return _mm_set1_ps(x);
-}
-inline Float4 sqrt4(Float4 v) {
-    return _mm_sqrt_ps(v);
-}
-inline float sum4(Float4 v) {
-    alignas(16) float lanes[4];
-    _mm_store_ps(lanes, v);
-    return (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
-}
-#elif defined(__aarch64__)
-#define HEADROOM_FLOAT4 1
-using Float4 = float32x4_t;
-inline Float4 load4(const float *p) {
-    return vld1q_f32(p);
-}
-inline void store4(float *p, Float4 v) {
-    vst1q_f32(p, v);
-}
-inline Float4 splat4(float x) {
-    return vdupq_n_f32(x);
-}
-inline Float4 sqrt4(Float4 v) {
-    return vsqrtq_f32(v);
-}
-inline float sum4(Float4 v) {
-    return vaddvq_f32(v);
-}
-#endif
-
-// The constants of one AdamW update, in float as the tensor ops use them.
-struct AdamWConstants {
-    float decay; // 1 - lr * weight_decay
-    float beta1;
-    float beta2;
-    float one_minus_beta1;
-    float one_minus_beta2;
-    float eps;
-    float grad_scale;    // the clip factor (1 when not clipping)
-    float neg_step_size; // -lr / (1 - beta1^t)
-    float bias2_sqrt;    // sqrt(1 - beta2^t)
-};
 
 // p, m, v, g: [count]. The operation order is torch::optim::AdamW's (mul_, add_, addcmul_,
 // sqrt / bias2_sqrt + eps, addcdiv_), so results agree to rounding.
