@@ -2,6 +2,8 @@
 
 #include "plots/QCustomPlot.h"
 
+#include <array>
+
 namespace headroom::ui::plots {
 
 bool isDarkPalette(const QPalette &palette) {
@@ -26,14 +28,13 @@ PlotColors plotColors(const QPalette &palette) {
 }
 
 QColor seriesColor(int index, const QPalette &palette) {
-    static const QColor light[] = {QColor(0x1f, 0x62, 0xb4), QColor(0xd0, 0x6a, 0x00),
-                                   QColor(0x1b, 0x7f, 0x45), QColor(0xb5, 0x1f, 0x5e),
-                                   QColor(0x6b, 0x3f, 0xb5), QColor(0x5a, 0x5a, 0x5a)};
-    static const QColor dark[] = {QColor(0x6c, 0xb4, 0xff), QColor(0xff, 0xb3, 0x47),
-                                  QColor(0x5f, 0xd3, 0x8f), QColor(0xff, 0x7e, 0xb3),
-                                  QColor(0xc5, 0x8a, 0xff), QColor(0xc8, 0xc8, 0xc8)};
-    const int n = int(sizeof(light) / sizeof(light[0]));
-    return (isDarkPalette(palette) ? dark : light)[index % n];
+    static constexpr std::array<QRgb, 6> kLight = {0x1f62b4, 0xd06a00, 0x1b7f45,
+                                                   0xb51f5e, 0x6b3fb5, 0x5a5a5a};
+    static constexpr std::array<QRgb, 6> kDark = {0x6cb4ff, 0xffb347, 0x5fd38f,
+                                                  0xff7eb3, 0xc58aff, 0xc8c8c8};
+    const std::array<QRgb, 6> &colors = isDarkPalette(palette) ? kDark : kLight;
+    const auto slot = static_cast<std::size_t>(index < 0 ? -index : index) % colors.size();
+    return QColor(colors[slot]); // QColor(QRgb) is opaque
 }
 
 void applyPalette(QCustomPlot *plot, const QPalette &palette) {
