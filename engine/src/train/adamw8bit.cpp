@@ -339,18 +339,10 @@ void AdamW8bit::stepGeneric() {
         if (pending_grad_scale_ != 1.0) {
             grad = grad * pending_grad_scale_;
         }
-        const double step = static_cast<double>(++steps_[index]);
-        const double step_size = options_.lr() / (1.0 - std::pow(options_.beta1(), step));
-        const double bias2_sqrt = std::sqrt(1.0 - std::pow(options_.beta2(), step));
         // Views of the fp32 state for small parameters, dequantized copies otherwise.
         torch::Tensor m = expAvgOf(index);
         torch::Tensor v = expAvgSqOf(index);
-        parameter.mul_(1.0 - options_.lr() * options_.weight_decay());
-        m.mul_(options_.beta1()).add_(grad, 1.0 - options_.beta1());
-        v.mul_(options_.beta2()).addcmul_(grad, grad, 1.0 - options_.beta2());
-        const torch::Tensor denom = (v.sqrt() / bias2_sqrt).add_(options_.eps());
-        parameter.addcdiv_(m.to(parameter.scalar_type()), denom.to(parameter.scalar_type()),
-                           -step_size);
+        adamwTensorUpdate(parameter, m, v, grad, ++steps_[index], options_);
         if (slot.quantized) {
             setMoments(index, m, v);
         }

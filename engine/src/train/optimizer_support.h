@@ -2,6 +2,8 @@
 
 // Pieces every AdamW variant needs in the same form.
 
+#include "train/optimizer.h"
+
 #include <torch/torch.h>
 
 #include <string>
@@ -16,6 +18,13 @@ std::vector<torch::Tensor> uniqueParameters(const std::vector<torch::Tensor> &pa
 
 // L2 norm of all defined gradients as one vector, measured where they live (one sync).
 double gradientNorm(const std::vector<torch::Tensor> &parameters);
+
+// One AdamW update of `parameter` through tensor operations (the path for devices and dtypes
+// without a fused kernel), in torch::optim::AdamW's order: decay, moments, bias-corrected step.
+// `grad` is already clipped; m and v are fp32 and updated in place; `step` is this
+// parameter's update count including this one.
+void adamwTensorUpdate(torch::Tensor &parameter, torch::Tensor &m, torch::Tensor &v,
+                       const torch::Tensor &grad, std::int64_t step, const AdamWOptions &options);
 
 // archive[key], or std::runtime_error "the <state> has no '<key>' entry".
 torch::Tensor readStateEntry(torch::serialize::InputArchive &archive, const std::string &key,
