@@ -1,3 +1,4 @@
+#include "optimizer_test_support.h"
 #include "train/adamw8bit.h"
 #include "train/blockwise_quantization.h"
 #include "train/fused_adamw.h"
@@ -108,27 +109,6 @@ std::vector<torch::Tensor> makeParameters(c10::ScalarType dtype) {
         parameters.push_back(torch::randn(shape, torch::dtype(dtype)).requires_grad_(true));
     }
     return parameters;
-}
-
-std::vector<torch::Tensor> cloneParameters(const std::vector<torch::Tensor> &parameters) {
-    std::vector<torch::Tensor> copies;
-    for (const torch::Tensor &parameter : parameters) {
-        copies.push_back(parameter.detach().clone().requires_grad_(true));
-    }
-    return copies;
-}
-
-// Deterministic gradients for step `step`; parameter 2 gets none on even steps.
-void setGradients(std::vector<torch::Tensor> &parameters, int step, double magnitude) {
-    for (std::size_t index = 0; index < parameters.size(); ++index) {
-        torch::Tensor &parameter = parameters[index];
-        if (index == 2 && step % 2 == 0) {
-            parameter.mutable_grad().reset();
-            continue;
-        }
-        torch::manual_seed(100 * step + static_cast<int>(index));
-        parameter.mutable_grad() = torch::randn_like(parameter) * magnitude;
-    }
 }
 
 std::string saveToString(Optimizer &optimizer) {
@@ -366,7 +346,7 @@ void TestAdamW8bit::smallTensorsKeepFp32Moments() {
     std::vector<torch::Tensor> parameters = {torch::randn({4095}).requires_grad_(true),
                                              torch::randn({12, 5}).requires_grad_(true),
                                              torch::randn({64, 64}).requires_grad_(true)};
-    std::vector<torch::Tensor> reference_parameters = cloneParameters(parameters);
+    std::vector<torch::Tensor> reference_parameters = test_support::cloneParameters(parameters);
     AdamW8bit optimizer(parameters, AdamWOptions().lr(1e-2));
     FusedAdamW reference(reference_parameters, AdamWOptions().lr(1e-2));
     QVERIFY(!optimizer.isQuantized(0));
@@ -374,8 +354,8 @@ void TestAdamW8bit::smallTensorsKeepFp32Moments() {
     QVERIFY(optimizer.isQuantized(2)); // exactly 4096 elements
     QCOMPARE(optimizer.stateBytes(), std::uint64_t{8 * (4095 + 60) + 2 * 4096 + 2 * 4 * 16});
     for (int step = 1; step <= 5; ++step) {
-        setGradients(parameters, step, 1.0);
-        setGradients(reference_parameters, step, 1.0);
+        test_support::setGradients(parameters, step, 1.0, 2);
+        test_support::setGradients(reference_parameters, step, 1.0, 2);
         optimizer.step();
         reference.step();
     }
@@ -399,10 +379,10 @@ void TestAdamW8bit::clipFactorIsApplied_data() {
 void TestAdamW8bit::clipFactorIsApplied() {
     QFETCH(c10::ScalarType, dtype);
     std::vector<torch::Tensor> parameters = makeParameters(dtype);
-    std::vector<torch::Tensor> expected = cloneParameters(parameters);
+    std::vector<torch::Tensor> expected = test_support::cloneParameters(parameters);
     AdamW8bit optimizer(parameters);
-    setGradients(parameters, 1, 5.0);
-    setGradients(expected, 1, 5.0);
+    test_support::setGradients(parameters, 1, 5.0, 2);
+    test_support::setGradients(expected, 1, 5.0, 2);
     const double expected_norm = torch::nn::utils::clip_grad_norm_(expected, 2.0);
     const double norm = optimizer.clipGradNorm(2.0);
     QVERIFY2(std::abs(norm - expected_norm) <= 1e-6 * expected_norm,
@@ -421,7 +401,7 @@ void TestAdamW8bit::clipFactorIsApplied() {
         }
     }
     // The factor is used once.
-    setGradients(parameters, 3, 5.0);
+    test_support::setGradients(parameters, 3, 5.0, 2);
     const torch::Tensor moment_before = optimizer.expAvgOf(0).clone();
     optimizer.step();
     const torch::Tensor unclipped = 0.9 * moment_before + 0.1 * parameters[0].grad().to(at::kFloat);
@@ -443,17 +423,17 @@ void TestAdamW8bit::checkpointResumesBitIdentically() {
     std::vector<torch::Tensor> uninterrupted = makeParameters(dtype);
     AdamW8bit first(uninterrupted, AdamWOptions().lr(1e-2));
     for (int step = 1; step <= 3; ++step) {
-        setGradients(uninterrupted, step, 1.0);
+        test_support::setGradients(uninterrupted, step, 1.0, 2);
         first.step();
     }
     const std::string saved = saveToString(first);
-    std::vector<torch::Tensor> resumed = cloneParameters(uninterrupted);
+    std::vector<torch::Tensor> resumed = test_support::cloneParameters(uninterrupted);
     AdamW8bit second(resumed, AdamWOptions().lr(1e-2));
     loadFromString(second, saved);
     QCOMPARE(second.stepCounts(), first.stepCounts());
     for (int step = 4; step <= 8; ++step) {
-        setGradients(uninterrupted, step, 1.0);
-        setGradients(resumed, step, 1.0);
+        test_support::setGradients(uninterrupted, step, 1.0, 2);
+        test_support::setGradients(resumed, step, 1.0, 2);
         first.clipGradNorm(10.0);
         second.clipGradNorm(10.0);
         first.step();

@@ -1,3 +1,4 @@
+#include "optimizer_test_support.h"
 #include "train/fused_adamw.h"
 
 #include <torch/torch.h>
@@ -25,27 +26,6 @@ std::vector<torch::Tensor> makeParameters(c10::ScalarType dtype) {
         parameters.push_back(torch::randn(shape, torch::dtype(dtype)).requires_grad_(true));
     }
     return parameters;
-}
-
-std::vector<torch::Tensor> cloneParameters(const std::vector<torch::Tensor> &parameters) {
-    std::vector<torch::Tensor> copies;
-    for (const torch::Tensor &parameter : parameters) {
-        copies.push_back(parameter.detach().clone().requires_grad_(true));
-    }
-    return copies;
-}
-
-// Deterministic gradients for step `step`; parameter 1 gets none on even steps.
-void setGradients(std::vector<torch::Tensor> &parameters, int step, double magnitude) {
-    for (std::size_t index = 0; index < parameters.size(); ++index) {
-        torch::Tensor &parameter = parameters[index];
-        if (index == 1 && step % 2 == 0) {
-            parameter.mutable_grad().reset();
-            continue;
-        }
-        torch::manual_seed(100 * step + static_cast<int>(index));
-        parameter.mutable_grad() = torch::randn_like(parameter) * magnitude;
-    }
 }
 
 double maxDifference(const std::vector<torch::Tensor> &a, const std::vector<torch::Tensor> &b) {
@@ -108,14 +88,14 @@ void TestFusedAdamW::matchesTorchAdamW() {
     QFETCH(double, tolerance);
 
     std::vector<torch::Tensor> expected = makeParameters(dtype);
-    std::vector<torch::Tensor> actual = cloneParameters(expected);
+    std::vector<torch::Tensor> actual = test_support::cloneParameters(expected);
     torch::optim::AdamW reference(
         expected, torch::optim::AdamWOptions(1e-2).weight_decay(weight_decay).eps(1e-8));
     FusedAdamW fused(actual, FusedAdamWOptions().lr(1e-2).weight_decay(weight_decay));
 
     for (int step = 1; step <= 6; ++step) {
-        setGradients(expected, step, grad_magnitude);
-        setGradients(actual, step, grad_magnitude);
+        test_support::setGradients(expected, step, grad_magnitude, 1);
+        test_support::setGradients(actual, step, grad_magnitude, 1);
         if (max_norm > 0) {
             const double expected_norm = torch::nn::utils::clip_grad_norm_(expected, max_norm);
             const double actual_norm = fused.clipGradNorm(max_norm);
@@ -141,7 +121,7 @@ void TestFusedAdamW::matchesTorchAdamW() {
 
 void TestFusedAdamW::parametersBecomeViewsOfOneBuffer() {
     std::vector<torch::Tensor> parameters = makeParameters(c10::kFloat);
-    std::vector<torch::Tensor> before = cloneParameters(parameters);
+    std::vector<torch::Tensor> before = test_support::cloneParameters(parameters);
     FusedAdamW fused(parameters);
     const auto *buffer_begin = static_cast<const char *>(fused.flatParameters().data_ptr());
     const auto *buffer_end = buffer_begin + fused.flatParameters().nbytes();
@@ -185,7 +165,7 @@ void TestFusedAdamW::duplicatesAreKeptOnce() {
 void TestFusedAdamW::zeroGradSetsGradientsToNone() {
     std::vector<torch::Tensor> parameters = makeParameters(c10::kFloat);
     FusedAdamW fused(parameters);
-    setGradients(parameters, 1, 1.0);
+    test_support::setGradients(parameters, 1, 1.0, 1);
     QVERIFY(parameters[0].grad().defined());
     QVERIFY(fused.clipGradNorm(1e-3) > 1.0); // a pending clip factor of about 1e-5
     fused.zeroGrad();
@@ -194,7 +174,7 @@ void TestFusedAdamW::zeroGradSetsGradientsToNone() {
     }
     // The abandoned step's clip factor does not scale the next gradients: after one update
     // from zero, the first moment is exactly (1 - beta1) * gradient.
-    setGradients(parameters, 2, 1.0);
+    test_support::setGradients(parameters, 2, 1.0, 1);
     fused.step();
     QVERIFY(torch::allclose(fused.expAvgOf(0), 0.1 * parameters[0].grad()));
 }

@@ -1,3 +1,4 @@
+#include "optimizer_test_support.h"
 #include "train/fused_adamw.h"
 #include "train/offloaded_adamw.h"
 
@@ -26,28 +27,6 @@ std::vector<torch::Tensor> makeParameters(c10::ScalarType dtype = c10::kFloat) {
         parameters.push_back(torch::randn(shape, torch::dtype(dtype)).requires_grad_(true));
     }
     return parameters;
-}
-
-std::vector<torch::Tensor> cloneParameters(const std::vector<torch::Tensor> &parameters) {
-    std::vector<torch::Tensor> copies;
-    for (const torch::Tensor &parameter : parameters) {
-        copies.push_back(parameter.detach().clone().requires_grad_(true));
-    }
-    return copies;
-}
-
-// Deterministic gradients for step `step`; parameter 1 gets none on even steps.
-void setGradients(std::vector<torch::Tensor> &parameters, int step, double magnitude) {
-    for (std::size_t index = 0; index < parameters.size(); ++index) {
-        torch::Tensor &parameter = parameters[index];
-        if (index == 1 && step % 2 == 0) {
-            parameter.mutable_grad().reset();
-            continue;
-        }
-        torch::manual_seed(100 * step + static_cast<int>(index));
-        parameter.mutable_grad() =
-            (torch::randn_like(parameter, torch::kFloat) * magnitude).to(parameter.scalar_type());
-    }
 }
 
 double maxDifference(const std::vector<torch::Tensor> &a, const std::vector<torch::Tensor> &b) {
@@ -112,13 +91,13 @@ void TestOffloadedAdamW::equalsFusedAdamW() {
     QFETCH(double, grad_magnitude);
     QFETCH(double, tolerance);
     std::vector<torch::Tensor> expected = makeParameters();
-    std::vector<torch::Tensor> actual = cloneParameters(expected);
+    std::vector<torch::Tensor> actual = test_support::cloneParameters(expected);
     const AdamWOptions options = AdamWOptions().lr(1e-2).weight_decay(weight_decay);
     FusedAdamW fused(expected, options);
     OffloadedAdamW offloaded(actual, options);
     for (int step = 1; step <= 6; ++step) {
-        setGradients(expected, step, grad_magnitude);
-        setGradients(actual, step, grad_magnitude);
+        test_support::setGradients(expected, step, grad_magnitude, 1);
+        test_support::setGradients(actual, step, grad_magnitude, 1);
         if (max_norm > 0) {
             const double expected_norm = fused.clipGradNorm(max_norm);
             const double actual_norm = offloaded.clipGradNorm(max_norm);
@@ -183,7 +162,7 @@ void TestOffloadedAdamW::halfPrecisionParametersKeepAnFp32Master() {
     std::vector<torch::Tensor> parameters = makeParameters(c10::kBFloat16);
     OffloadedAdamW offloaded(parameters, AdamWOptions().lr(1e-3));
     for (int step = 1; step <= 3; ++step) {
-        setGradients(parameters, step, 1.0);
+        test_support::setGradients(parameters, step, 1.0, 1);
         offloaded.step();
     }
     const torch::Tensor &master = offloaded.hostOptimizer().parameters()[4];
@@ -197,11 +176,11 @@ void TestOffloadedAdamW::halfPrecisionParametersKeepAnFp32Master() {
 
 void TestOffloadedAdamW::zeroGradClearsGradientsAndClipFactor() {
     std::vector<torch::Tensor> parameters = makeParameters();
-    std::vector<torch::Tensor> expected = cloneParameters(parameters);
+    std::vector<torch::Tensor> expected = test_support::cloneParameters(parameters);
     OffloadedAdamW offloaded(parameters);
     FusedAdamW fused(expected);
-    setGradients(parameters, 1, 1.0);
-    setGradients(expected, 1, 1.0);
+    test_support::setGradients(parameters, 1, 1.0, 1);
+    test_support::setGradients(expected, 1, 1.0, 1);
     double sum_squares = 0;
     for (const torch::Tensor &parameter : expected) {
         sum_squares += parameter.grad().to(torch::kDouble).square().sum().item<double>();
@@ -213,8 +192,8 @@ void TestOffloadedAdamW::zeroGradClearsGradientsAndClipFactor() {
         QVERIFY(!parameter.grad().defined());
     }
     // The next step is unclipped: the same as FusedAdamW's without clipping.
-    setGradients(parameters, 2, 1.0);
-    setGradients(expected, 2, 1.0);
+    test_support::setGradients(parameters, 2, 1.0, 1);
+    test_support::setGradients(expected, 2, 1.0, 1);
     offloaded.step();
     fused.step();
     QCOMPARE(maxDifference(parameters, expected), 0.0);
@@ -227,16 +206,16 @@ void TestOffloadedAdamW::checkpointResumesBitIdentically() {
     std::vector<torch::Tensor> uninterrupted = makeParameters();
     OffloadedAdamW first(uninterrupted, AdamWOptions().lr(1e-2));
     for (int step = 1; step <= 3; ++step) {
-        setGradients(uninterrupted, step, 1.0);
+        test_support::setGradients(uninterrupted, step, 1.0, 1);
         first.step();
     }
     const std::string saved = saveToString(first);
-    std::vector<torch::Tensor> resumed = cloneParameters(uninterrupted);
+    std::vector<torch::Tensor> resumed = test_support::cloneParameters(uninterrupted);
     OffloadedAdamW second(resumed, AdamWOptions().lr(1e-2));
     loadFromString(second, saved);
     for (int step = 4; step <= 7; ++step) {
-        setGradients(uninterrupted, step, 1.0);
-        setGradients(resumed, step, 1.0);
+        test_support::setGradients(uninterrupted, step, 1.0, 1);
+        test_support::setGradients(resumed, step, 1.0, 1);
         first.clipGradNorm(20.0);
         second.clipGradNorm(20.0);
         first.step();
@@ -250,7 +229,7 @@ void TestOffloadedAdamW::loadStateNamesWhatDiffers() {
     std::vector<torch::Tensor> parameters = makeParameters();
     OffloadedAdamW saved_optimizer(parameters);
     const std::string saved = saveToString(saved_optimizer);
-    std::vector<torch::Tensor> other = cloneParameters(parameters);
+    std::vector<torch::Tensor> other = test_support::cloneParameters(parameters);
     other[2] = torch::randn({33, 18}).requires_grad_(true);
     OffloadedAdamW optimizer(other);
     try {
@@ -265,12 +244,12 @@ void TestOffloadedAdamW::loadStateNamesWhatDiffers() {
 
 void TestOffloadedAdamW::fromFusedAdamWContinuesExactly() {
     std::vector<torch::Tensor> expected = makeParameters();
-    std::vector<torch::Tensor> actual = cloneParameters(expected);
+    std::vector<torch::Tensor> actual = test_support::cloneParameters(expected);
     FusedAdamW reference(expected, AdamWOptions().lr(1e-2));
     auto before_switch = std::make_unique<FusedAdamW>(actual, AdamWOptions().lr(1e-2));
     for (int step = 1; step <= 3; ++step) {
-        setGradients(expected, step, 1.0);
-        setGradients(actual, step, 1.0);
+        test_support::setGradients(expected, step, 1.0, 1);
+        test_support::setGradients(actual, step, 1.0, 1);
         reference.step();
         before_switch->step();
     }
@@ -278,8 +257,8 @@ void TestOffloadedAdamW::fromFusedAdamWContinuesExactly() {
     QCOMPARE(switched->stepCounts(), before_switch->stepCounts());
     before_switch.reset();
     for (int step = 4; step <= 7; ++step) {
-        setGradients(expected, step, 1.0);
-        setGradients(actual, step, 1.0);
+        test_support::setGradients(expected, step, 1.0, 1);
+        test_support::setGradients(actual, step, 1.0, 1);
         reference.step();
         switched->step();
     }
