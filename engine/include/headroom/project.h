@@ -67,6 +67,21 @@ struct EvalRecord {
     EvalMetrics metrics;
 };
 
+// A measured training peak, kept so later estimates for the same device can be corrected
+// (schema 4). Written when a run ends and for every auto-fit probe.
+struct MemoryHistoryRecord {
+    std::int64_t id = 0;
+    std::string recorded_at; // ISO 8601 UTC
+    std::string source;      // "run" | "fit"
+    std::int64_t run_id = 0; // the run, 0 for a fit probe
+    std::string device;      // "cpu", "cuda:0", "mps"
+    std::string recipe;      // "gpt" | "tabular"
+    std::string config_json; // the config measured (micro-batch as measured)
+    std::int64_t micro_batch = 0;
+    std::uint64_t predicted_peak = 0; // the estimator's uncorrected peak; 0 = unknown
+    std::uint64_t measured_peak = 0;
+};
+
 // A Headroom project: one SQLite file (`NAME.headroom`) and a sibling folder
 // (`NAME.headroom.d/`) for checkpoints. Not thread-safe: one Project per thread; the
 // MetricsWriter opens its own connection.
@@ -138,6 +153,11 @@ public:
     std::vector<StepMetrics> metrics(std::int64_t run_id) const;
     std::vector<EvalRecord> evaluations(std::int64_t run_id) const;
     std::vector<EventRecord> events(std::int64_t run_id) const;
+
+    // Memory history (see MemoryHistoryRecord); the newest first, at most `limit` rows.
+    void addMemoryHistory(const MemoryHistoryRecord &record);
+    std::vector<MemoryHistoryRecord> memoryHistory(const std::string &device,
+                                                   const std::string &recipe, int limit = 20) const;
 
 private:
     struct Impl;
