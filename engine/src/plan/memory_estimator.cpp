@@ -1,13 +1,121 @@
+#include "compat/torch_compat.h"
+#include "plan/gpt_memory_model.h"
+#include "plan/planner_request.h"
+#include "train/run_setup.h"
+#include "train/techniques.h"
+
 #include <headroom/plan.h>
+#include <headroom/units.h>
+
+#include <algorithm>
+#include <cmath>
 
 namespace headroom {
 
-MemoryEstimate estimateMemory(const Config &, const ModelFacts &) {
-    return {}; // placeholder until the estimator lands
+namespace {
+
+plan::StepTechniques stepTechniques(const Config &config) {
+    const train::Techniques techniques = train::techniquesFromConfig(config);
+    plan::StepTechniques step;
+    step.precision = techniques.precision == train::Precision::Fp32 ? plan::EstimatePrecision::Fp32
+                                                                    : plan::EstimatePrecision::Half;
+    step.checkpoint_every = techniques.checkpoint_every;
+    step.adamw8bit = techniques.adamw8bit;
+    step.offload = techniques.offload;
+    step.micro_batch = config.integer("train.micro_batch");
+    step.accumulation = config.integer("train.accumulation");
+    step.lora_rank = config.integer("lora.rank");
+    step.lora_dropout = config.real("lora.dropout");
+    std::string targets = config.text("lora.targets");
+    std::size_t start = 0;
+    while (start <= targets.size()) {
+        const std::size_t comma = std::min(targets.find(',', start), targets.size());
+        if (comma > start) {
+            step.lora_targets.insert(targets.substr(start, comma - start));
+        }
+        start = comma + 1;
+    }
+    return step;
 }
 
-MemoryEstimate estimateMemory(const PlanRequest &) {
-    return {};
+// The device kind the config trains on, without touching a GPU: "auto" is what the
+// build and machine would pick.
+std::string deviceKind(const Config &config) {
+    const std::string device = train::resolveDevice(config.text("device")).str();
+    return device.substr(0, device.find(':'));
 }
+
+} // namespace
+
+MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
+    const plan::StepTechniques techniques = stepTechniques(config);
+    MemoryEstimate estimate;
+    estimate.recipe = config.text("recipe");
+    estimate.device = deviceKind(config);
+    estimate.techniques = train::techniquesFromConfig(config).describe();
+    estimate.micro_batch = techniques.micro_batch;
+    estimate.accumulation = techniques.accumulation;
+    const plan::StepMemory memory = estimate.recipe == "gpt"
+                                        ? plan::gptStepMemory(config, facts.vocab_size, techniques)
+                                        : plan::tabularStepMemory(config, facts, techniques);
+    estimate.model = memory.model;
+    estimate.parameters = memory.parameters;
+    estimate.trainable = memory.trainable;
+    estimate.weights = memory.weights;
+    estimate.gradients = memory.gradients;
+    estimate.optimizer = memory.optimizer;
+    estimate.activations = memory.activations;
+    estimate.overhead = memory.overhead;
+    estimate.host_bytes = memory.host;
+    if (estimate.device != "cpu") {
+        // The caching allocators round blocks up and keep workspaces (cuBLAS); the
+        // coefficients above come from the exact CPU counts.
+        const std::uint64_t dynamic = estimate.gradients + estimate.activations;
+        estimate.overhead += dynamic / 32 + 8 * 1024 * 1024;
+        estimate.notes.push_back("calibrated on the CPU allocator; on " + estimate.device +
+                                 " allocator rounding and workspaces are estimated (+3 % of "
+                                 "activations and gradients, +8 MiB)");
+    }
+#if HEADROOM_TORCH_AT_LEAST(2, 0)
+    if (estimate.recipe == "gpt") {
+        estimate.notes.push_back(
+            "attention memory is calibrated on LibTorch 1.13; LibTorch " + compat::torchVersion() +
+            " uses scaled_dot_product_attention, which usually saves less (estimate is high)");
+    }
+#endif
+    estimate.model_peak = estimate.weights + estimate.gradients + estimate.optimizer +
+                          estimate.activations + estimate.overhead;
+    estimate.peak = estimate.model_peak;
+    estimate.budget = config.bytes("memory.budget");
+    estimate.fits = estimate.budget == 0 || estimate.peak <= estimate.budget;
+    return estimate;
+}
+
+namespace plan {
+
+void applyHistoryCorrection(MemoryEstimate &estimate,
+                            const std::vector<MemoryHistoryRecord> &history) {
+    std::vector<double> ratios;
+    for (const MemoryHistoryRecord &record : history) {
+        if (record.predicted_peak > 0 && record.measured_peak > 0) {
+            ratios.push_back(static_cast<double>(record.measured_peak) /
+                             static_cast<double>(record.predicted_peak));
+        }
+    }
+    if (ratios.empty()) {
+        return;
+    }
+    std::sort(ratios.begin(), ratios.end());
+    const std::size_t middle = ratios.size() / 2;
+    const double median =
+        ratios.size() % 2 == 1 ? ratios[middle] : 0.5 * (ratios[middle - 1] + ratios[middle]);
+    estimate.correction = std::clamp(median, kMinCorrection, kMaxCorrection);
+    estimate.history_samples = static_cast<int>(ratios.size());
+    estimate.peak = static_cast<std::uint64_t>(
+        std::llround(static_cast<double>(estimate.model_peak) * estimate.correction));
+    estimate.fits = estimate.budget == 0 || estimate.peak <= estimate.budget;
+}
+
+} // namespace plan
 
 } // namespace headroom

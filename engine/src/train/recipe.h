@@ -59,6 +59,9 @@ public:
 // The GPT shape a config asks for: model.params when set, else layers/heads/dim.
 models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab_size);
 
+// model.hidden ("128,64") as widths; the config validated the text.
+std::vector<std::int64_t> parseHiddenWidths(const std::string &text);
+
 std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
                                       torch::Device device);
 std::unique_ptr<Recipe> makeTabularRecipe(const Config &config, const data::TabularSchema &schema,

@@ -71,6 +71,16 @@ torch::Device resolveDevice(const std::string &device) {
     return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
 }
 
+std::string tokenizerBlobName(const Config &config) {
+    return "tokenizer/" + config.text("tokenizer") + "/" +
+           std::to_string(config.integer("tokenizer.vocab_size"));
+}
+
+std::string schemaBlobName(const data::DataSpec &spec) {
+    return "tabular_schema/" + spec.target + "/" + spec.task + "/" +
+           std::to_string(spec.max_examples);
+}
+
 PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress) {
     PreparedData prepared;
     prepared.spec = dataSpecFromConfig(config, project.path());
@@ -81,8 +91,7 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
             return prepared;
         }
         const auto vocab_size = static_cast<std::int32_t>(config.integer("tokenizer.vocab_size"));
-        const std::string blob_name =
-            "tokenizer/" + data::toString(kind) + "/" + std::to_string(vocab_size);
+        const std::string blob_name = tokenizerBlobName(config);
         if (const auto stored = project.blob(blob_name)) {
             prepared.tokenizer = data::loadTokenizer(kind, *stored);
         } else {
@@ -93,9 +102,7 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
         }
         return prepared;
     }
-    const std::string blob_name = "tabular_schema/" + prepared.spec.target + "/" +
-                                  prepared.spec.task + "/" +
-                                  std::to_string(prepared.spec.max_examples);
+    const std::string blob_name = schemaBlobName(prepared.spec);
     if (const auto stored = project.blob(blob_name)) {
         prepared.schema = data::TabularSchema::fromJson(*stored);
     } else {

@@ -37,6 +37,10 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
 // ConfigError that names what is available.
 torch::Device resolveDevice(const std::string &device);
 
+// Where prepareData stores the trained tokenizer and the tabular schema in the project.
+std::string tokenizerBlobName(const Config &config);
+std::string schemaBlobName(const data::DataSpec &spec);
+
 using ProgressCallback = std::function<void(const std::string &)>;
 PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress);
 

@@ -9,9 +9,7 @@
 
 namespace headroom::train {
 
-namespace {
-
-std::vector<std::int64_t> parseWidths(const std::string &text) {
+std::vector<std::int64_t> parseHiddenWidths(const std::string &text) {
     std::vector<std::int64_t> widths;
     std::stringstream items(text);
     std::string item;
@@ -20,6 +18,8 @@ std::vector<std::int64_t> parseWidths(const std::string &text) {
     }
     return widths;
 }
+
+namespace {
 
 class TabularRecipe final : public Recipe {
 public:
@@ -141,7 +141,7 @@ std::unique_ptr<Recipe> makeTabularRecipe(const Config &config, const data::Tabu
     }
     options.cardinalities(cardinalities)
         .embedding_dim(config.integer("model.embedding_dim"))
-        .hidden(parseWidths(config.text("model.hidden")))
+        .hidden(parseHiddenWidths(config.text("model.hidden")))
         .dropout(config.real("model.dropout"));
     return std::make_unique<TabularRecipe>(options, schema, device);
 }

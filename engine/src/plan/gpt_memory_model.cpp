@@ -1,0 +1,221 @@
+#include "plan/gpt_memory_model.h"
+
+#include "train/adamw8bit.h"
+#include "train/blockwise_quantization.h"
+#include "train/recipe.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <sstream>
+
+namespace headroom::plan {
+
+namespace {
+
+using Bytes = double; // the models mix fractional coefficients; rounded at the end
+
+// Bytes per element of each shape product, for one precision. Names: N = micro_batch x
+// seq_len tokens, d = model.dim, A = micro_batch x heads x seq_len^2 attention weights,
+// V = vocabulary. Index 0: dropout > 0, 1: dropout = 0.
+struct GptCoefficients {
+    Bytes block_nd[2];       // saved per block: LayerNorm/Linear inputs, qkv, MLP, residuals
+    Bytes block_a[2];        // softmax weights (+ dropout mask and output)
+    Bytes block_n;           // LayerNorm mean and rstd
+    Bytes block_d2;          // autocast's low-precision copies of the block's weights
+    Bytes head_nv;           // log-softmax output
+    Bytes head_nd[2];        // embedding output (+ dropout mask), final LayerNorm output
+    Bytes head_n;            // final LayerNorm statistics
+    Bytes head_vd;           // autocast's copy of the tied embedding
+    Bytes head_backward_nv;  // cross-entropy backward: gradient of the log-probabilities and
+                             // of the logits, both alive at once
+    Bytes block_backward_nd; // a block's backward transient (activation gradients)
+    Bytes block_backward_d2; // ... and its weight gradients
+    Bytes recompute_nd;      // a checkpointed block's recompute and nested backward, beyond
+    Bytes recompute_d2;      // its saved activations (gradients of its weights included)
+    Bytes residual_nd;       // a checkpointed block keeps its output only
+    Bytes embedding_nd[2];   // saved by the embedding stage (kept below a checkpointed block)
+    Bytes linear_input;      // bytes per element of a Linear input saved for backward
+};
+
+// clang-format off
+constexpr GptCoefficients kFp32{{72, 64}, {12, 4}, 16, 0,  4, {12, 8},     8, 0, 8, 12.5, 16,
+                                19.0, 22.7, 4, {8, 4}, 4};
+constexpr GptCoefficients kHalf{{40, 36}, {6, 2},  16, 24, 4, {10.8, 6.8}, 0, 2, 8, 9.3,  16,
+                                19.4, 0,    4, {8, 4}, 2};
+// clang-format on
+
+// Per block: ln1, qkv (3d^2+3d), proj, ln2, fc (4d^2+4d), fc_out (4d^2+d), as in gpt.cpp.
+std::vector<std::int64_t> gptParameterSizes(std::int64_t vocab, std::int64_t seq_len,
+                                            std::int64_t layers, std::int64_t dim) {
+    std::vector<std::int64_t> sizes{vocab * dim, seq_len * dim};
+    for (std::int64_t layer = 0; layer < layers; ++layer) {
+        for (const std::int64_t size : {dim, dim, 3 * dim * dim, 3 * dim, dim * dim, dim, dim, dim,
+                                        4 * dim * dim, 4 * dim, 4 * dim * dim, dim}) {
+            sizes.push_back(size);
+        }
+    }
+    sizes.push_back(dim);
+    sizes.push_back(dim);
+    return sizes;
+}
+
+struct LoraSiteShape {
+    const char *target;
+    std::int64_t in;
+    std::int64_t out;
+};
+
+std::string millions(std::int64_t count) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f M", static_cast<double>(count) / 1e6);
+    return text;
+}
+
+std::uint64_t toBytes(Bytes value) {
+    return value <= 0 ? 0 : static_cast<std::uint64_t>(value + 0.5);
+}
+
+} // namespace
+
+std::uint64_t optimizerStateBytes(const std::vector<std::int64_t> &parameter_sizes,
+                                  bool adamw8bit) {
+    std::uint64_t bytes = 0;
+    for (const std::int64_t size : parameter_sizes) {
+        if (!adamw8bit || size < train::AdamW8bit::kMinQuantizedElements) {
+            bytes += 8 * static_cast<std::uint64_t>(size);
+            continue;
+        }
+        const auto blocks = static_cast<std::uint64_t>((size + train::kQuantizationBlock - 1) /
+                                                       train::kQuantizationBlock);
+        bytes +=
+            2 * blocks * static_cast<std::uint64_t>(train::kQuantizationBlock) + 2 * blocks * 4;
+    }
+    return bytes;
+}
+
+StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
+                         const StepTechniques &techniques) {
+    const models::GptOptions options = train::gptOptionsFromConfig(config, vocab_size);
+    const auto V = static_cast<Bytes>(options.vocab_size());
+    const auto T = static_cast<Bytes>(options.seq_len());
+    const auto d = static_cast<Bytes>(options.dim());
+    const auto H = static_cast<Bytes>(options.heads());
+    const std::int64_t layers = options.layers();
+    const auto B = static_cast<Bytes>(techniques.micro_batch);
+    const Bytes N = B * T;
+    const Bytes Nd = N * d;
+    const Bytes A = B * H * T * T;
+    const Bytes NV = N * V;
+    const int drop = options.dropout() > 0 ? 0 : 1;
+    const GptCoefficients &c = techniques.precision == EstimatePrecision::Fp32 ? kFp32 : kHalf;
+
+    StepMemory memory;
+    const std::vector<std::int64_t> base_sizes =
+        gptParameterSizes(options.vocab_size(), options.seq_len(), layers, options.dim());
+    std::int64_t base_parameters = 0;
+    for (const std::int64_t size : base_sizes) {
+        base_parameters += size;
+    }
+
+    // LoRA freezes the base: a frozen Linear keeps no input for backward (no weight
+    // gradient), an adapter keeps its (dropped-out) input and its rank-r projection.
+    const bool lora = techniques.lora_rank > 0;
+    const auto r = static_cast<Bytes>(techniques.lora_rank);
+    const LoraSiteShape sites[] = {{"qkv", options.dim(), 3 * options.dim()},
+                                   {"attn_out", options.dim(), options.dim()},
+                                   {"mlp_in", options.dim(), 4 * options.dim()},
+                                   {"mlp_out", 4 * options.dim(), options.dim()}};
+    std::vector<std::int64_t> trainable_sizes;
+    Bytes lora_block_delta = 0;
+    if (lora) {
+        for (std::int64_t layer = 0; layer < layers; ++layer) {
+            for (const LoraSiteShape &site : sites) {
+                if (techniques.lora_targets.count(site.target) != 0) {
+                    trainable_sizes.push_back(techniques.lora_rank * site.in);
+                    trainable_sizes.push_back(site.out * techniques.lora_rank);
+                }
+            }
+        }
+        const Bytes act = techniques.precision == EstimatePrecision::Fp32 ? 4 : 2;
+        for (const LoraSiteShape &site : sites) {
+            const Bytes input = N * static_cast<Bytes>(site.in);
+            lora_block_delta -= input * c.linear_input;
+            if (techniques.lora_targets.count(site.target) != 0) {
+                lora_block_delta +=
+                    techniques.lora_dropout > 0 ? 2 * input * act : input * c.linear_input;
+                lora_block_delta += N * r * act;
+            }
+        }
+    } else {
+        trainable_sizes = base_sizes;
+    }
+    std::int64_t trainable = 0;
+    for (const std::int64_t size : trainable_sizes) {
+        trainable += size;
+    }
+    memory.parameters = base_parameters + (lora ? trainable : 0);
+    memory.trainable = trainable;
+    memory.weights = 4 * static_cast<std::uint64_t>(memory.parameters);
+    const std::uint64_t state = optimizerStateBytes(trainable_sizes, techniques.adamw8bit);
+    (techniques.offload ? memory.host : memory.optimizer) = state;
+    const auto all_gradients = 4 * static_cast<std::uint64_t>(trainable);
+
+    // Saved for backward at the end of the forward pass.
+    const Bytes block = c.block_nd[drop] * Nd + c.block_a[drop] * A + c.block_n * N +
+                        c.block_d2 * d * d + lora_block_delta;
+    const Bytes residual = c.residual_nd * Nd;
+    Bytes head = c.head_nv * NV + c.head_nd[drop] * Nd + c.head_n * N + c.head_vd * V * d;
+    if (lora) {
+        head -= c.linear_input * Nd; // the frozen tied projection keeps no input
+    }
+    std::vector<bool> checkpointed(static_cast<std::size_t>(layers), false);
+    Bytes saved = 0;
+    for (std::int64_t layer = 0; layer < layers; ++layer) {
+        const bool recompute =
+            techniques.checkpoint_every > 0 && layer % techniques.checkpoint_every == 0;
+        checkpointed[static_cast<std::size_t>(layer)] = recompute;
+        saved += recompute ? residual : block;
+    }
+    const Bytes block_backward = c.block_backward_nd * Nd + c.block_backward_d2 * d * d;
+    // The peak is the largest of: the start of backward (everything saved, plus the
+    // cross-entropy gradients or the last block's backward transient) and, with
+    // checkpointing, the recompute of any checkpointed block: what lies below it is still
+    // saved, and (without accumulation) the gradients of everything above it exist already.
+    Bytes activations = head + saved + std::max(c.head_backward_nv * NV, block_backward);
+    const Bytes block_gradients =
+        4 *
+        static_cast<Bytes>(trainable -
+                           (lora ? 0 : base_sizes[0] + base_sizes[1] + 2 * options.dim())) /
+        static_cast<Bytes>(layers);
+    const Bytes top_gradients = lora ? 0 : 4 * (V * d + 2 * d);
+    Bytes below = c.embedding_nd[drop] * Nd;
+    for (std::int64_t layer = 0; layer < layers; ++layer) {
+        if (checkpointed[static_cast<std::size_t>(layer)]) {
+            const Bytes above =
+                techniques.accumulation > 1
+                    ? 0
+                    : top_gradients + block_gradients * static_cast<Bytes>(layers - 1 - layer);
+            activations = std::max(activations, below + above + block + c.recompute_nd * Nd +
+                                                    c.recompute_d2 * d * d);
+        }
+        below += checkpointed[static_cast<std::size_t>(layer)] ? residual : block;
+    }
+    memory.activations = toBytes(activations);
+    // Gradients of earlier micro-batches stay alive through the next ones.
+    memory.gradients = techniques.accumulation > 1 ? all_gradients : 0;
+    // After backward every gradient exists: the optimizer step may be the peak instead
+    // (with the gradient-norm and update temporaries).
+    if (memory.gradients + memory.activations < all_gradients + kOptimizerStepWorkspace) {
+        memory.gradients = all_gradients;
+        memory.activations = kOptimizerStepWorkspace;
+    }
+    memory.overhead = toBytes(16 * N); // int64 tokens and targets
+    memory.model = "GPT · " + std::to_string(layers) + " layers · dim " +
+                   std::to_string(options.dim()) + " · " + std::to_string(options.heads()) +
+                   " heads · context " + std::to_string(options.seq_len()) + " · vocab " +
+                   std::to_string(options.vocab_size()) + " · " + millions(memory.parameters) +
+                   " parameters";
+    return memory;
+}
+
+} // namespace headroom::plan
