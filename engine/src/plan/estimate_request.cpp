@@ -27,7 +27,12 @@ PlannerInput loadPlannerInput(const PlanRequest &request) {
 
     const std::string recipe = input.config.text("recipe");
     input.facts = storedModelFacts(input.config, project);
-    input.device = train::resolveDevice(input.config.text("device")).str();
+    input.device = input.config.text("device");
+    if (input.device == "auto") {
+        input.device = train::resolveDevice(input.device).str();
+    } else if (input.device == "cuda") {
+        input.device = "cuda:0"; // as the trainer names it
+    }
     input.history = project.memoryHistory(input.device, recipe, kHistorySamples);
     return input;
 }

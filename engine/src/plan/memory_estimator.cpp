@@ -38,10 +38,14 @@ plan::StepTechniques stepTechniques(const Config &config) {
     return step;
 }
 
-// The device kind the config trains on, without touching a GPU: "auto" is what the
-// build and machine would pick.
+// The device kind the config trains on, without touching a GPU: "auto" is what this build
+// and machine would pick; an explicit device may be one this machine lacks (planning for a
+// profile).
 std::string deviceKind(const Config &config) {
-    const std::string device = train::resolveDevice(config.text("device")).str();
+    std::string device = config.text("device");
+    if (device == "auto") {
+        device = train::resolveDevice(device).str();
+    }
     return device.substr(0, device.find(':'));
 }
 

@@ -1,13 +1,325 @@
+// The plan chooser: every combination of techniques the device allows, at every micro-batch
+// that divides the effective batch, estimated; the fastest that fits the budget with the
+// safety margin wins. Speeds are relative factors per technique and device (measured on the
+// CPU, see docs/BENCHMARKS.md; published figures elsewhere), times a batch-efficiency term.
+#include "plan/planner_request.h"
+
 #include <headroom/plan.h>
+#include <headroom/units.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <optional>
 
 namespace headroom {
 
-Plan recommendPlan(const Config &, const ModelFacts &, const HardwareProfile &) {
-    return {}; // placeholder until the plan chooser lands
+namespace {
+
+constexpr double kSafetyMargin = 0.1;
+
+struct Option {
+    std::string precision = "fp32";
+    std::int64_t checkpointing = 0;
+    std::string optimizer = "adamw";
+    bool offload = false;
+    std::int64_t micro_batch = 1;
+    std::int64_t accumulation = 1;
+    MemoryEstimate estimate;
+    double speed = 1;
+    bool fits = false;
+};
+
+struct SpeedFactors {
+    double half = 1, checkpointing = 1, adamw8bit = 1, offload = 1;
+};
+
+SpeedFactors speedFactors(ProfileKind kind) {
+    switch (kind) {
+    case ProfileKind::Cuda:
+        return {1.6, 0.75, 0.95, 0.5};
+    case ProfileKind::Mps:
+        return {1, 0.75, 0.6, 1};
+    case ProfileKind::Cpu:
+        break;
+    }
+    return {0.73, 0.85, 0.45, 1}; // docs/BENCHMARKS.md, 10 M GPT on 2 cores
 }
 
-Plan recommendPlan(const PlanRequest &) {
-    return {};
+// Small micro-batches waste time in per-call overhead; tokens per call decide it.
+double batchEfficiency(std::int64_t micro_batch, double units_per_example) {
+    const double units = static_cast<double>(micro_batch) * units_per_example;
+    return units / (units + 1.0);
+}
+
+std::vector<std::int64_t> divisors(std::int64_t value) {
+    std::vector<std::int64_t> result;
+    for (std::int64_t candidate = 1; candidate <= value; ++candidate) {
+        if (value % candidate == 0) {
+            result.push_back(candidate);
+        }
+    }
+    return result;
+}
+
+std::string describeOption(const Option &option) {
+    std::vector<std::string> parts;
+    parts.push_back(option.precision);
+    if (option.checkpointing > 0) {
+        parts.emplace_back("checkpointing");
+    }
+    if (option.optimizer == "adamw8bit") {
+        parts.emplace_back("8-bit AdamW");
+    }
+    if (option.offload) {
+        parts.emplace_back("offloaded optimizer");
+    }
+    std::string text;
+    for (const std::string &part : parts) {
+        text += (text.empty() ? "" : " · ") + part;
+    }
+    return text;
+}
+
+std::vector<std::string> optionOverrides(const Option &option) {
+    return {"precision=" + option.precision,
+            "checkpointing=" + std::to_string(option.checkpointing),
+            "optimizer=" + option.optimizer,
+            std::string("offload.optimizer=") + (option.offload ? "on" : "off"),
+            "train.micro_batch=" + std::to_string(option.micro_batch),
+            "train.accumulation=" + std::to_string(option.accumulation)};
+}
+
+bool sameTechniques(const Option &a, const Option &b) {
+    return a.precision == b.precision && a.checkpointing == b.checkpointing &&
+           a.optimizer == b.optimizer && a.offload == b.offload;
+}
+
+} // namespace
+
+Plan recommendPlan(const Config &base, const ModelFacts &facts, const HardwareProfile &profile) {
+    Plan plan;
+    plan.profile = profile;
+    plan.safety_margin = kSafetyMargin;
+    Config config = base;
+    const std::uint64_t budget = config.bytes("memory.budget");
+    const double limit = static_cast<double>(budget) * (1.0 - kSafetyMargin);
+    const bool gpt = config.text("recipe") == "gpt";
+    const std::int64_t effective =
+        config.integer("train.micro_batch") * config.integer("train.accumulation");
+    const double units = gpt ? static_cast<double>(config.integer("model.seq_len")) / 32.0 : 0.125;
+    const SpeedFactors factors = speedFactors(profile.kind);
+
+    std::vector<std::string> precisions{"fp32"};
+    if (profile.bf16) {
+        precisions.emplace_back("bf16");
+    } else if (profile.fp16) {
+        precisions.emplace_back("fp16");
+    }
+    const std::vector<std::int64_t> checkpointing =
+        gpt ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{0};
+    std::vector<std::pair<std::string, bool>> optimizers{{"adamw", false}, {"adamw8bit", false}};
+    if (profile.kind == ProfileKind::Cuda) {
+        optimizers.emplace_back("adamw", true);
+    }
+
+    const double reference_efficiency = batchEfficiency(config.integer("train.micro_batch"), units);
+    std::vector<Option> options;
+    for (const std::string &precision : precisions) {
+        for (const std::int64_t every : checkpointing) {
+            for (const auto &[optimizer, offload] : optimizers) {
+                for (const std::int64_t micro_batch : divisors(effective)) {
+                    Option option;
+                    option.precision = precision;
+                    option.checkpointing = every;
+                    option.optimizer = optimizer;
+                    option.offload = offload;
+                    option.micro_batch = micro_batch;
+                    option.accumulation = effective / micro_batch;
+                    for (const std::string &assignment : optionOverrides(option)) {
+                        config.setAssignment(assignment);
+                    }
+                    option.estimate = estimateMemory(config, facts);
+                    option.fits = budget == 0 || static_cast<double>(option.estimate.peak) <= limit;
+                    option.speed = (precision == "fp32" ? 1 : factors.half) *
+                                   (every > 0 ? factors.checkpointing : 1) *
+                                   (optimizer == "adamw8bit" ? factors.adamw8bit : 1) *
+                                   (offload ? factors.offload : 1) *
+                                   batchEfficiency(micro_batch, units) / reference_efficiency;
+                    options.push_back(option);
+                }
+            }
+        }
+    }
+
+    // One row per combination of techniques: its fastest fitting micro-batch, else its
+    // smallest footprint.
+    std::vector<Option> rows;
+    for (const Option &option : options) {
+        auto row = std::find_if(rows.begin(), rows.end(),
+                                [&](const Option &other) { return sameTechniques(option, other); });
+        if (row == rows.end()) {
+            rows.push_back(option);
+            continue;
+        }
+        const bool better = option.fits != row->fits
+                                ? option.fits
+                                : (option.fits ? option.speed > row->speed
+                                               : option.estimate.peak < row->estimate.peak);
+        if (better) {
+            *row = option;
+        }
+    }
+    std::sort(rows.begin(), rows.end(), [](const Option &a, const Option &b) {
+        return a.speed != b.speed ? a.speed > b.speed : a.estimate.peak < b.estimate.peak;
+    });
+    std::uint64_t smallest_faster = UINT64_MAX;
+    for (const Option &row : rows) {
+        PlanAlternative alternative;
+        alternative.techniques = describeOption(row);
+        alternative.micro_batch = row.micro_batch;
+        alternative.accumulation = row.accumulation;
+        alternative.peak = row.estimate.peak;
+        alternative.relative_speed = row.speed;
+        alternative.fits = row.fits;
+        alternative.pareto = row.estimate.peak < smallest_faster;
+        smallest_faster = std::min(smallest_faster, row.estimate.peak);
+        alternative.overrides = optionOverrides(row);
+        plan.alternatives.push_back(alternative);
+    }
+
+    const auto best =
+        std::find_if(rows.begin(), rows.end(), [](const Option &row) { return row.fits; });
+    if (best == rows.end()) {
+        const auto smallest =
+            std::min_element(rows.begin(), rows.end(), [](const Option &a, const Option &b) {
+                return a.estimate.peak < b.estimate.peak;
+            });
+        plan.feasible = false;
+        plan.estimate = smallest->estimate;
+        const std::uint64_t fixed = smallest->estimate.weights + smallest->estimate.optimizer;
+        plan.summary = "cannot fit: even " + describeOption(*smallest) + " at micro-batch " +
+                       std::to_string(smallest->micro_batch) + " needs " +
+                       formatBytes(smallest->estimate.peak) + " of the " + formatBytes(budget) +
+                       " budget less the " + std::to_string(static_cast<int>(kSafetyMargin * 100)) +
+                       " % margin (weights and optimizer state alone: " + formatBytes(fixed) +
+                       "); make the model smaller or plan for a larger profile";
+        return plan;
+    }
+
+    plan.feasible = true;
+    plan.estimate = best->estimate;
+    plan.overrides = optionOverrides(*best);
+    const Option *as_configured = nullptr;
+    Config original = base;
+    for (const Option &option : options) {
+        if (option.precision == original.text("precision") &&
+            option.checkpointing == (original.integer("checkpointing") > 0 ? 1 : 0) &&
+            option.optimizer == original.text("optimizer") &&
+            option.offload == (original.text("offload.optimizer") == "on") &&
+            option.micro_batch == original.integer("train.micro_batch")) {
+            as_configured = &option;
+        }
+    }
+    const bool unchanged = as_configured != nullptr && as_configured->fits &&
+                           sameTechniques(*as_configured, *best) &&
+                           as_configured->micro_batch == best->micro_batch;
+    plan.summary = unchanged ? "fits as configured: " + formatBytes(best->estimate.peak) + " of " +
+                                   (budget ? formatBytes(budget) : std::string("no budget"))
+                             : "needs " + describeOption(*best) + " at micro-batch " +
+                                   std::to_string(best->micro_batch) + " x " +
+                                   std::to_string(best->accumulation) + ": " +
+                                   formatBytes(best->estimate.peak) + " of " + formatBytes(budget);
+
+    // One line per decision: what the best plan without this choice would look like.
+    const auto bestWhere = [&](const std::function<bool(const Option &)> &keep) -> const Option * {
+        const Option *found = nullptr;
+        for (const Option &option : options) {
+            if (option.fits && keep(option) && (found == nullptr || option.speed > found->speed)) {
+                found = &option;
+            }
+        }
+        return found;
+    };
+    const auto reasonFor = [&](bool on, const std::function<bool(const Option &)> &without,
+                               const std::string &what) {
+        const Option *alternative = bestWhere(without);
+        if (!on) {
+            return what + " is not needed: the plan fits without it";
+        }
+        if (alternative == nullptr) {
+            return "without " + what + " nothing fits the budget";
+        }
+        char text[160];
+        std::snprintf(text, sizeof text,
+                      "the fastest plan without %s runs at %.2fx instead of %.2fx", what.c_str(),
+                      alternative->speed, best->speed);
+        return std::string(text);
+    };
+    if (budget != 0) {
+        plan.decisions.push_back(
+            {"memory.budget", formatBytes(budget),
+             profile.id.empty() ? "as configured" : profile.label + ": " + profile.note});
+    }
+    plan.decisions.push_back(
+        {"precision", best->precision,
+         reasonFor(
+             best->precision != "fp32", [](const Option &o) { return o.precision == "fp32"; },
+             "mixed precision")});
+    if (gpt) {
+        plan.decisions.push_back(
+            {"checkpointing", std::to_string(best->checkpointing),
+             reasonFor(
+                 best->checkpointing > 0, [](const Option &o) { return o.checkpointing == 0; },
+                 "activation checkpointing")});
+    }
+    plan.decisions.push_back(
+        {"optimizer", best->optimizer,
+         reasonFor(
+             best->optimizer == "adamw8bit",
+             [](const Option &o) { return o.optimizer != "adamw8bit"; }, "8-bit AdamW")});
+    if (profile.kind == ProfileKind::Cuda) {
+        plan.decisions.push_back(
+            {"offload.optimizer", best->offload ? "on" : "off",
+             reasonFor(
+                 best->offload, [](const Option &o) { return !o.offload; }, "optimizer offload")});
+    }
+    std::string batch_reason = "keeps the effective batch of " + std::to_string(effective);
+    const auto larger = std::find_if(options.begin(), options.end(), [&](const Option &o) {
+        return sameTechniques(o, *best) && o.micro_batch > best->micro_batch;
+    });
+    if (larger != options.end() && !larger->fits) {
+        batch_reason += "; micro-batch " + std::to_string(larger->micro_batch) + " would need " +
+                        formatBytes(larger->estimate.peak);
+    }
+    plan.decisions.push_back(
+        {"train.micro_batch",
+         std::to_string(best->micro_batch) + " x " + std::to_string(best->accumulation),
+         batch_reason});
+    return plan;
+}
+
+Plan recommendPlan(const PlanRequest &request) {
+    const plan::PlannerInput input = plan::loadPlannerInput(request);
+    HardwareProfile profile = input.profile;
+    if (!input.has_profile) {
+        // Planning for what the config names: its device kind and budget.
+        const std::string device = input.device.substr(0, input.device.find(':'));
+        profile.kind = device == "cuda" ? ProfileKind::Cuda
+                                        : (device == "mps" ? ProfileKind::Mps : ProfileKind::Cpu);
+        profile.device = input.config.text("device");
+        profile.budget_bytes = input.config.bytes("memory.budget");
+        profile.bf16 = profile.kind != ProfileKind::Mps;
+        profile.fp16 = profile.kind == ProfileKind::Cuda;
+        profile.label = "as configured (" + input.device + ")";
+    }
+    Plan plan = recommendPlan(input.config, input.facts, profile);
+    if (input.has_profile) {
+        plan.overrides.insert(plan.overrides.begin(),
+                              {"device=" + input.config.text("device"),
+                               "memory.budget=" + input.config.text("memory.budget")});
+    }
+    plan::applyHistoryCorrection(plan.estimate, input.history);
+    return plan;
 }
 
 } // namespace headroom
