@@ -1,6 +1,7 @@
 // Project files from other processes and other people: the lock against a second writer,
 // read-only opening, integrity failures past the schema, and stored paths that try to leave
 // the project's folder. (Not-a-project, truncated, newer and older schemas: test_project.)
+#include "project/migrations.h"
 #include "project/project_lock.h"
 
 #include <headroom/project.h>
@@ -237,10 +238,12 @@ void TestProjectIntegrity::readOnlyRefusesAnOlderSchema() {
     QVERIFY(rawExec(path, script));
 
     const std::string error = projectErrorOf([&] { Project::openReadOnly(path); });
-    QVERIFY2(contains(error, "has schema 1, this build needs 3"), error.c_str());
+    QVERIFY2(contains(error, "has schema 1, this build needs " +
+                                 std::to_string(headroom::project::kSchemaVersion)),
+             error.c_str());
     QVERIFY2(contains(error, "cannot be migrated while opened read-only"), error.c_str());
     QVERIFY(!fs::exists(path + ".bak-v1")); // nothing was written
-    QCOMPARE(Project::open(path).schemaVersion(), 3);
+    QCOMPARE(Project::open(path).schemaVersion(), headroom::project::kSchemaVersion);
     QVERIFY(fs::exists(path + ".bak-v1"));
 }
 

@@ -97,6 +97,24 @@ ALTER TABLE metrics ADD COLUMN loss_scale REAL NOT NULL DEFAULT 0;
 ALTER TABLE metrics ADD COLUMN skipped_steps INTEGER NOT NULL DEFAULT 0;
 )sql";
 
+// Version 4: measured training peaks (runs and auto-fit probes), so the planner can correct its
+// estimates for a device and recipe.
+constexpr const char *kVersion3To4 = R"sql(
+CREATE TABLE memory_history (
+    id INTEGER PRIMARY KEY,
+    recorded_at TEXT NOT NULL,
+    source TEXT NOT NULL CHECK (source IN ('run', 'fit')),
+    run_id INTEGER REFERENCES runs(id) ON DELETE SET NULL,
+    device TEXT NOT NULL,
+    recipe TEXT NOT NULL,
+    config_json TEXT NOT NULL DEFAULT '{}',
+    micro_batch INTEGER NOT NULL,
+    predicted_peak INTEGER NOT NULL DEFAULT 0,
+    measured_peak INTEGER NOT NULL
+);
+CREATE INDEX memory_history_by_device ON memory_history (device, recipe);
+)sql";
+
 // steps[N] takes a file from version N to N + 1.
 const std::vector<std::function<void(Database &)>> &migrationSteps() {
     static const std::vector<std::function<void(Database &)>> steps = {
@@ -107,6 +125,7 @@ const std::vector<std::function<void(Database &)>> &migrationSteps() {
         },
         [](Database &db) { db.exec(kVersion1To2, "migrate schema version 1 to 2"); },
         [](Database &db) { db.exec(kVersion2To3, "migrate schema version 2 to 3"); },
+        [](Database &db) { db.exec(kVersion3To4, "migrate schema version 3 to 4"); },
     };
     return steps;
 }

@@ -410,4 +410,60 @@ std::vector<EventRecord> Project::events(std::int64_t run_id) const {
     return rows;
 }
 
+void Project::addMemoryHistory(const MemoryHistoryRecord &record) {
+    impl_->requireWritable("record memory history");
+    if (record.source != "run" && record.source != "fit") {
+        throw ProjectError("project '" + impl_->path + "': memory history source '" +
+                           record.source + "' is neither 'run' nor 'fit'");
+    }
+    requireJson(impl_->path, "measured config",
+                record.config_json.empty() ? "{}" : record.config_json);
+    if (record.run_id != 0) {
+        impl_->requireRun(record.run_id);
+    }
+    Statement insert(impl_->db, R"sql(
+        INSERT INTO memory_history (recorded_at, source, run_id, device, recipe, config_json,
+                                    micro_batch, predicted_peak, measured_peak)
+        VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9))sql");
+    insert.bind(1, record.recorded_at.empty() ? project::isoTimestampNow() : record.recorded_at)
+        .bind(2, record.source)
+        .bindReference(3, record.run_id)
+        .bind(4, record.device)
+        .bind(5, record.recipe)
+        .bind(6, record.config_json.empty() ? std::string("{}") : record.config_json)
+        .bind(7, record.micro_batch)
+        .bind(8, static_cast<std::int64_t>(record.predicted_peak))
+        .bind(9, static_cast<std::int64_t>(record.measured_peak))
+        .run("record memory history");
+}
+
+std::vector<MemoryHistoryRecord>
+Project::memoryHistory(const std::string &device, const std::string &recipe, int limit) const {
+    Statement query(impl_->db, R"sql(
+        SELECT id, recorded_at, source, run_id, device, recipe, config_json, micro_batch,
+               predicted_peak, measured_peak
+        FROM memory_history WHERE device = ?1 AND recipe = ?2 ORDER BY id DESC LIMIT ?3)sql");
+    query.bind(1, device).bind(2, recipe).bind(3, std::int64_t{std::max(0, limit)});
+    auto bytes = [&query](int column) {
+        const std::int64_t value = query.integer(column);
+        return value < 0 ? std::uint64_t{0} : static_cast<std::uint64_t>(value);
+    };
+    std::vector<MemoryHistoryRecord> rows;
+    while (query.step("read the memory history")) {
+        MemoryHistoryRecord record;
+        record.id = query.integer(0);
+        record.recorded_at = query.text(1);
+        record.source = query.text(2);
+        record.run_id = query.isNull(3) ? 0 : query.integer(3);
+        record.device = query.text(4);
+        record.recipe = query.text(5);
+        record.config_json = query.text(6);
+        record.micro_batch = query.integer(7);
+        record.predicted_peak = bytes(8);
+        record.measured_peak = bytes(9);
+        rows.push_back(std::move(record));
+    }
+    return rows;
+}
+
 } // namespace headroom

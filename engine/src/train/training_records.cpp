@@ -1,12 +1,14 @@
 #include "device/system_memory.h"
 #include "memory/cpu_allocator.h"
 #include "memory/oom.h"
+#include "plan/model_facts.h"
 #include "project/timestamps.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
 #include "train/training_run.h"
 #include "util/hashing.h"
 
+#include <headroom/plan.h>
 #include <headroom/units.h>
 
 #include <algorithm>
@@ -15,6 +17,40 @@
 #include <limits>
 
 namespace headroom::train {
+
+namespace {
+
+// One memory-history row for a run that trained at least one step: the config as it ran at
+// the end (its final micro-batch and what the recovery ladder switched on), the measured peak
+// and the estimator's uncorrected peak for that config.
+MemoryHistoryRecord runMemoryHistory(const RunRecord &run, const Config &config,
+                                     std::int64_t micro_batch, const Techniques &techniques,
+                                     const PreparedData &data, const std::string &device) {
+    Config measured = config;
+    measured.set("train.micro_batch", std::to_string(micro_batch));
+    measured.set("precision", precisionName(techniques.precision));
+    measured.set("checkpointing", std::to_string(techniques.checkpoint_every));
+    measured.set("optimizer", techniques.adamw8bit ? "adamw8bit" : "adamw");
+    measured.set("offload.optimizer", techniques.offload ? "on" : "off");
+    MemoryHistoryRecord record;
+    record.source = "run";
+    record.run_id = run.id;
+    record.device = device;
+    record.recipe = config.text("recipe");
+    record.config_json = measured.toJson();
+    record.micro_batch = micro_batch;
+    record.measured_peak = run.peak_bytes;
+    if (data.tokenizer) {
+        record.predicted_peak =
+            estimateMemory(measured, plan::gptFacts(data.tokenizer->vocabSize())).model_peak;
+    } else if (data.schema) {
+        record.predicted_peak =
+            estimateMemory(measured, plan::tabularFacts(*data.schema)).model_peak;
+    }
+    return record;
+}
+
+} // namespace
 
 void TrainingRun::evaluate() {
     last_eval_step_ = step_;
@@ -182,6 +218,14 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
     }
     record_.summary_json = summary.dump();
     project_->updateRun(record_);
+    if (record_.peak_bytes > 0) { // no step, nothing measured
+        try {
+            project_->addMemoryHistory(runMemoryHistory(record_, plan_.config, shape_.micro_batch,
+                                                        techniques_, data_, device_name_));
+        } catch (const std::exception &) {
+            // Best effort: the history only refines later estimates; the run is recorded.
+        }
+    }
 
     result_.final_loss = record_.final_loss;
     result_.final_val_loss = record_.final_val_loss;
