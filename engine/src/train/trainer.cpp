@@ -145,7 +145,7 @@ void TrainingRun::setUp() {
         }
     }
     applyTechniques();
-    optimizer_options_.lr(config.real("train.lr")).weight_decay(config.real("train.weight_decay"));
+    optimizer_options_ = adamwOptionsFromConfig(config);
     const std::uint64_t live_before_state = meter_->read().live;
     optimizer_ = makeOptimizer();
     // The fused optimizer moves the parameters into its own buffer (one freed, one

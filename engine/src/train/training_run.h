@@ -59,6 +59,24 @@ struct MemorySample {
     std::uint64_t rss = 0;      // the process's resident set
 };
 
+// Setup pieces shared by TrainingRun and the auto-fit probe runner (training_techniques.cpp), so
+// a probe step runs on exactly what a run would build.
+
+// Applies the allocator settings (before any CUDA tensor), makes the device's memory meter and
+// applies memory.budget to it.
+std::unique_ptr<memory::MemoryMeter> makeBudgetedMeter(const Config &config,
+                                                       const torch::Device &device);
+// The configured techniques; throws ConfigError when the device or recipe cannot run them.
+Techniques checkedTechniques(const Config &config, const torch::Device &device);
+// Puts the techniques' activation checkpointing into effect on the recipe.
+void applyCheckpointing(Recipe &recipe, const Techniques &techniques, const Config &config);
+// Autocast for the forward pass as the techniques' precision asks (nothing for fp32).
+compat::AutocastState autocastFor(const Techniques &techniques, const torch::Device &device);
+AdamWOptions adamwOptionsFromConfig(const Config &config);
+// The AdamW variant the techniques call for, over the recipe's trainable parameters.
+std::unique_ptr<Optimizer> makeOptimizer(Recipe &recipe, const Techniques &techniques,
+                                         const AdamWOptions &options);
+
 // Small enough to hit the first activation of any real forward pass.
 constexpr std::uint64_t kInjectedOomMinBytes = 16 * 1024;
 constexpr std::size_t kLeakWatchSteps = 20;

@@ -11,26 +11,74 @@
 
 namespace headroom::train {
 
-void TrainingRun::setUpMemory(const Config &config) {
+std::unique_ptr<memory::MemoryMeter> makeBudgetedMeter(const Config &config,
+                                                       const torch::Device &device) {
     // Allocator settings are read when the CUDA allocator starts: before any CUDA tensor.
-    if (const std::string settings = allocatorSettings(config, device_); !settings.empty()) {
+    if (const std::string settings = allocatorSettings(config, device); !settings.empty()) {
         if (const std::string reason = compat::applyCudaAllocatorSettings(settings);
             !reason.empty()) {
             throw ConfigError("memory allocator settings: " + reason);
         }
     }
-    meter_ = memory::makeMemoryMeter(device_);
-    meter_->applyBudget(config.bytes("memory.budget"));
-    techniques_ = techniquesFromConfig(config);
-    checkTechniques(techniques_, device_, config.text("recipe"));
+    std::unique_ptr<memory::MemoryMeter> meter = memory::makeMemoryMeter(device);
+    meter->applyBudget(config.bytes("memory.budget"));
+    return meter;
+}
+
+Techniques checkedTechniques(const Config &config, const torch::Device &device) {
+    Techniques techniques = techniquesFromConfig(config);
+    checkTechniques(techniques, device, config.text("recipe"));
+    return techniques;
+}
+
+void applyCheckpointing(Recipe &recipe, const Techniques &techniques, const Config &config) {
+    if (!recipe.setActivationCheckpointing(techniques.checkpoint_every)) {
+        throw ConfigError("checkpointing is not available for recipe=" + config.text("recipe") +
+                          " (use checkpointing=0)");
+    }
+}
+
+compat::AutocastState autocastFor(const Techniques &techniques, const torch::Device &device) {
+    compat::AutocastState state = compat::currentAutocastState();
+    if (techniques.precision == Precision::Fp32) {
+        return state;
+    }
+    if (device.is_cuda()) {
+        state.cuda_enabled = true;
+        state.cuda_dtype = autocastDtype(techniques.precision);
+    } else {
+        state.cpu_enabled = true;
+        state.cpu_dtype = autocastDtype(techniques.precision);
+    }
+    return state;
+}
+
+AdamWOptions adamwOptionsFromConfig(const Config &config) {
+    return AdamWOptions()
+        .lr(config.real("train.lr"))
+        .weight_decay(config.real("train.weight_decay"));
+}
+
+std::unique_ptr<Optimizer> makeOptimizer(Recipe &recipe, const Techniques &techniques,
+                                         const AdamWOptions &options) {
+    const std::vector<torch::Tensor> parameters = trainableParameters(recipe);
+    if (techniques.adamw8bit) {
+        return std::make_unique<AdamW8bit>(parameters, options);
+    }
+    if (techniques.offload) {
+        return std::make_unique<OffloadedAdamW>(parameters, options);
+    }
+    return std::make_unique<FusedAdamW>(parameters, options);
+}
+
+void TrainingRun::setUpMemory(const Config &config) {
+    meter_ = makeBudgetedMeter(config, device_);
+    techniques_ = checkedTechniques(config, device_);
     ladder_ = parseLadder(config.text("recovery.ladder"));
 }
 
 void TrainingRun::applyTechniques() {
-    if (!recipe_->setActivationCheckpointing(techniques_.checkpoint_every)) {
-        throw ConfigError("checkpointing is not available for recipe=" +
-                          plan_.config.text("recipe") + " (use checkpointing=0)");
-    }
+    applyCheckpointing(*recipe_, techniques_, plan_.config);
     const bool scaling = techniques_.precision == Precision::Fp16;
     if (!scaler_ || scaler_->enabled() != scaling) {
         scaler_ = std::make_unique<DynamicLossScaler>(LossScalerOptions().enabled(scaling));
@@ -38,29 +86,11 @@ void TrainingRun::applyTechniques() {
 }
 
 compat::AutocastState TrainingRun::autocastState() const {
-    compat::AutocastState state = compat::currentAutocastState();
-    if (techniques_.precision == Precision::Fp32) {
-        return state;
-    }
-    if (device_.is_cuda()) {
-        state.cuda_enabled = true;
-        state.cuda_dtype = autocastDtype(techniques_.precision);
-    } else {
-        state.cpu_enabled = true;
-        state.cpu_dtype = autocastDtype(techniques_.precision);
-    }
-    return state;
+    return autocastFor(techniques_, device_);
 }
 
 std::unique_ptr<Optimizer> TrainingRun::makeOptimizer() {
-    const std::vector<torch::Tensor> parameters = trainableParameters(*recipe_);
-    if (techniques_.adamw8bit) {
-        return std::make_unique<AdamW8bit>(parameters, optimizer_options_);
-    }
-    if (techniques_.offload) {
-        return std::make_unique<OffloadedAdamW>(parameters, optimizer_options_);
-    }
-    return std::make_unique<FusedAdamW>(parameters, optimizer_options_);
+    return train::makeOptimizer(*recipe_, techniques_, optimizer_options_);
 }
 
 std::unique_ptr<Optimizer> TrainingRun::switchOptimizer(LadderRung rung) {
