@@ -15,10 +15,6 @@
 #include <map>
 #include <sstream>
 
-// TODO(lead): remove once Project::addMemoryHistory lands; the engine's definition replaces
-// this weak one at link time.
-__attribute__((weak)) void headroom::Project::addMemoryHistory(const MemoryHistoryRecord &) {}
-
 using namespace test_support;
 
 namespace {
