@@ -34,6 +34,9 @@ int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &e
     std::map<std::string, CommandRunner> runners;
     runners["devices"] = addDevicesCommand(app, streams);
     runners["new"] = addNewCommand(app, streams);
+    runners["profiles"] = addProfilesCommand(app, streams);
+    runners["estimate"] = addEstimateCommand(app, streams);
+    runners["fit"] = addFitCommand(app, streams);
     runners["train"] = addTrainCommand(app, streams);
     runners["runs"] = addRunsCommand(app, streams);
     runners["export"] = addExportCommand(app, streams);

@@ -288,7 +288,8 @@ void TestProject::openErrors_data() {
                                        << "with application_id 0x12345678";
     QTest::newRow("newer schema") << "newer schema"
                                   << "was written by a newer Headroom: schema 99, this build "
-                                     "knows up to 3";
+                                     "knows up to " +
+                                         QString::number(headroom::project::kSchemaVersion);
     QTest::newRow("no schema") << "no schema"
                                << "has no schema";
     QTest::newRow("damaged pages") << "damaged pages"

@@ -1,0 +1,261 @@
+// `estimate`, `fit` and `profiles`: the planner on the command line.
+
+#include "cli/commands.h"
+#include "cli/exit_codes.h"
+
+#include <headroom/config.h>
+#include <headroom/devices.h>
+#include <headroom/plan.h>
+#include <headroom/project.h>
+#include <headroom/units.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace headroom::cli {
+
+namespace {
+
+struct PlanOptions {
+    PlanRequest request;
+    bool json = false;
+};
+
+std::shared_ptr<PlanOptions> addPlanOptions(CLI::App &command) {
+    auto options = std::make_shared<PlanOptions>();
+    command.add_option("PROJECT", options->request.project_path, "Project file")->required();
+    command.add_option("--profile", options->request.profile,
+                       "Plan for a hardware profile (see `headroom-cli profiles`), or 'detected'");
+    command.add_option("--set", options->request.overrides, "KEY=VALUE to plan with (repeatable)")
+        ->allow_extra_args(false);
+    command.add_flag("--json", options->json, "Print one JSON object");
+    return options;
+}
+
+// Refuses a missing project, a bad --set and an unknown --profile before any planning work
+// (fit would otherwise spend its probes first). Throws ProjectError or ConfigError.
+void checkRequest(const PlanRequest &request) {
+    const Project project = Project::openForReading(request.project_path);
+    Config config = Config::fromJson(project.configJson());
+    for (const std::string &assignment : request.overrides) {
+        config.setAssignment(assignment);
+    }
+    config.validate();
+    if (!request.profile.empty()) {
+        findHardwareProfile(request.profile, detectDevices());
+    }
+}
+
+// printf into one output line (every caller passes arguments: the format is a literal).
+template <typename... Arguments> std::string line(const char *format, Arguments... arguments) {
+    char text[512];
+    std::snprintf(text, sizeof text, format, arguments...);
+    return std::string(text) + '\n';
+}
+
+std::string batchShape(std::int64_t micro_batch, std::int64_t accumulation) {
+    return std::to_string(micro_batch) + " x " + std::to_string(accumulation);
+}
+
+std::string budgetVerdict(const MemoryEstimate &estimate) {
+    if (estimate.budget == 0) {
+        return "none (no memory.budget)";
+    }
+    const std::string budget = formatBytes(estimate.budget);
+    if (estimate.fits) {
+        return budget + ": fits";
+    }
+    const std::uint64_t over =
+        estimate.peak > estimate.budget ? estimate.peak - estimate.budget : 0;
+    return budget + ": does not fit by " + formatBytes(over);
+}
+
+void printEstimate(std::ostream &out, const MemoryEstimate &estimate) {
+    out << "model: " << estimate.model << " (" << estimate.parameters << " parameters, "
+        << estimate.trainable << " trainable)\n";
+    out << "device: " << estimate.device << ", techniques: " << estimate.techniques << '\n';
+    out << "micro-batch x accumulation: " << batchShape(estimate.micro_batch, estimate.accumulation)
+        << "\n\n";
+    const std::pair<const char *, std::uint64_t> parts[] = {
+        {"weights", estimate.weights},           {"gradients", estimate.gradients},
+        {"optimizer state", estimate.optimizer}, {"activations", estimate.activations},
+        {"overhead", estimate.overhead},
+    };
+    for (const auto &[role, bytes] : parts) {
+        out << line("  %-16s %12s", role, formatBytes(bytes).c_str());
+    }
+    out << line("  %-16s %12s", "total peak", formatBytes(estimate.peak).c_str());
+    if (estimate.host_bytes > 0) {
+        out << line("  %-16s %12s", "in host memory", formatBytes(estimate.host_bytes).c_str());
+    }
+    out << "  budget           " << budgetVerdict(estimate) << '\n';
+    if (estimate.history_samples > 0) {
+        out << line("history: x%.2f from %d measurement%s on this device (uncorrected %s)",
+                    estimate.correction, estimate.history_samples,
+                    estimate.history_samples == 1 ? "" : "s",
+                    formatBytes(estimate.model_peak).c_str());
+    }
+    for (const std::string &note : estimate.notes) {
+        out << "note: " << note << '\n';
+    }
+}
+
+void printPlan(std::ostream &out, const Plan &plan) {
+    out << "\nrecommendation";
+    if (!plan.profile.label.empty()) {
+        out << " for " << plan.profile.label;
+    }
+    out << ": " << plan.summary << '\n';
+    for (const PlanDecision &decision : plan.decisions) {
+        out << "  " << decision.setting << " = " << decision.value << ": " << decision.reason
+            << '\n';
+    }
+    if (plan.alternatives.empty()) {
+        return;
+    }
+    out << '\n'
+        << line("  %-40s %-12s %12s %7s %s", "techniques", "batch", "peak", "speed", "fits");
+    for (const PlanAlternative &alternative : plan.alternatives) {
+        out << line("%c %-40s %-12s %12s %6.2fx %s", alternative.pareto ? '*' : ' ',
+                    alternative.techniques.c_str(),
+                    batchShape(alternative.micro_batch, alternative.accumulation).c_str(),
+                    formatBytes(alternative.peak).c_str(), alternative.relative_speed,
+                    alternative.fits ? "yes" : "no");
+    }
+    out << "(* no other option is both faster and smaller; batch = micro-batch x "
+           "accumulation)\n";
+}
+
+std::string joined(const std::vector<std::string> &items) {
+    std::string text;
+    for (const std::string &item : items) {
+        text += (text.empty() ? "" : " ") + item;
+    }
+    return text;
+}
+
+std::string describeProbe(std::size_t number, const FitProbe &probe) {
+    std::string text =
+        "probe " + std::to_string(number) + ": micro-batch " + std::to_string(probe.micro_batch);
+    if (probe.fits) {
+        return text + " fits, peak " + formatBytes(probe.peak);
+    }
+    text += " out of memory";
+    if (probe.peak > 0) {
+        text += " (peak " + formatBytes(probe.peak) + ")";
+    }
+    return text;
+}
+
+nlohmann::json profilesJson() {
+    nlohmann::json list = nlohmann::json::array();
+    for (const HardwareProfile &profile : hardwareProfiles()) {
+        list.push_back(nlohmann::json::parse(toJson(profile)));
+    }
+    for (const HardwareProfile &profile : detectedProfiles(detectDevices())) {
+        list.push_back(nlohmann::json::parse(toJson(profile)));
+    }
+    return {{"version", hardwareProfilesVersion()}, {"profiles", std::move(list)}};
+}
+
+void printProfiles(std::ostream &out) {
+    const std::vector<HardwareProfile> detected = detectedProfiles(detectDevices());
+    out << line("%-18s %-28s %10s %10s %s", "id", "label", "memory", "budget", "precision");
+    for (const auto *group : {&hardwareProfiles(), &detected}) {
+        for (const HardwareProfile &profile : *group) {
+            const std::string precision = std::string(profile.bf16 ? "bf16 " : "") +
+                                          (profile.fp16 ? "fp16" : "") +
+                                          (profile.bf16 || profile.fp16 ? "" : "fp32 only");
+            out << line("%-18s %-28s %10s %10s %s", profile.id.c_str(), profile.label.c_str(),
+                        formatBytes(profile.memory_bytes).c_str(),
+                        formatBytes(profile.budget_bytes).c_str(), precision.c_str());
+        }
+    }
+    out << "\nUse one with: headroom-cli estimate PROJECT --profile ID ('detected': this "
+           "machine's training device)\n";
+}
+
+} // namespace
+
+CommandRunner addEstimateCommand(CLI::App &app, Streams streams) {
+    CLI::App *command = app.add_subcommand(
+        "estimate", "Predict the peak memory of a training step and recommend a plan");
+    const std::shared_ptr<PlanOptions> options = addPlanOptions(*command);
+    return [streams, options]() {
+        checkRequest(options->request);
+        const MemoryEstimate estimate = estimateMemory(options->request);
+        const Plan plan = recommendPlan(options->request);
+        if (options->json) {
+            const nlohmann::json document = {{"estimate", nlohmann::json::parse(toJson(estimate))},
+                                             {"plan", nlohmann::json::parse(toJson(plan))}};
+            streams.out << document.dump(2) << '\n';
+        } else {
+            printEstimate(streams.out, estimate);
+            printPlan(streams.out, plan);
+        }
+        return static_cast<int>(kExitSuccess);
+    };
+}
+
+CommandRunner addFitCommand(CLI::App &app, Streams streams) {
+    CLI::App *command = app.add_subcommand(
+        "fit",
+        "Verify a plan with real training steps and store the largest micro-batch that fits");
+    const std::shared_ptr<PlanOptions> options = addPlanOptions(*command);
+    return [streams, options]() {
+        checkRequest(options->request);
+        // Probes are progress: on stderr when stdout carries the JSON.
+        std::ostream &progress = options->json ? streams.err : streams.out;
+        std::size_t probes = 0;
+        const FitResult result = fitPlan(options->request, [&](const FitProbe &probe) {
+            progress << describeProbe(++probes, probe) << '\n' << std::flush;
+        });
+        const bool fitted = result.plan.feasible && result.micro_batch > 0;
+        if (options->json) {
+            streams.out << toJson(result, 2) << '\n';
+        } else if (fitted) {
+            streams.out << "predicted peak " << formatBytes(result.predicted_peak) << ", measured "
+                        << formatBytes(result.measured_peak) << '\n';
+            streams.out << "micro-batch x accumulation: "
+                        << batchShape(result.micro_batch, result.accumulation)
+                        << " (largest that ran: " << result.largest_fitting << ")\n";
+            if (result.stored) {
+                streams.out << "stored in " << options->request.project_path << ": "
+                            << joined(result.overrides) << '\n';
+            } else {
+                streams.out << "not stored: " << result.message << '\n';
+            }
+        }
+        if (!fitted) {
+            const std::string why = !result.plan.summary.empty() ? result.plan.summary
+                                    : !result.message.empty()
+                                        ? result.message
+                                        : "no micro-batch ran within the budget";
+            streams.err << "headroom-cli: cannot fit: " << why << '\n';
+            return static_cast<int>(kExitCannotContinue);
+        }
+        return static_cast<int>(kExitSuccess);
+    };
+}
+
+CommandRunner addProfilesCommand(CLI::App &app, Streams streams) {
+    CLI::App *command = app.add_subcommand(
+        "profiles", "List the hardware profiles to plan for, and this machine's");
+    auto as_json = std::make_shared<bool>(false);
+    command->add_flag("--json", *as_json, "Print one JSON object");
+    return [streams, as_json]() {
+        if (*as_json) {
+            streams.out << profilesJson().dump(2) << '\n';
+        } else {
+            printProfiles(streams.out);
+        }
+        return static_cast<int>(kExitSuccess);
+    };
+}
+
+} // namespace headroom::cli
