@@ -80,7 +80,9 @@ private:
     headroom::Config plannedConfig(const QString &project,
                                    const std::vector<std::string> &overrides);
     // The largest micro-batch up to the effective batch whose probe fits under `budget`.
-    std::int64_t bruteForceLargestFitting(std::uint64_t budget);
+    // With the techniques the plan chose (not its batch keys).
+    std::int64_t bruteForceLargestFitting(std::uint64_t budget,
+                                          const std::vector<std::string> &techniques);
 
     QTemporaryDir dir_;
     QString corpus_;
@@ -114,10 +116,16 @@ headroom::Config TestAutoFit::plannedConfig(const QString &project,
     return headroom::train::planRun(opened, overrides, false).config;
 }
 
-std::int64_t TestAutoFit::bruteForceLargestFitting(std::uint64_t budget) {
+std::int64_t TestAutoFit::bruteForceLargestFitting(std::uint64_t budget,
+                                                   const std::vector<std::string> &techniques) {
     const QString path = project(QString("brute%1.headroom").arg(++projects_));
-    const headroom::Config config =
-        plannedConfig(path, {"memory.budget=" + std::to_string(budget)});
+    std::vector<std::string> overrides{"memory.budget=" + std::to_string(budget)};
+    for (const std::string &assignment : techniques) {
+        if (assignment.rfind("train.", 0) != 0) {
+            overrides.push_back(assignment);
+        }
+    }
+    const headroom::Config config = plannedConfig(path, overrides);
     headroom::Project opened = headroom::Project::open(path.toStdString());
     headroom::plan::ProbeRunner runner(config, opened);
     std::int64_t largest = 0;
@@ -153,13 +161,13 @@ void TestAutoFit::probesLeaveModelAndOptimizerAsTheyWere() {
 }
 
 void TestAutoFit::fitsTheLargestMicroBatchUnderTheBudget() {
-    const std::int64_t truth = bruteForceLargestFitting(budget_);
-    QVERIFY2(truth >= 2 && truth < kEffectiveBatch, qPrintable(QString::number(truth)));
-
     const QString path = project("fit.headroom", {"memory.budget=" + QString::number(budget_)});
     std::vector<headroom::FitProbe> reported;
     headroom::PlanRequest request;
     request.project_path = path.toStdString();
+    const std::int64_t truth =
+        bruteForceLargestFitting(budget_, headroom::recommendPlan(request).overrides);
+    QVERIFY2(truth >= 2, qPrintable(QString::number(truth)));
     const headroom::FitResult result = headroom::fitPlan(
         request, [&](const headroom::FitProbe &probe) { reported.push_back(probe); });
 
@@ -206,7 +214,9 @@ void TestAutoFit::tooSmallBudgetIsInfeasible_data() {
 
 void TestAutoFit::tooSmallBudgetIsInfeasible() {
     QFETCH(bool, model_fits);
-    const std::uint64_t budget = model_fits ? peaks_[1] * 9 / 10 : 16 * 1024;
+    // peaks_[1] is about 16 bytes per parameter (fp32 weights, gradients, AdamW) plus a
+    // little: 30 % of it holds the weights but no step with any technique.
+    const std::uint64_t budget = model_fits ? peaks_[1] * 3 / 10 : 16 * 1024;
     const QString path = project(QString("small%1.headroom").arg(++projects_),
                                  {"memory.budget=" + QString::number(budget)});
     const std::string config_before =
@@ -220,8 +230,8 @@ void TestAutoFit::tooSmallBudgetIsInfeasible() {
     for (const headroom::FitProbe &probe : result.probes) {
         QVERIFY(!probe.fits);
     }
-    if (model_fits) {
-        QVERIFY(!result.probes.empty());
+    // The estimator may already rule it out; a probe that ran went down to micro-batch 1.
+    if (model_fits && !result.probes.empty()) {
         QCOMPARE(result.probes.back().micro_batch, std::int64_t{1});
     }
     QCOMPARE(headroom::Project::openReadOnly(path.toStdString()).configJson(), config_before);
