@@ -18,9 +18,8 @@ constexpr std::uint64_t kGiB = 1024ULL * 1024 * 1024;
 
 Config tinyGpt(const std::vector<std::string> &settings) {
     Config config;
-    for (const char *assignment :
-         {"model.layers=2", "model.heads=2", "model.dim=32", "model.seq_len=16",
-          "train.micro_batch=4", "device=cpu"}) {
+    for (const char *assignment : {"model.layers=2", "model.heads=2", "model.dim=32",
+                                   "model.seq_len=16", "train.micro_batch=4", "device=cpu"}) {
         config.setAssignment(assignment);
     }
     for (const std::string &assignment : settings) {
