@@ -98,6 +98,7 @@ private Q_SLOTS:
             {"gpt", {"lora.rank=4", "lora.base_run=1"}},
             {"gpt", {"lora.rank=8", "lora.base_run=1", "lora.dropout=0", "train.micro_batch=8"}},
             {"gpt", {"lora.rank=4", "lora.base_run=1", "lora.targets=qkv,mlp_in"}},
+            {"gpt", {"lora.rank=4", "lora.base_run=1", "checkpointing=1"}},
             {"tabular", {}},
             {"tabular", {"train.micro_batch=256", "model.hidden=256,128"}},
             {"tabular", {"train.micro_batch=512", "model.hidden=128,128,128", "model.dropout=0"}},

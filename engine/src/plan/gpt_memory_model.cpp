@@ -171,8 +171,11 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
     std::vector<bool> checkpointed(static_cast<std::size_t>(layers), false);
     Bytes saved = 0;
     for (std::int64_t layer = 0; layer < layers; ++layer) {
-        const bool recompute =
-            techniques.checkpoint_every > 0 && layer % techniques.checkpoint_every == 0;
+        // Under LoRA the frozen embedding's output needs no gradient, and checkpointing skips
+        // a block whose input needs none (models/activation_checkpoint.cpp): block 0 keeps
+        // everything.
+        const bool recompute = techniques.checkpoint_every > 0 &&
+                               layer % techniques.checkpoint_every == 0 && !(lora && layer == 0);
         checkpointed[static_cast<std::size_t>(layer)] = recompute;
         saved += recompute ? residual : block;
     }
