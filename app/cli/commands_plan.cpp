@@ -37,20 +37,6 @@ std::shared_ptr<PlanOptions> addPlanOptions(CLI::App &command) {
     return options;
 }
 
-// Refuses a missing project, a bad --set and an unknown --profile before any planning work
-// (fit would otherwise spend its probes first). Throws ProjectError or ConfigError.
-void checkRequest(const PlanRequest &request) {
-    const Project project = Project::openForReading(request.project_path);
-    Config config = Config::fromJson(project.configJson());
-    for (const std::string &assignment : request.overrides) {
-        config.setAssignment(assignment);
-    }
-    config.validate();
-    if (!request.profile.empty()) {
-        findHardwareProfile(request.profile, detectDevices());
-    }
-}
-
 // printf into one output line (every caller passes arguments: the format is a literal).
 template <typename... Arguments> std::string line(const char *format, Arguments... arguments) {
     char text[512];
@@ -187,7 +173,6 @@ CommandRunner addEstimateCommand(CLI::App &app, Streams streams) {
         "estimate", "Predict the peak memory of a training step and recommend a plan");
     const std::shared_ptr<PlanOptions> options = addPlanOptions(*command);
     return [streams, options]() {
-        checkRequest(options->request);
         const MemoryEstimate estimate = estimateMemory(options->request);
         const Plan plan = recommendPlan(options->request);
         if (options->json) {
@@ -208,7 +193,6 @@ CommandRunner addFitCommand(CLI::App &app, Streams streams) {
         "Verify a plan with real training steps and store the largest micro-batch that fits");
     const std::shared_ptr<PlanOptions> options = addPlanOptions(*command);
     return [streams, options]() {
-        checkRequest(options->request);
         // Probes are progress: on stderr when stdout carries the JSON.
         std::ostream &progress = options->json ? streams.err : streams.out;
         std::size_t probes = 0;
