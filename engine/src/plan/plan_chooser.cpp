@@ -210,13 +210,12 @@ Plan recommendPlan(const Config &base, const ModelFacts &facts, const HardwarePr
     plan.estimate = best->estimate;
     plan.overrides = optionOverrides(*best);
     const Option *as_configured = nullptr;
-    Config original = base;
     for (const Option &option : options) {
-        if (option.precision == original.text("precision") &&
-            option.checkpointing == (original.integer("checkpointing") > 0 ? 1 : 0) &&
-            option.optimizer == original.text("optimizer") &&
-            option.offload == (original.text("offload.optimizer") == "on") &&
-            option.micro_batch == original.integer("train.micro_batch")) {
+        if (option.precision == base.text("precision") &&
+            option.checkpointing == (base.integer("checkpointing") > 0 ? 1 : 0) &&
+            option.optimizer == base.text("optimizer") &&
+            option.offload == (base.text("offload.optimizer") == "on") &&
+            option.micro_batch == base.integer("train.micro_batch")) {
             as_configured = &option;
         }
     }
