@@ -28,7 +28,7 @@ const QStringList kFitGpt = {"model.layers=2",
                              "model.dropout=0",
                              "train.micro_batch=4",
                              "train.accumulation=4",
-                             "train.steps=20",
+                             "train.steps=200",
                              "train.warmup_steps=2",
                              "train.eval_every=0",
                              "train.checkpoint_every=0",
@@ -198,9 +198,9 @@ void TestAutoFit::fittedPlanTrainsWithoutRecovery() {
     const headroom::FitResult result = fit(path);
     QVERIFY2(result.stored, result.message.c_str());
     Recorder recorder;
-    const headroom::RunResult run = runSession(path, recorder, {}, 20);
+    const headroom::RunResult run = runSession(path, recorder, {}, 200);
     QCOMPARE(name(run.state), name(headroom::SessionState::Finished));
-    QCOMPARE(recorder.recorded.losses.size(), std::size_t{20});
+    QCOMPARE(recorder.recorded.losses.size(), std::size_t{200});
     QVERIFY(!hasEvent(recorder, "oom_recovered"));
     QVERIFY(std::all_of(recorder.micro_batches.begin(), recorder.micro_batches.end(),
                         [&](int micro_batch) { return micro_batch == result.micro_batch; }));
