@@ -23,6 +23,14 @@ bool looksLikeOption(const std::string &argument) {
 
 } // namespace
 
+bool commandTrains(int argc, const char *const *argv) {
+    if (argc < 2) {
+        return false;
+    }
+    const std::string command = argv[1];
+    return command == "train" || command == "fit";
+}
+
 int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &err) {
     CLI::App app("Headroom: train real models on modest hardware without out-of-memory errors",
                  "headroom-cli");

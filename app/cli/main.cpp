@@ -5,7 +5,9 @@
 #include <iostream>
 
 int main(int argc, char **argv) {
-    headroom::relaunchWithTunedRuntime(argc, argv);
+    if (headroom::cli::commandTrains(argc, argv)) {
+        headroom::relaunchWithTunedRuntime(argc, argv);
+    }
     headroom::initializeEngine();
     return headroom::cli::runCli(argc, argv, std::cout, std::cerr);
 }
