@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 using namespace headroom;
 using namespace test_support;
@@ -211,6 +212,42 @@ private Q_SLOTS:
         plan::applyHistoryCorrection(none, {});
         QCOMPARE(none.correction, 1.0);
         QCOMPARE(none.history_samples, 0);
+    }
+
+    // The plan chooser judges every option by its corrected peak, not only the chosen one.
+    void historyCorrectionJudgesEveryPlanOption() {
+        Config config = configOf(gpt_, {"device=cpu"});
+        const ModelFacts facts =
+            plan::storedModelFacts(config, Project::openForReading(gpt_.toStdString()));
+        const std::uint64_t as_configured = estimateMemory(config, facts).peak;
+        config.set("memory.budget", std::to_string(as_configured * 5 / 4));
+        HardwareProfile profile;
+        profile.device = "cpu";
+        profile.budget_bytes = config.bytes("memory.budget");
+        profile.bf16 = true;
+
+        const Plan uncorrected = plan::choosePlan(config, facts, profile, {});
+        QVERIFY2(uncorrected.summary.rfind("fits as configured", 0) == 0,
+                 uncorrected.summary.c_str());
+        MemoryHistoryRecord record;
+        record.predicted_peak = 1000;
+        record.measured_peak = 1500;
+        const Plan corrected = plan::choosePlan(config, facts, profile, {record});
+        QVERIFY2(corrected.summary.rfind("fits as configured", 0) != 0, corrected.summary.c_str());
+        QCOMPARE(corrected.estimate.correction, 1.5);
+        QVERIFY(static_cast<double>(corrected.estimate.peak) <=
+                0.9 * static_cast<double>(profile.budget_bytes));
+        QCOMPARE(corrected.alternatives.size(), uncorrected.alternatives.size());
+        for (std::size_t i = 0; i < corrected.alternatives.size(); ++i) {
+            const PlanAlternative &row = corrected.alternatives[i];
+            const auto same = std::find_if(
+                uncorrected.alternatives.begin(), uncorrected.alternatives.end(),
+                [&](const PlanAlternative &other) { return other.overrides == row.overrides; });
+            if (same != uncorrected.alternatives.end()) {
+                QVERIFY(std::llabs(static_cast<long long>(row.peak) -
+                                   static_cast<long long>(same->peak * 3 / 2)) <= 1);
+            }
+        }
     }
 
     // Shapes only: a 100 M-parameter GPT is estimated without allocating it.

@@ -96,7 +96,10 @@ bool sameTechniques(const Option &a, const Option &b) {
 
 } // namespace
 
-Plan recommendPlan(const Config &base, const ModelFacts &facts, const HardwareProfile &profile) {
+namespace plan {
+
+Plan choosePlan(const Config &base, const ModelFacts &facts, const HardwareProfile &profile,
+                const std::vector<MemoryHistoryRecord> &history) {
     Plan plan;
     plan.profile = profile;
     plan.safety_margin = kSafetyMargin;
@@ -139,6 +142,7 @@ Plan recommendPlan(const Config &base, const ModelFacts &facts, const HardwarePr
                         config.setAssignment(assignment);
                     }
                     option.estimate = estimateMemory(config, facts);
+                    applyHistoryCorrection(option.estimate, history);
                     option.fits = budget == 0 || static_cast<double>(option.estimate.peak) <= limit;
                     option.speed = (precision == "fp32" ? 1 : factors.half) *
                                    (every > 0 ? factors.checkpointing : 1) *
@@ -297,6 +301,12 @@ Plan recommendPlan(const Config &base, const ModelFacts &facts, const HardwarePr
     return plan;
 }
 
+} // namespace plan
+
+Plan recommendPlan(const Config &config, const ModelFacts &facts, const HardwareProfile &profile) {
+    return plan::choosePlan(config, facts, profile, {});
+}
+
 Plan recommendPlan(const PlanRequest &request) {
     const plan::PlannerInput input = plan::loadPlannerInput(request);
     HardwareProfile profile = input.profile;
@@ -311,13 +321,12 @@ Plan recommendPlan(const PlanRequest &request) {
         profile.fp16 = profile.kind == ProfileKind::Cuda;
         profile.label = "as configured (" + input.device + ")";
     }
-    Plan plan = recommendPlan(input.config, input.facts, profile);
+    Plan plan = plan::choosePlan(input.config, input.facts, profile, input.history);
     if (input.has_profile) {
         plan.overrides.insert(plan.overrides.begin(),
                               {"device=" + input.config.text("device"),
                                "memory.budget=" + input.config.text("memory.budget")});
     }
-    plan::applyHistoryCorrection(plan.estimate, input.history);
     return plan;
 }
 

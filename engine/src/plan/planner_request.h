@@ -33,4 +33,8 @@ PlannerInput loadPlannerInput(const PlanRequest &request);
 void applyHistoryCorrection(MemoryEstimate &estimate,
                             const std::vector<MemoryHistoryRecord> &history);
 
+// recommendPlan with every option's estimate corrected by `history` before it is judged.
+Plan choosePlan(const Config &config, const ModelFacts &facts, const HardwareProfile &profile,
+                const std::vector<MemoryHistoryRecord> &history);
+
 } // namespace headroom::plan
