@@ -320,6 +320,14 @@ Plan recommendPlan(const PlanRequest &request) {
         profile.bf16 = profile.kind != ProfileKind::Mps;
         profile.fp16 = profile.kind == ProfileKind::Cuda;
         profile.label = "as configured (" + input.device + ")";
+        if (profile.kind == ProfileKind::Cuda) {
+            // bf16 only where this GPU has it; a GPU this machine lacks keeps the assumption.
+            for (const HardwareProfile &detected : detectedProfiles(detectDevices())) {
+                if (detected.device == input.device) {
+                    profile.bf16 = detected.bf16;
+                }
+            }
+        }
     }
     Plan plan = plan::choosePlan(input.config, input.facts, profile, input.history);
     if (input.has_profile) {
