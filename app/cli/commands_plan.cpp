@@ -10,6 +10,7 @@
 #include <headroom/units.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -42,6 +43,13 @@ template <typename... Arguments> std::string line(const char *format, Arguments.
     char text[512];
     std::snprintf(text, sizeof text, format, arguments...);
     return std::string(text) + '\n';
+}
+
+// Pads to `width` terminal columns: printf's %-40s counts bytes, and "·" is two of them.
+std::string padded(const std::string &text, std::size_t width) {
+    const auto columns = static_cast<std::size_t>(
+        std::count_if(text.begin(), text.end(), [](char byte) { return (byte & 0xC0) != 0x80; }));
+    return columns >= width ? text : text + std::string(width - columns, ' ');
 }
 
 std::string batchShape(std::int64_t micro_batch, std::int64_t accumulation) {
@@ -79,7 +87,7 @@ void printEstimate(std::ostream &out, const MemoryEstimate &estimate) {
     if (estimate.host_bytes > 0) {
         out << line("  %-16s %12s", "in host memory", formatBytes(estimate.host_bytes).c_str());
     }
-    out << "  budget           " << budgetVerdict(estimate) << '\n';
+    out << line("  %-16s %s", "budget", budgetVerdict(estimate).c_str());
     if (estimate.history_samples > 0) {
         out << line("history: x%.2f from %d measurement%s on this device (uncorrected %s)",
                     estimate.correction, estimate.history_samples,
@@ -107,8 +115,8 @@ void printPlan(std::ostream &out, const Plan &plan) {
     out << '\n'
         << line("  %-40s %-12s %12s %7s %s", "techniques", "batch", "peak", "speed", "fits");
     for (const PlanAlternative &alternative : plan.alternatives) {
-        out << line("%c %-40s %-12s %12s %6.2fx %s", alternative.pareto ? '*' : ' ',
-                    alternative.techniques.c_str(),
+        out << line("%c %s %-12s %12s %6.2fx %s", alternative.pareto ? '*' : ' ',
+                    padded(alternative.techniques, 40).c_str(),
                     batchShape(alternative.micro_batch, alternative.accumulation).c_str(),
                     formatBytes(alternative.peak).c_str(), alternative.relative_speed,
                     alternative.fits ? "yes" : "no");
