@@ -57,7 +57,7 @@ endif()
 # RPM (built and checked with rpm -qp here; the dependencies are what rpmbuild reads from the
 # ELF files, so it installs on a distribution whose LibTorch has the same sonames).
 set(CPACK_RPM_FILE_NAME RPM-DEFAULT)
-set(CPACK_RPM_PACKAGE_LICENSE "MIT")
+set(CPACK_RPM_PACKAGE_LICENSE "GPL-3.0-or-later")
 set(CPACK_RPM_PACKAGE_GROUP "Applications/Engineering")
 set(CPACK_RPM_PACKAGE_URL ${PROJECT_HOMEPAGE_URL})
 set(CPACK_RPM_PACKAGE_AUTOREQ ON)
