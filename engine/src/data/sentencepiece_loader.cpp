@@ -7,7 +7,7 @@
 #include <vector>
 
 #ifdef HEADROOM_WITH_SENTENCEPIECE
-#include <dlfcn.h>
+#include "util/shared_library.h"
 #endif
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -41,50 +41,48 @@ LoadedModule loadModule() {
 
 #else
 
-// Where the module may be: an explicit override, the install layout next to the executable,
-// beside the executable, and the build tree this engine was built in.
-std::vector<std::string> moduleCandidates() {
+// Where the module may be: an explicit override, the install layout relative to the
+// executable's folder (../lib/headroom on Linux and Windows, ../Frameworks/headroom in the
+// macOS bundle), beside the executable, and the build tree this engine was built in.
+std::vector<std::filesystem::path> moduleCandidates() {
     if (const char *path = std::getenv("HEADROOM_SENTENCEPIECE_MODULE")) {
         return {path};
     }
-    std::vector<std::string> candidates;
-    std::error_code error;
-    const std::filesystem::path executable = std::filesystem::read_symlink("/proc/self/exe", error);
-    if (!error) {
+    std::vector<std::filesystem::path> candidates;
+    const std::filesystem::path executable = util::executablePath();
+    if (!executable.empty()) {
         const std::filesystem::path dir = executable.parent_path();
         const std::filesystem::path built = HEADROOM_SENTENCEPIECE_MODULE_BUILD_PATH;
-        candidates.push_back(
-            (dir.parent_path() / HEADROOM_SENTENCEPIECE_MODULE_INSTALL_PATH).string());
-        candidates.push_back((dir / built.filename()).string());
+        candidates.push_back((dir / HEADROOM_SENTENCEPIECE_MODULE_INSTALL_PATH).lexically_normal());
+        candidates.push_back(dir / built.filename());
     }
-    candidates.push_back(HEADROOM_SENTENCEPIECE_MODULE_BUILD_PATH);
+    candidates.emplace_back(HEADROOM_SENTENCEPIECE_MODULE_BUILD_PATH);
     return candidates;
 }
 
 LoadedModule loadModule() {
     LoadedModule loaded;
-    int flags = RTLD_NOW | RTLD_LOCAL;
-#ifdef RTLD_DEEPBIND
-    flags |= RTLD_DEEPBIND; // keeps SentencePiece's bundled protobuf away from LibTorch's
-#endif
     std::string tried;
-    for (const std::string &path : moduleCandidates()) {
+    for (const std::filesystem::path &path : moduleCandidates()) {
         std::error_code error;
         if (!std::filesystem::exists(path, error)) {
-            tried += "\n  " + path + ": not found";
+            tried += "\n  " + path.string() + ": not found";
             continue;
         }
-        void *handle = dlopen(path.c_str(), flags);
+        // Private symbols keep SentencePiece's bundled protobuf away from LibTorch's.
+        std::string open_error;
+        void *handle = util::openPrivateLibrary(path, open_error);
         if (!handle) {
-            tried += "\n  " + path + ": " + dlerror();
+            tried += "\n  " + path.string() + ": " + open_error;
             continue;
         }
         using Entry = const SentencePieceModuleApi *(*)();
-        const auto entry = reinterpret_cast<Entry>(dlsym(handle, kSentencePieceModuleEntry));
+        const auto entry =
+            reinterpret_cast<Entry>(util::librarySymbol(handle, kSentencePieceModuleEntry));
         const SentencePieceModuleApi *api = entry ? entry() : nullptr;
         if (!api || api->version != kSentencePieceModuleVersion) {
-            tried += "\n  " + path + ": not a matching Headroom SentencePiece module";
-            dlclose(handle);
+            tried += "\n  " + path.string() + ": not a matching Headroom SentencePiece module";
+            util::closeLibrary(handle);
             continue;
         }
         loaded.api = api; // stays loaded for the life of the process
