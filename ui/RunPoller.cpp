@@ -79,7 +79,7 @@ void RunPoller::poll() {
         }
         const std::vector<EventRecord> events = project.events(run_id_);
         for (std::size_t i = event_count_; i < events.size(); ++i) {
-            Q_EMIT eventArrived(RunEvent{run_id_, events[i].event, QDateTime::currentDateTime()});
+            Q_EMIT eventArrived(storedRunEvent(events[i]));
         }
         event_count_ = events.size();
         if (!running || running->id != run_id_) {

@@ -59,9 +59,18 @@ RunSeries loadRunSeries(const Project &project, std::int64_t run_id) {
         series.append(eval.metrics);
     }
     for (const EventRecord &record : project.events(run_id)) {
-        series.events.push_back(RunEvent{record.run_id, record.event, {}});
+        series.events.push_back(storedRunEvent(record));
     }
     return series;
+}
+
+RunEvent storedRunEvent(const EventRecord &record) {
+    QDateTime time =
+        QDateTime::fromString(QString::fromStdString(record.recorded_at), Qt::ISODateWithMs);
+    if (!time.isValid()) {
+        time = QDateTime::fromString(QString::fromStdString(record.recorded_at), Qt::ISODate);
+    }
+    return RunEvent{record.run_id, record.event, time.isValid() ? time.toLocalTime() : time};
 }
 
 bool isMemoryEventKind(const std::string &kind) {

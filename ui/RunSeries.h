@@ -17,8 +17,11 @@ namespace headroom::ui {
 struct RunEvent {
     std::int64_t run_id = 0;
     EngineEvent event;
-    QDateTime received;
+    QDateTime received; // local time; from the project for events read back
 };
+
+// An event read back from the project, with the time the engine stored (UTC) in local time.
+RunEvent storedRunEvent(const EventRecord &record);
 
 // The curves of one run, kept as columns ready for QCustomPlot.
 struct RunSeries {

@@ -410,6 +410,7 @@ void TestProject::migratesVersion1WithBackup() {
     QCOMPARE(metrics[1].micro_batch, 4);
     QCOMPARE(project.events(1).size(), std::size_t{1});
     QCOMPARE(project.events(1)[0].event.details, std::string(R"({"from":8,"to":4})"));
+    QVERIFY2(isIsoUtc(project.events(1)[0].recorded_at), project.events(1)[0].recorded_at.c_str());
     QCOMPARE(project.latestCheckpoint(2).value().path, std::string("run-1/step-100.pt"));
 
     // And what version 2 added works.

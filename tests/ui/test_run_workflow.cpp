@@ -6,6 +6,7 @@
 #include "LogView.h"
 #include "MainWindow.h"
 #include "PlanView.h"
+#include "RunSeries.h"
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
@@ -98,6 +99,13 @@ void TestRunWorkflow::startFromTheUiTrainsAndFillsPlotsAndLog() {
     QCOMPARE(name(run.status), QString("finished"));
     QCOMPARE(run.oom_recoveries, 1);
     QCOMPARE(window.runsPanel()->runCount(), 1);
+    // Events read back from the project carry the time the engine stored.
+    const headroom::ui::RunSeries stored = headroom::ui::loadRunSeries(reader, run.id);
+    QVERIFY(!stored.events.empty());
+    for (const headroom::ui::RunEvent &event : stored.events) {
+        QVERIFY2(event.received.isValid(), event.event.kind.c_str());
+        QVERIFY(event.received.secsTo(QDateTime::currentDateTime()) < 3600);
+    }
 
     headroom::ui::LiveView *live = window.liveView();
     QCOMPARE(live->runId(), run.id);

@@ -60,6 +60,7 @@ struct CheckpointRecord {
 struct EventRecord {
     std::int64_t run_id = 0;
     EngineEvent event;
+    std::string recorded_at; // ISO 8601 UTC, when the engine wrote it
 };
 
 struct EvalRecord {

@@ -133,7 +133,7 @@ FROM evaluations WHERE run_id = ?1 ORDER BY step
 )sql";
 
 const char *const kSelectEventsSql = R"sql(
-SELECT run_id, step, kind, message, details FROM events WHERE run_id = ?1 ORDER BY step, id
+SELECT run_id, step, kind, message, details, time FROM events WHERE run_id = ?1 ORDER BY step, id
 )sql";
 
 const char *const kSelectRunsSql = R"sql(
@@ -186,6 +186,7 @@ EventRecord readEvent(const Statement &row) {
     record.event.kind = row.text(2);
     record.event.message = row.text(3);
     record.event.details = row.text(4);
+    record.recorded_at = row.text(5);
     return record;
 }
 
