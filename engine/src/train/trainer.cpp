@@ -268,8 +268,8 @@ void TrainingRun::trainLoop() {
         finish(RunStatus::Finished, "finished " + std::to_string(step_) + " steps");
     } else {
         finish(RunStatus::Stopped, "stopped at step " + std::to_string(step_) + " of " +
-                                       std::to_string(schedule_.total_steps) +
-                                       " (--steps); continue with --resume");
+                                       std::to_string(schedule_.total_steps) + " (--steps); " +
+                                       kContinueHint);
     }
 }
 

@@ -149,9 +149,7 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
             FailureKind::CannotContinue,
             "cannot save the checkpoint at step " + std::to_string(step_) + ": " +
                 std::string(error.what()).substr(0, std::string(error.what()).find('\n')) + "; " +
-                kept +
-                ". Free disk space or fix the folder's permissions, then "
-                "continue with --resume",
+                kept + ". Free disk space or fix the folder's permissions, then " + kContinueHint,
             RunStatus::Paused};
     }
     last_checkpoint_step_ = step_;

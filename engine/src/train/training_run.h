@@ -30,6 +30,10 @@
 
 namespace headroom::train {
 
+// How a paused or stopped run goes on, in the words of both front ends.
+inline const std::string kContinueHint =
+    "continue the run (Run > Continue Last Run in the app, train --resume on the command line)";
+
 using Clock = std::chrono::steady_clock;
 
 // A failure that ends the run with a given kind; thrown inside the run, caught at its edge.

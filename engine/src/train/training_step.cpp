@@ -201,8 +201,8 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
             formatBytes(std::max(record_.peak_bytes, memory.peak)) + ", budget " +
             (budget != 0 ? formatBytes(budget) : std::string("none")) + "; tried micro-batch " +
             tried + ladderSummary() +
-            ". Raise memory.budget, or make the model or model.seq_len smaller, then "
-            "continue with --resume";
+            ". Raise memory.budget, or make the model or model.seq_len smaller, then " +
+            kContinueHint;
         emit("out_of_memory", diagnosis,
              {{"micro_batch", shape_.micro_batch},
               {"bytes_at_failure", memory.live},
