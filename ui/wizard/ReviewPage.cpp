@@ -1,0 +1,175 @@
+#include "ReviewPage.h"
+
+#include "BackgroundJob.h"
+
+#include <headroom/workflow.h>
+
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <QWizard>
+
+#include <memory>
+
+namespace headroom::ui {
+
+ReviewPage::ReviewPage(WizardSettings &settings, QWidget *parent)
+    : QWizardPage(parent), settings_(settings) {
+    setObjectName(QStringLiteral("reviewPage"));
+    setTitle(tr("Review and save"));
+    setSubTitle(tr("These settings go into the project file. You can change them later on the "
+                   "Plan tab."));
+    setFinalPage(true);
+
+    settings_text_ = new QPlainTextEdit(this);
+    settings_text_->setObjectName(QStringLiteral("reviewSettings"));
+    settings_text_->setAccessibleName(tr("Project settings"));
+    settings_text_->setReadOnly(true);
+    settings_text_->setTabChangesFocus(true);
+    settings_text_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+
+    project_path_ = new QLineEdit(this);
+    project_path_->setObjectName(QStringLiteral("projectPath"));
+    project_path_->setAccessibleName(tr("Project file"));
+    project_path_->setPlaceholderText(tr("Where to save the project (.headroom)"));
+    auto *browse = new QPushButton(tr("B&rowse…"), this);
+    browse->setObjectName(QStringLiteral("browseProject"));
+    browse->setAccessibleName(tr("Choose where to save the project"));
+    auto *row = new QHBoxLayout;
+    row->setContentsMargins(0, 0, 0, 0);
+    row->addWidget(project_path_, 1);
+    row->addWidget(browse);
+    auto *form = new QFormLayout;
+    auto *label = new QLabel(tr("&Project file:"), this);
+    label->setBuddy(project_path_);
+    form->addRow(label, row);
+
+    status_ = new QLabel(this);
+    status_->setObjectName(QStringLiteral("reviewStatus"));
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *settings_label = new QLabel(tr("&Settings:"), this);
+    settings_label->setBuddy(settings_text_);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(settings_label);
+    layout->addWidget(settings_text_, 1);
+    layout->addLayout(form);
+    layout->addWidget(status_);
+
+    job_ = new BackgroundJob(this);
+    connect(browse, &QPushButton::clicked, this, &ReviewPage::chooseProjectFile);
+    connect(project_path_, &QLineEdit::textChanged, this, [this] {
+        created_ = false;
+        Q_EMIT completeChanged();
+    });
+}
+
+void ReviewPage::setProjectPath(const QString &path) {
+    project_path_->setText(path);
+}
+
+QString ReviewPage::projectPath() const {
+    QString path = project_path_->text().trimmed();
+    if (!path.isEmpty() && QFileInfo(path).suffix().isEmpty()) {
+        path += QStringLiteral(".headroom");
+    }
+    return path;
+}
+
+QString ReviewPage::errorText() const {
+    return status_->property("error").toBool() ? status_->text() : QString();
+}
+
+bool ReviewPage::isCreating() const {
+    return job_->isRunning();
+}
+
+void ReviewPage::initializePage() {
+    QStringList lines;
+    for (const auto &[key, value] : settings_.config.changed()) {
+        lines << QStringLiteral("%1 = %2").arg(QString::fromStdString(key),
+                                               QString::fromStdString(value));
+    }
+    settings_text_->setPlainText(lines.join('\n'));
+    if (project_path_->text().isEmpty()) {
+        const QFileInfo data(settings_.data_path);
+        project_path_->setText(data.dir().filePath(data.completeBaseName() + ".headroom"));
+    }
+    showStatus(QString(), false);
+}
+
+bool ReviewPage::isComplete() const {
+    return !project_path_->text().trimmed().isEmpty() && !isCreating();
+}
+
+bool ReviewPage::validatePage() {
+    if (created_) {
+        return true;
+    }
+    startCreating();
+    return false; // the wizard finishes when the project exists
+}
+
+void ReviewPage::chooseProjectFile() {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save Project As"), projectPath(),
+                                                      tr("Headroom projects (*.headroom)"));
+    if (!path.isEmpty()) {
+        project_path_->setText(path);
+    }
+}
+
+void ReviewPage::startCreating() {
+    if (isCreating()) {
+        return;
+    }
+    NewProjectRequest request;
+    request.project_path = projectPath().toStdString();
+    request.recipe = settings_.config.text("recipe");
+    request.data_path = settings_.data_path.toStdString();
+    request.config_json = settings_.config.toJson();
+    showStatus(tr("Checking the data file and creating the project…"), false);
+    auto error = std::make_shared<QString>();
+    job_->start(
+        [request, error] {
+            try {
+                createProject(request, [](const std::string &) {});
+            } catch (const std::exception &failure) {
+                *error = QString::fromUtf8(failure.what());
+            }
+        },
+        [this, error] {
+            Q_EMIT completeChanged();
+            if (!error->isEmpty()) {
+                showStatus(*error, true);
+                Q_EMIT creationEnded();
+                return;
+            }
+            showStatus(QString(), false);
+            created_ = true;
+            Q_EMIT creationEnded();
+            wizard()->accept();
+        });
+    Q_EMIT completeChanged();
+}
+
+void ReviewPage::showStatus(const QString &text, bool error) {
+    status_->setText(text);
+    status_->setProperty("error", error);
+    QPalette palette;
+    if (error) {
+        palette = status_->palette();
+        palette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+    }
+    status_->setPalette(palette);
+}
+
+} // namespace headroom::ui
