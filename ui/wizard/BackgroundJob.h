@@ -8,9 +8,9 @@ class QThread;
 
 namespace headroom::ui {
 
-// Runs one piece of work on its own thread and reports back on the owner's thread, like
-// NewProjectDialog did: the UI thread never waits, except the destructor, which joins the
-// thread (the work is expected to notice a cancel flag of its own to finish early).
+// Runs one piece of work on its own thread and reports back on the owner's thread: the UI
+// thread never waits, except in the destructor, which joins the thread (the work is expected
+// to notice a cancel flag of its own to finish early).
 class BackgroundJob : public QObject {
     Q_OBJECT
 

@@ -65,7 +65,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     tokenizer_ = new QComboBox(this);
     tokenizer_->setObjectName(QStringLiteral("tokenizer"));
     tokenizer_->setAccessibleName(tr("Tokenizer"));
-    tokenizer_->addItem(tr("Bytes (no training, 256 symbols)"), QStringLiteral("byte"));
+    tokenizer_->addItem(tr("Bytes (no training needed)"), QStringLiteral("byte"));
     tokenizer_->addItem(tr("BPE (SentencePiece, trained on the file)"), QStringLiteral("bpe"));
     tokenizer_->addItem(tr("Unigram (SentencePiece, trained on the file)"),
                         QStringLiteral("unigram"));
@@ -106,6 +106,9 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     layout->addLayout(form);
     layout->addWidget(status_);
     layout->addWidget(summary_);
+    auto *preview_label = new QLabel(tr("&First records:"), this);
+    preview_label->setBuddy(preview_);
+    layout->addWidget(preview_label);
     layout->addWidget(preview_, 1);
 
     debounce_ = new QTimer(this);
@@ -225,9 +228,10 @@ void DataPage::startCheck() {
                     lines << QString::fromStdString(line);
                 }
                 preview_->setPlainText(lines.join('\n'));
-                summary_->setText(tr("%1 · %n record(s) · %2", nullptr, int(preview.records))
-                                      .arg(QString::fromStdString(preview.format).toUpper(),
-                                           QString::fromStdString(formatBytes(preview.bytes))));
+                summary_->setText(tr("%1 file, %2 records, %3")
+                                      .arg(QString::fromStdString(preview.format).toUpper())
+                                      .arg(preview.records)
+                                      .arg(QString::fromStdString(formatBytes(preview.bytes))));
                 showStatus(tr("The data file reads cleanly."));
                 settings_.facts = result->facts;
                 settings_.facts_known = true;

@@ -79,8 +79,8 @@ HardwarePage::HardwarePage(WizardSettings &settings, QWidget *parent)
     budget_ = new QDoubleSpinBox(this);
     budget_->setObjectName(QStringLiteral("budget"));
     budget_->setAccessibleName(tr("Memory budget in GiB"));
-    budget_->setDecimals(3);
-    budget_->setRange(0.016, 4096);
+    budget_->setDecimals(2);
+    budget_->setRange(0.01, 4096);
     budget_->setSingleStep(0.25);
     budget_->setSuffix(tr(" GiB"));
 
@@ -146,7 +146,7 @@ void HardwarePage::onProfileChanged() {
     }
     setBudgetBytes(profile->budget_bytes);
     note_->setText(
-        tr("%1 of memory; the budget leaves room for the system. %2")
+        tr("%1 of physical memory. Default budget: %2.")
             .arg(bytesText(profile->memory_bytes), QString::fromStdString(profile->note)));
     Q_EMIT completeChanged();
 }

@@ -113,7 +113,7 @@ MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
     verify_ = new QPushButton(tr("&Verify"), this);
     verify_->setObjectName(QStringLiteral("verify"));
     verify_->setAccessibleName(tr("Verify the plan with real training steps"));
-    cancel_ = new QPushButton(tr("Cancel &verification"), this);
+    cancel_ = new QPushButton(tr("&Stop verifying"), this);
     cancel_->setObjectName(QStringLiteral("cancelVerify"));
     verify_status_ = new QLabel(this);
     verify_status_->setObjectName(QStringLiteral("verifyStatus"));
@@ -181,7 +181,7 @@ void MemoryPlanPage::initializePage() {
         lines << QStringLiteral("<b>%1</b>")
                      .arg(QString::fromStdString(plan_.summary).toHtmlEscaped());
         for (const PlanDecision &decision : plan_.decisions) {
-            lines << QStringLiteral("%1 = %2: %3")
+            lines << QStringLiteral("• <b>%1 = %2</b>: %3")
                          .arg(QString::fromStdString(decision.setting),
                               QString::fromStdString(decision.value),
                               QString::fromStdString(decision.reason).toHtmlEscaped());
@@ -268,10 +268,8 @@ void MemoryPlanPage::reestimate() {
         verdict_ = Verdict::Fits;
         verdict = tr("<b>Fits</b>: %1.").arg(numbers);
     }
-    const QString details = tr("%1 · %2 parameters · %3")
-                                .arg(QString::fromStdString(estimate_.model),
-                                     QLocale().toString(qint64(estimate_.parameters)),
-                                     QString::fromStdString(estimate_.techniques));
+    const QString details = QStringLiteral("%1 · %2").arg(
+        QString::fromStdString(estimate_.model), QString::fromStdString(estimate_.techniques));
     verdict_label_->setText(verdict + QStringLiteral("<br>") + details.toHtmlEscaped());
     QPalette palette;
     if (colour.isValid()) {

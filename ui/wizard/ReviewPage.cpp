@@ -17,7 +17,10 @@
 #include <QVBoxLayout>
 #include <QWizard>
 
+#include <algorithm>
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace headroom::ui {
 
@@ -94,10 +97,28 @@ bool ReviewPage::isCreating() const {
 }
 
 void ReviewPage::initializePage() {
+    const Config &config = settings_.config;
+    const bool gpt = config.text("recipe") == "gpt";
+    // What the wizard decided, even where it equals the default; then anything else changed.
+    std::vector<std::string> keys = {"recipe", "data.path", "device", "memory.budget"};
+    const std::vector<std::string> recipe_keys =
+        gpt ? std::vector<std::string>{"tokenizer",   "model.params", "model.layers",
+                                       "model.heads", "model.dim",    "model.seq_len"}
+            : std::vector<std::string>{"data.target", "model.hidden"};
+    keys.insert(keys.end(), recipe_keys.begin(), recipe_keys.end());
+    for (const char *key : {"precision", "checkpointing", "optimizer", "offload.optimizer",
+                            "train.micro_batch", "train.accumulation"}) {
+        keys.emplace_back(key);
+    }
+    for (const auto &[key, value] : config.changed()) {
+        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+            keys.push_back(key);
+        }
+    }
     QStringList lines;
-    for (const auto &[key, value] : settings_.config.changed()) {
+    for (const std::string &key : keys) {
         lines << QStringLiteral("%1 = %2").arg(QString::fromStdString(key),
-                                               QString::fromStdString(value));
+                                               QString::fromStdString(config.text(key)));
     }
     settings_text_->setPlainText(lines.join('\n'));
     if (project_path_->text().isEmpty()) {
