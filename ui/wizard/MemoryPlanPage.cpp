@@ -175,24 +175,6 @@ void MemoryPlanPage::initializePage() {
     probe_lines_.clear();
     probes_->clear();
     verify_status_->clear();
-    try {
-        plan_ = recommendPlan(settings_.config, settings_.facts, profile);
-        QStringList lines;
-        lines << QStringLiteral("<b>%1</b>")
-                     .arg(QString::fromStdString(plan_.summary).toHtmlEscaped());
-        for (const PlanDecision &decision : plan_.decisions) {
-            lines << QStringLiteral("• <b>%1 = %2</b>: %3")
-                         .arg(QString::fromStdString(decision.setting),
-                              QString::fromStdString(decision.value),
-                              QString::fromStdString(decision.reason).toHtmlEscaped());
-        }
-        recommendation_->setText(lines.join(QStringLiteral("<br>")));
-        use_recommended_->setEnabled(!plan_.overrides.empty());
-    } catch (const std::exception &failure) {
-        plan_ = Plan();
-        recommendation_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
-        use_recommended_->setEnabled(false);
-    }
     loadControls();
     reestimate();
     updateButtons();
@@ -233,7 +215,30 @@ void MemoryPlanPage::onControlChanged() {
     reestimate();
 }
 
+// The planner's choice for the current settings (it keeps their effective batch).
+void MemoryPlanPage::refreshRecommendation() {
+    try {
+        plan_ = recommendPlan(settings_.config, settings_.facts, settings_.profile);
+        QStringList lines;
+        lines << QStringLiteral("<b>%1</b>")
+                     .arg(QString::fromStdString(plan_.summary).toHtmlEscaped());
+        for (const PlanDecision &decision : plan_.decisions) {
+            lines << QStringLiteral("• <b>%1 = %2</b>: %3")
+                         .arg(QString::fromStdString(decision.setting),
+                              QString::fromStdString(decision.value),
+                              QString::fromStdString(decision.reason).toHtmlEscaped());
+        }
+        recommendation_->setText(lines.join(QStringLiteral("<br>")));
+        use_recommended_->setEnabled(!plan_.overrides.empty() && !isVerifying());
+    } catch (const std::exception &failure) {
+        plan_ = Plan();
+        recommendation_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
+        use_recommended_->setEnabled(false);
+    }
+}
+
 void MemoryPlanPage::reestimate() {
+    refreshRecommendation();
     effective_batch_->setText(
         tr("Effective batch: %1").arg(micro_batch_->value() * accumulation_->value()));
     try {

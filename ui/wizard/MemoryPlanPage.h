@@ -54,6 +54,7 @@ private:
     void loadControls();
     void onControlChanged();
     void reestimate();
+    void refreshRecommendation();
     void showVerifyStatus(const QString &text, bool error);
     void onProbe(const FitProbe &probe);
     void onVerified(const FitResult &result, const QString &error, bool cancelled);
