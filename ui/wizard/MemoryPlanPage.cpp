@@ -359,7 +359,7 @@ void MemoryPlanPage::onProbe(const FitProbe &probe) {
                                       .arg(bytesText(probe.peak)));
     probes_->setText(probe_lines_.join('\n'));
     if (!cancel_flag_ || !*cancel_flag_) {
-        showVerifyStatus(tr("Verifying: %n probe(s) done…", nullptr, int(probe_lines_.size())),
+        showVerifyStatus(tr("Verifying: %1 probes done…").arg(probe_lines_.size()),
                          false);
     }
 }
