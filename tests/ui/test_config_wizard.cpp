@@ -15,6 +15,7 @@
 #include <QAbstractButton>
 #include <QApplication>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalSpy>
@@ -36,6 +37,7 @@ class TestConfigWizard : public QObject {
 private Q_SLOTS:
     void initTestCase();
     void wholeWizardByKeyboardAndMouse();
+    void tabularWizardUsesTheChosenTarget();
     void badDataBlocksNextWithTheReason_data();
     void badDataBlocksNextWithTheReason();
     void togglingATechniqueChangesTheBars_data();
@@ -167,6 +169,45 @@ void TestConfigWizard::wholeWizardByKeyboardAndMouse() {
     for (const auto &[key, value] : expected) {
         QCOMPARE(QString::fromStdString(config.text(key)), QString::fromStdString(value));
     }
+}
+
+void TestConfigWizard::tabularWizardUsesTheChosenTarget() {
+    ConfigWizard wizard;
+    wizard.show();
+    wizard.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&wizard));
+    QVERIFY(goTo(wizard, ConfigWizard::Data, table_)); // a CSV picks the tabular recipe
+    QTRY_VERIFY_WITH_TIMEOUT(wizard.button(QWizard::NextButton)->isEnabled(), kTimeout);
+    auto *target = wizard.findChild<QComboBox *>("target");
+    QVERIFY(target->isVisible());
+    QVERIFY(!wizard.findChild<QComboBox *>("tokenizer")->isVisible());
+    QCOMPARE(target->count(), 4); // x, y, colour, label from the header
+    QCOMPARE(target->currentText(), QString("label"));
+    QCOMPARE(wizard.settings().facts.outputs, 2); // high, low
+    // The column before the last by keyboard: a new schema (three colours) is inferred.
+    QTest::keyClick(&wizard, Qt::Key_A, Qt::AltModifier);
+    QCOMPARE(focused(), target);
+    QTest::keyClick(target, Qt::Key_Up);
+    QCOMPARE(target->currentText(), QString("colour"));
+    QTRY_COMPARE_WITH_TIMEOUT(wizard.settings().facts.outputs, 3, kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(wizard.button(QWizard::NextButton)->isEnabled(), kTimeout);
+    wizard.next();
+    QCOMPARE(wizard.currentId(), int(ConfigWizard::ModelSize));
+    QVERIFY(wizard.modelSizePage()->selectPreset("small"));
+    QCOMPARE(wizard.findChild<QLineEdit *>("hiddenWidths")->text(), QString("64,32"));
+    QVERIFY(wizard.modelSizePage()->parameterCount() > 0);
+    wizard.next();
+    QVERIFY(!wizard.findChild<QCheckBox *>("checkpointing")->isEnabled()); // gpt only
+    wizard.next();
+    wizard.reviewPage()->setProjectPath(dir_.filePath("tabular.headroom"));
+    QSignalSpy accepted(&wizard, &QDialog::accepted);
+    wizard.button(QWizard::FinishButton)->click();
+    QVERIFY(accepted.wait(kTimeout));
+    const headroom::Config config = headroom::Config::fromJson(
+        headroom::Project::open(wizard.projectPath().toStdString()).configJson());
+    QCOMPARE(QString::fromStdString(config.text("recipe")), QString("tabular"));
+    QCOMPARE(QString::fromStdString(config.text("data.target")), QString("colour"));
+    QCOMPARE(QString::fromStdString(config.text("model.hidden")), QString("64,32"));
 }
 
 void TestConfigWizard::badDataBlocksNextWithTheReason_data() {

@@ -1,6 +1,7 @@
 #include "DataPage.h"
 
 #include "BackgroundJob.h"
+#include "WizardColors.h"
 
 #include <headroom/data_preview.h>
 #include <headroom/units.h>
@@ -254,7 +255,7 @@ void DataPage::showProblem(const QString &problem) {
     status_->setProperty("error", true);
     status_->setText(problem);
     QPalette palette = status_->palette();
-    palette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+    palette.setColor(QPalette::WindowText, problemColor(palette));
     status_->setPalette(palette);
 }
 

@@ -161,11 +161,19 @@ bool HardwarePage::validatePage() {
         return false;
     }
     settings_.profile = *profile;
-    // Whole MiB keep the stored budget readable ("6144MiB").
-    const quint64 mib = quint64(std::llround(double(budgetBytes()) / kMiB));
-    settings_.profile.budget_bytes = quint64(mib * kMiB);
     applyHardwareProfile(settings_.profile, settings_.config);
-    settings_.config.set("memory.budget", std::to_string(mib) + "MiB");
+    // The spin box shows hundredths of a GiB: the profile's exact budget unless edited.
+    const bool edited = std::abs(budget_->value() - double(profile->budget_bytes) / kGiB) >
+                        0.5 * std::pow(10.0, -budget_->decimals());
+    if (edited) {
+        // Whole MiB keep the stored budget readable ("6144MiB").
+        const quint64 mib = quint64(std::llround(double(budgetBytes()) / kMiB));
+        settings_.profile.budget_bytes = quint64(mib * kMiB);
+        settings_.profile.note = "budget chosen in the wizard";
+        settings_.config.set("memory.budget", std::to_string(mib) + "MiB");
+    }
+    // Plan with the budget exactly as the config stores it.
+    settings_.profile.budget_bytes = settings_.config.bytes("memory.budget");
     return true;
 }
 

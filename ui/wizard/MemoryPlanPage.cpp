@@ -2,6 +2,7 @@
 
 #include "BackgroundJob.h"
 #include "MemoryBarsWidget.h"
+#include "WizardColors.h"
 
 #include <headroom/units.h>
 #include <headroom/workflow.h>
@@ -264,11 +265,11 @@ void MemoryPlanPage::reestimate() {
     } else if (estimate_.peak > budget) {
         verdict_ = Verdict::DoesNotFit;
         verdict = tr("<b>Won't fit</b>: %1.").arg(numbers);
-        colour = QColor(0xc0, 0x1c, 0x28);
+        colour = problemColor(palette());
     } else if (double(estimate_.peak) > kTightShare * double(budget)) {
         verdict_ = Verdict::Tight;
         verdict = tr("<b>Tight</b>: %1; less than 10 % stays free.").arg(numbers);
-        colour = QColor(0xb5, 0x83, 0x5a);
+        colour = cautionColor(palette());
     } else {
         verdict_ = Verdict::Fits;
         verdict = tr("<b>Fits</b>: %1.").arg(numbers);
@@ -359,8 +360,7 @@ void MemoryPlanPage::onProbe(const FitProbe &probe) {
                                       .arg(bytesText(probe.peak)));
     probes_->setText(probe_lines_.join('\n'));
     if (!cancel_flag_ || !*cancel_flag_) {
-        showVerifyStatus(tr("Verifying: %1 probes done…").arg(probe_lines_.size()),
-                         false);
+        showVerifyStatus(tr("Verifying: %1 probes done…").arg(probe_lines_.size()), false);
     }
 }
 
@@ -396,7 +396,7 @@ void MemoryPlanPage::showVerifyStatus(const QString &text, bool error) {
     QPalette palette;
     if (error) {
         palette = verify_status_->palette();
-        palette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+        palette.setColor(QPalette::WindowText, problemColor(palette));
     }
     verify_status_->setPalette(palette);
 }

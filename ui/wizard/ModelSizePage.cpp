@@ -1,5 +1,7 @@
 #include "ModelSizePage.h"
 
+#include "WizardColors.h"
+
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -189,6 +191,7 @@ void ModelSizePage::refreshParameterCount() {
         Q_EMIT completeChanged();
         return;
     }
+    QPalette palette; // the window's colours unless the size is refused
     try {
         const MemoryEstimate estimate = estimateMemory(configWithSize(), settings_.facts);
         parameters_ = estimate.parameters;
@@ -197,7 +200,10 @@ void ModelSizePage::refreshParameterCount() {
                                   QString::fromStdString(estimate.model).toHtmlEscaped()));
     } catch (const std::exception &failure) {
         result_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
+        palette = result_->palette();
+        palette.setColor(QPalette::WindowText, problemColor(palette));
     }
+    result_->setPalette(palette);
     Q_EMIT completeChanged();
 }
 

@@ -1,6 +1,7 @@
 #include "ReviewPage.h"
 
 #include "BackgroundJob.h"
+#include "WizardColors.h"
 
 #include <headroom/workflow.h>
 
@@ -188,7 +189,7 @@ void ReviewPage::showStatus(const QString &text, bool error) {
     QPalette palette;
     if (error) {
         palette = status_->palette();
-        palette.setColor(QPalette::WindowText, QColor(0xc0, 0x1c, 0x28));
+        palette.setColor(QPalette::WindowText, problemColor(palette));
     }
     status_->setPalette(palette);
 }
