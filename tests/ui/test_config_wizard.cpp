@@ -18,6 +18,7 @@
 #include <QComboBox>
 #include <QLabel>
 #include <QLineEdit>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -38,6 +39,7 @@ private Q_SLOTS:
     void initTestCase();
     void wholeWizardByKeyboardAndMouse();
     void tabularWizardUsesTheChosenTarget();
+    void droppingAFileOnTheDataPage();
     void badDataBlocksNextWithTheReason_data();
     void badDataBlocksNextWithTheReason();
     void togglingATechniqueChangesTheBars_data();
@@ -210,6 +212,24 @@ void TestConfigWizard::tabularWizardUsesTheChosenTarget() {
     QCOMPARE(QString::fromStdString(config.text("model.hidden")), QString("64,32"));
 }
 
+void TestConfigWizard::droppingAFileOnTheDataPage() {
+    ConfigWizard wizard;
+    wizard.show();
+    QVERIFY(goTo(wizard, ConfigWizard::Data));
+    auto *page = wizard.dataPage();
+    QMimeData data;
+    data.setUrls({QUrl::fromLocalFile(table_)});
+    const QPoint centre = page->rect().center();
+    QDragEnterEvent enter(centre, Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(page, &enter);
+    QVERIFY(enter.isAccepted());
+    QDropEvent drop(centre, Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(page, &drop);
+    QCOMPARE(wizard.findChild<QLineEdit *>("dataPath")->text(), table_);
+    QCOMPARE(wizard.findChild<QComboBox *>("recipe")->currentData().toString(), QString("tabular"));
+    QTRY_VERIFY_WITH_TIMEOUT(wizard.button(QWizard::NextButton)->isEnabled(), kTimeout);
+}
+
 void TestConfigWizard::badDataBlocksNextWithTheReason_data() {
     QTest::addColumn<QString>("file");
     QTest::addColumn<QByteArray>("contents"); // empty: not created
@@ -356,8 +376,15 @@ void TestConfigWizard::creationErrorsKeepTheWizardOpen() {
     wizard.reviewPage()->setProjectPath(existing);
     QSignalSpy ended(wizard.reviewPage(), &headroom::ui::ReviewPage::creationEnded);
     wizard.button(QWizard::FinishButton)->click();
+    QVERIFY(wizard.reviewPage()->isCreating());
+    QVERIFY(!wizard.button(QWizard::CancelButton)->isEnabled());
+    QVERIFY(!wizard.button(QWizard::BackButton)->isEnabled());
+    wizard.reject(); // Escape while the file is written: ignored
+    QVERIFY(wizard.isVisible());
     QVERIFY(ended.wait(kTimeout));
     QVERIFY(wizard.isVisible());
+    QVERIFY(wizard.button(QWizard::CancelButton)->isEnabled());
+    QVERIFY(wizard.button(QWizard::BackButton)->isEnabled());
     const QString error = wizard.reviewPage()->errorText();
     QVERIFY2(error.contains("taken.headroom") && error.contains("already exists"),
              qPrintable(error));

@@ -35,6 +35,13 @@ void ConfigWizard::setDataPath(const QString &path) {
     data_->setDataPath(path);
 }
 
+void ConfigWizard::reject() {
+    if (review_->isCreating()) {
+        return;
+    }
+    QWizard::reject();
+}
+
 QString ConfigWizard::projectPath() const {
     return review_->projectPath();
 }

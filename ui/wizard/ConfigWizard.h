@@ -37,6 +37,9 @@ public:
     MemoryPlanPage *memoryPlanPage() const { return memory_plan_; }
     ReviewPage *reviewPage() const { return review_; }
 
+    // Ignored while the project file is being created (Escape, the window's close button).
+    void reject() override;
+
 private:
     WizardSettings settings_;
     HardwarePage *hardware_ = nullptr;

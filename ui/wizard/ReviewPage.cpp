@@ -5,6 +5,7 @@
 
 #include <headroom/workflow.h>
 
+#include <QAbstractButton>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -169,6 +170,7 @@ void ReviewPage::startCreating() {
             }
         },
         [this, error] {
+            setNavigationEnabled(true);
             Q_EMIT completeChanged();
             if (!error->isEmpty()) {
                 showStatus(*error, true);
@@ -180,7 +182,17 @@ void ReviewPage::startCreating() {
             Q_EMIT creationEnded();
             wizard()->accept();
         });
-    Q_EMIT completeChanged();
+    Q_EMIT completeChanged(); // QWizard re-enables Back here
+    // The project is being written: neither back nor away until it exists or failed.
+    setNavigationEnabled(false);
+}
+
+void ReviewPage::setNavigationEnabled(bool enabled) {
+    for (const QWizard::WizardButton which : {QWizard::BackButton, QWizard::CancelButton}) {
+        if (QAbstractButton *button = wizard()->button(which)) {
+            button->setEnabled(enabled);
+        }
+    }
 }
 
 void ReviewPage::showStatus(const QString &text, bool error) {

@@ -39,6 +39,7 @@ private:
     void chooseProjectFile();
     void startCreating();
     void showStatus(const QString &text, bool error);
+    void setNavigationEnabled(bool enabled);
 
     WizardSettings &settings_;
     QPlainTextEdit *settings_text_ = nullptr;
