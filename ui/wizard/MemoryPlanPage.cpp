@@ -171,8 +171,6 @@ void MemoryPlanPage::initializePage() {
     const HardwareProfile &profile = settings_.profile;
     setItemEnabled(precision_, 1, profile.bf16);
     setItemEnabled(precision_, 2, profile.fp16);
-    offload_->setEnabled(profile.kind == ProfileKind::Cuda);
-    checkpointing_->setEnabled(settings_.config.text("recipe") == "gpt");
     probe_lines_.clear();
     probes_->clear();
     verify_status_->clear();
@@ -207,7 +205,8 @@ void MemoryPlanPage::onControlChanged() {
     config.set("precision", precision_->currentData().toString().toStdString());
     config.set("checkpointing", checkpointing_->isChecked() ? "1" : "0");
     config.set("optimizer", adamw8bit_->isChecked() ? "adamw8bit" : "adamw");
-    config.set("offload.optimizer", offload_->isChecked() && offload_->isEnabled() ? "on" : "off");
+    config.set("offload.optimizer",
+               offload_->isChecked() && settings_.profile.kind == ProfileKind::Cuda ? "on" : "off");
     config.set("train.micro_batch", std::to_string(micro_batch_->value()));
     config.set("train.accumulation", std::to_string(accumulation_->value()));
     if (!probe_lines_.isEmpty() && !isVerifying()) {
@@ -415,6 +414,9 @@ void MemoryPlanPage::updateButtons() {
           static_cast<QWidget *>(micro_batch_), static_cast<QWidget *>(accumulation_)}) {
         control->setEnabled(!running);
     }
+    // Offloading exists on CUDA only; activation checkpointing for the GPT's blocks only.
+    offload_->setEnabled(!running && settings_.profile.kind == ProfileKind::Cuda);
+    checkpointing_->setEnabled(!running && settings_.config.text("recipe") == "gpt");
 }
 
 bool MemoryPlanPage::isComplete() const {
