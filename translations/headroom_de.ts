@@ -304,6 +304,120 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::ConfigWizard</name>
+    <message>
+        <source>New Project</source>
+        <translation>Neues Projekt</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::DataPage</name>
+    <message>
+        <source>Task and data</source>
+        <translation>Aufgabe und Daten</translation>
+    </message>
+    <message>
+        <source>Choose what to train and the file to learn from. The whole file is checked before you can go on.</source>
+        <translation>Wählen Sie, was trainiert wird und aus welcher Datei gelernt wird. Die ganze Datei wird geprüft, bevor es weitergeht.</translation>
+    </message>
+    <message>
+        <source>Recipe</source>
+        <translation>Rezept</translation>
+    </message>
+    <message>
+        <source>GPT language model (text, JSONL or CSV text column)</source>
+        <translation>GPT-Sprachmodell (Text, JSONL oder CSV-Textspalte)</translation>
+    </message>
+    <message>
+        <source>Tabular model (CSV, predicts a column)</source>
+        <translation>Tabellenmodell (CSV, sagt eine Spalte vorher)</translation>
+    </message>
+    <message>
+        <source>Data file</source>
+        <translation>Datendatei</translation>
+    </message>
+    <message>
+        <source>A text, JSONL or CSV file (or drop one here)</source>
+        <translation>Eine Text-, JSONL- oder CSV-Datei (oder hierher ziehen)</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>Durch&amp;suchen…</translation>
+    </message>
+    <message>
+        <source>Choose the data file</source>
+        <translation>Datendatei wählen</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>Tokenizer</translation>
+    </message>
+    <message>
+        <source>Bytes (no training needed)</source>
+        <translation>Bytes (kein Training nötig)</translation>
+    </message>
+    <message>
+        <source>BPE (SentencePiece, trained on the file)</source>
+        <translation>BPE (SentencePiece, auf der Datei trainiert)</translation>
+    </message>
+    <message>
+        <source>Unigram (SentencePiece, trained on the file)</source>
+        <translation>Unigram (SentencePiece, auf der Datei trainiert)</translation>
+    </message>
+    <message>
+        <source>Target column</source>
+        <translation>Zielspalte</translation>
+    </message>
+    <message>
+        <source>&amp;Recipe:</source>
+        <translation>&amp;Rezept:</translation>
+    </message>
+    <message>
+        <source>&amp;Data file:</source>
+        <translation>&amp;Datendatei:</translation>
+    </message>
+    <message>
+        <source>&amp;Tokenizer:</source>
+        <translation>&amp;Tokenizer:</translation>
+    </message>
+    <message>
+        <source>T&amp;arget column:</source>
+        <translation>Zielsp&amp;alte:</translation>
+    </message>
+    <message>
+        <source>Preview of the first records</source>
+        <translation>Vorschau der ersten Datensätze</translation>
+    </message>
+    <message>
+        <source>&amp;First records:</source>
+        <translation>&amp;Erste Datensätze:</translation>
+    </message>
+    <message>
+        <source>Choose Data</source>
+        <translation>Daten wählen</translation>
+    </message>
+    <message>
+        <source>Data files (*.txt *.jsonl *.csv);;All files (*)</source>
+        <translation>Datendateien (*.txt *.jsonl *.csv);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Choose a data file.</source>
+        <translation>Wählen Sie eine Datendatei.</translation>
+    </message>
+    <message>
+        <source>Checking the data file…</source>
+        <translation>Datendatei wird geprüft…</translation>
+    </message>
+    <message>
+        <source>%1 file, %2 records, %3</source>
+        <translation>%1-Datei, %2 Datensätze, %3</translation>
+    </message>
+    <message>
+        <source>The data file reads cleanly.</source>
+        <translation>Die Datendatei lässt sich fehlerfrei lesen.</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::EmptyProjectView</name>
     <message>
         <source>No project open</source>
@@ -324,6 +438,61 @@
     <message>
         <source>This machine</source>
         <translation>Dieser Rechner</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::HardwarePage</name>
+    <message>
+        <source>Hardware</source>
+        <translation>Hardware</translation>
+    </message>
+    <message>
+        <source>Choose the machine to plan the training for and how much memory it may use.</source>
+        <translation>Wählen Sie den Rechner, für den das Training geplant wird, und wie viel Speicher es nutzen darf.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;This machine&lt;/b&gt; (LibTorch %1):&lt;br&gt;%2</source>
+        <translation>&lt;b&gt;Dieser Rechner&lt;/b&gt; (LibTorch %1):&lt;br&gt;%2</translation>
+    </message>
+    <message>
+        <source>Hardware profile</source>
+        <translation>Hardwareprofil</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>Dieser Rechner</translation>
+    </message>
+    <message>
+        <source>Plan for an Apple computer (MPS)</source>
+        <translation>Für einen Apple-Rechner planen (MPS)</translation>
+    </message>
+    <message>
+        <source>Plan for a CUDA GPU</source>
+        <translation>Für eine CUDA-GPU planen</translation>
+    </message>
+    <message>
+        <source>Plan for a CPU</source>
+        <translation>Für eine CPU planen</translation>
+    </message>
+    <message>
+        <source>Memory budget in GiB</source>
+        <translation>Speicherbudget in GiB</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source>&amp;Plan for:</source>
+        <translation>&amp;Planen für:</translation>
+    </message>
+    <message>
+        <source>Memory &amp;budget:</source>
+        <translation>Speicher&amp;budget:</translation>
+    </message>
+    <message>
+        <source>%1 of physical memory. Default budget: %2.</source>
+        <translation>%1 physischer Speicher. Standardbudget: %2.</translation>
     </message>
 </context>
 <context>
@@ -801,82 +970,312 @@
     </message>
 </context>
 <context>
-    <name>headroom::ui::NewProjectDialog</name>
+    <name>headroom::ui::MemoryBarsWidget</name>
     <message>
-        <source>New Project</source>
-        <translation>Neues Projekt</translation>
+        <source>Predicted memory by role</source>
+        <translation>Vorhergesagter Speicher nach Verwendung</translation>
     </message>
     <message>
-        <source>A text, JSONL or CSV file</source>
-        <translation>Eine Text-, JSONL- oder CSV-Datei</translation>
+        <source>Weights</source>
+        <translation>Gewichte</translation>
     </message>
     <message>
-        <source>Where to save the project (.headroom)</source>
-        <translation>Wo das Projekt gespeichert wird (.headroom)</translation>
+        <source>Gradients</source>
+        <translation>Gradienten</translation>
     </message>
     <message>
-        <source>GPT language model (text)</source>
-        <translation>GPT-Sprachmodell (Text)</translation>
+        <source>Optimizer state</source>
+        <translation>Optimiererzustand</translation>
     </message>
     <message>
-        <source>Tabular model (CSV)</source>
-        <translation>Tabellenmodell (CSV)</translation>
+        <source>Activations</source>
+        <translation>Aktivierungen</translation>
     </message>
     <message>
-        <source>&amp;Browse…</source>
-        <translation>&amp;Durchsuchen…</translation>
+        <source>Overhead</source>
+        <translation>Zusatzbedarf</translation>
     </message>
     <message>
-        <source>B&amp;rowse…</source>
-        <translation>Durch&amp;suchen…</translation>
+        <source>Peak %1</source>
+        <translation>Spitze %1</translation>
     </message>
     <message>
-        <source>Choose the data file</source>
-        <translation>Datendatei wählen</translation>
+        <source>Budget %1</source>
+        <translation>Budget %1</translation>
     </message>
     <message>
-        <source>Choose where to save the project</source>
-        <translation>Speicherort des Projekts wählen</translation>
+        <source>none</source>
+        <translation>keins</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::MemoryPlanPage</name>
+    <message>
+        <source>Memory plan</source>
+        <translation>Speicherplan</translation>
     </message>
     <message>
-        <source>&amp;Data file:</source>
-        <translation>&amp;Datendatei:</translation>
+        <source>The planner&apos;s prediction of the training step&apos;s peak memory. Change the techniques to see their effect at once.</source>
+        <translation>Die Vorhersage des Planers für den Spitzenspeicher eines Trainingsschritts. Ändern Sie die Techniken, um ihre Wirkung sofort zu sehen.</translation>
     </message>
     <message>
-        <source>&amp;Recipe:</source>
-        <translation>&amp;Rezept:</translation>
+        <source>Precision</source>
+        <translation>Genauigkeit</translation>
     </message>
     <message>
-        <source>&amp;Project file:</source>
-        <translation>&amp;Projektdatei:</translation>
+        <source>fp32 (full precision)</source>
+        <translation>fp32 (volle Genauigkeit)</translation>
     </message>
     <message>
-        <source>The project starts with the recipe&apos;s default settings; change them on the Plan tab.</source>
-        <translation>Das Projekt beginnt mit den Standardeinstellungen des Rezepts; ändern Sie sie im Reiter Plan.</translation>
+        <source>bf16 mixed precision</source>
+        <translation>bf16 gemischte Genauigkeit</translation>
     </message>
     <message>
-        <source>&amp;Create</source>
-        <translation>&amp;Erstellen</translation>
+        <source>fp16 mixed precision with loss scaling</source>
+        <translation>fp16 gemischte Genauigkeit mit Loss-Skalierung</translation>
     </message>
     <message>
-        <source>Choose Data</source>
-        <translation>Daten wählen</translation>
+        <source>Activation &amp;checkpointing</source>
+        <translation>Aktivierungs-&amp;Checkpointing</translation>
     </message>
     <message>
-        <source>Data files (*.txt *.jsonl *.csv);;All files (*)</source>
-        <translation>Datendateien (*.txt *.jsonl *.csv);;Alle Dateien (*)</translation>
+        <source>Activation checkpointing</source>
+        <translation>Aktivierungs-Checkpointing</translation>
     </message>
     <message>
-        <source>Save Project As</source>
-        <translation>Projekt speichern unter</translation>
+        <source>&amp;8-bit AdamW</source>
+        <translation>&amp;8-Bit-AdamW</translation>
     </message>
     <message>
-        <source>Headroom projects (*.headroom)</source>
-        <translation>Headroom-Projekte (*.headroom)</translation>
+        <source>8-bit AdamW optimizer</source>
+        <translation>8-Bit-AdamW-Optimierer</translation>
     </message>
     <message>
-        <source>Checking the data file…</source>
-        <translation>Datendatei wird geprüft…</translation>
+        <source>&amp;Offload optimizer state to host memory</source>
+        <translation>Optimiererzustand in den Hauptspeicher &amp;auslagern</translation>
+    </message>
+    <message>
+        <source>Offload optimizer state</source>
+        <translation>Optimiererzustand auslagern</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>Mikro-Batch</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>Gradientenakkumulation</translation>
+    </message>
+    <message>
+        <source>Techniques</source>
+        <translation>Techniken</translation>
+    </message>
+    <message>
+        <source>&amp;Precision:</source>
+        <translation>&amp;Genauigkeit:</translation>
+    </message>
+    <message>
+        <source>&amp;Micro-batch:</source>
+        <translation>&amp;Mikro-Batch:</translation>
+    </message>
+    <message>
+        <source>&amp;Accumulation:</source>
+        <translation>Akk&amp;umulation:</translation>
+    </message>
+    <message>
+        <source>&amp;Use recommended plan</source>
+        <translation>&amp;Empfohlenen Plan übernehmen</translation>
+    </message>
+    <message>
+        <source>Recommended</source>
+        <translation>Empfohlen</translation>
+    </message>
+    <message>
+        <source>&amp;Verify</source>
+        <translation>&amp;Verifizieren</translation>
+    </message>
+    <message>
+        <source>Verify the plan with real training steps</source>
+        <translation>Den Plan mit echten Trainingsschritten prüfen</translation>
+    </message>
+    <message>
+        <source>&amp;Stop verifying</source>
+        <translation>Verifizierung &amp;stoppen</translation>
+    </message>
+    <message>
+        <source>Verify on this machine</source>
+        <translation>Auf diesem Rechner verifizieren</translation>
+    </message>
+    <message>
+        <source>The settings changed since the verification; verify again.</source>
+        <translation>Die Einstellungen haben sich seit der Verifizierung geändert; bitte erneut verifizieren.</translation>
+    </message>
+    <message>
+        <source>Effective batch: %1</source>
+        <translation>Effektiver Batch: %1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 (%3 %)</source>
+        <translation>%1 von %2 (%3 %)</translation>
+    </message>
+    <message>
+        <source>No budget: the peak is %1.</source>
+        <translation>Kein Budget: die Spitze liegt bei %1.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Won&apos;t fit&lt;/b&gt;: %1.</source>
+        <translation>&lt;b&gt;Passt nicht&lt;/b&gt;: %1.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Tight&lt;/b&gt;: %1; less than 10 % stays free.</source>
+        <translation>&lt;b&gt;Knapp&lt;/b&gt;: %1; weniger als 10 % bleiben frei.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Fits&lt;/b&gt;: %1.</source>
+        <translation>&lt;b&gt;Passt&lt;/b&gt;: %1.</translation>
+    </message>
+    <message>
+        <source>Cannot create a temporary folder: %1</source>
+        <translation>Temporärer Ordner kann nicht angelegt werden: %1</translation>
+    </message>
+    <message>
+        <source>Verifying: preparing a scratch project…</source>
+        <translation>Verifizierung: Hilfsprojekt wird vorbereitet…</translation>
+    </message>
+    <message>
+        <source>Cancelling after the current probe…</source>
+        <translation>Abbruch nach dem laufenden Versuch…</translation>
+    </message>
+    <message>
+        <source>micro-batch %1: fits, measured peak %2</source>
+        <translation>Mikro-Batch %1: passt, gemessene Spitze %2</translation>
+    </message>
+    <message>
+        <source>micro-batch %1: out of memory at %2</source>
+        <translation>Mikro-Batch %1: Speicher erschöpft bei %2</translation>
+    </message>
+    <message>
+        <source>Verification cancelled; the plan is unchanged.</source>
+        <translation>Verifizierung abgebrochen; der Plan bleibt unverändert.</translation>
+    </message>
+    <message>
+        <source>Verification failed: %1</source>
+        <translation>Verifizierung fehlgeschlagen: %1</translation>
+    </message>
+    <message>
+        <source>Verification: %1</source>
+        <translation>Verifizierung: %1</translation>
+    </message>
+    <message>
+        <source>Verified: micro-batch %1 × accumulation %2; predicted peak %3, measured %4.</source>
+        <translation>Verifiziert: Mikro-Batch %1 × Akkumulation %2; vorhergesagte Spitze %3, gemessen %4.</translation>
+    </message>
+    <message>
+        <source>Verify runs on this machine; choose one of its devices on the Hardware page.</source>
+        <translation>Die Verifizierung läuft auf diesem Rechner; wählen Sie auf der Seite „Hardware“ eines seiner Geräte.</translation>
+    </message>
+    <message>
+        <source>Verifying: %1 probes done…</source>
+        <translation>Verifizierung: %1 Versuche erledigt…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ModelSizePage</name>
+    <message>
+        <source>Model size</source>
+        <translation>Modellgröße</translation>
+    </message>
+    <message>
+        <source>Pick a preset or say how many parameters the model should have.</source>
+        <translation>Wählen Sie eine Vorgabe oder geben Sie an, wie viele Parameter das Modell haben soll.</translation>
+    </message>
+    <message>
+        <source>Model size preset</source>
+        <translation>Vorgabe für die Modellgröße</translation>
+    </message>
+    <message>
+        <source>Target parameters in millions</source>
+        <translation>Zielparameter in Millionen</translation>
+    </message>
+    <message>
+        <source> million</source>
+        <translation> Millionen</translation>
+    </message>
+    <message>
+        <source>Context length in tokens</source>
+        <translation>Kontextlänge in Tokens</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> Tokens</translation>
+    </message>
+    <message>
+        <source>Hidden layer widths</source>
+        <translation>Breiten der verborgenen Schichten</translation>
+    </message>
+    <message>
+        <source>e.g. 128,64</source>
+        <translation>z. B. 128,64</translation>
+    </message>
+    <message>
+        <source>&amp;Size:</source>
+        <translation>&amp;Größe:</translation>
+    </message>
+    <message>
+        <source>&amp;Target parameters:</source>
+        <translation>Ziel&amp;parameter:</translation>
+    </message>
+    <message>
+        <source>&amp;Context length:</source>
+        <translation>&amp;Kontextlänge:</translation>
+    </message>
+    <message>
+        <source>&amp;Hidden widths:</source>
+        <translation>&amp;Verborgene Breiten:</translation>
+    </message>
+    <message>
+        <source>Tiny</source>
+        <translation>Winzig</translation>
+    </message>
+    <message>
+        <source>Small</source>
+        <translation>Klein</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>Mittel</translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation>Groß</translation>
+    </message>
+    <message>
+        <source>%1: %2 layers, %3 heads, width %4</source>
+        <translation>%1: %2 Schichten, %3 Köpfe, Breite %4</translation>
+    </message>
+    <message>
+        <source>Target parameter count</source>
+        <translation>Zielanzahl der Parameter</translation>
+    </message>
+    <message>
+        <source>Deep</source>
+        <translation>Tief</translation>
+    </message>
+    <message>
+        <source>%1: hidden widths %2</source>
+        <translation>%1: verborgene Breiten %2</translation>
+    </message>
+    <message>
+        <source>Custom hidden widths</source>
+        <translation>Eigene verborgene Breiten</translation>
+    </message>
+    <message>
+        <source>Go back and choose a data file first.</source>
+        <translation>Gehen Sie zurück und wählen Sie zuerst eine Datendatei.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1 parameters&lt;/b&gt;&lt;br&gt;%2</source>
+        <translation>&lt;b&gt;%1 Parameter&lt;/b&gt;&lt;br&gt;%2</translation>
     </message>
 </context>
 <context>
@@ -935,6 +1334,57 @@
     <message>
         <source>&amp;Language:</source>
         <translation>&amp;Sprache:</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ReviewPage</name>
+    <message>
+        <source>Review and save</source>
+        <translation>Prüfen und speichern</translation>
+    </message>
+    <message>
+        <source>These settings go into the project file. You can change them later on the Plan tab.</source>
+        <translation>Diese Einstellungen werden in der Projektdatei gespeichert. Sie können sie später auf der Registerkarte „Plan“ ändern.</translation>
+    </message>
+    <message>
+        <source>Project settings</source>
+        <translation>Projekteinstellungen</translation>
+    </message>
+    <message>
+        <source>Project file</source>
+        <translation>Projektdatei</translation>
+    </message>
+    <message>
+        <source>Where to save the project (.headroom)</source>
+        <translation>Wo das Projekt gespeichert wird (.headroom)</translation>
+    </message>
+    <message>
+        <source>B&amp;rowse…</source>
+        <translation>Durch&amp;suchen…</translation>
+    </message>
+    <message>
+        <source>Choose where to save the project</source>
+        <translation>Speicherort des Projekts wählen</translation>
+    </message>
+    <message>
+        <source>&amp;Project file:</source>
+        <translation>&amp;Projektdatei:</translation>
+    </message>
+    <message>
+        <source>&amp;Settings:</source>
+        <translation>&amp;Einstellungen:</translation>
+    </message>
+    <message>
+        <source>Save Project As</source>
+        <translation>Projekt speichern unter</translation>
+    </message>
+    <message>
+        <source>Headroom projects (*.headroom)</source>
+        <translation>Headroom-Projekte (*.headroom)</translation>
+    </message>
+    <message>
+        <source>Checking the data file and creating the project…</source>
+        <translation>Datendatei wird geprüft und das Projekt angelegt…</translation>
     </message>
 </context>
 <context>

@@ -304,6 +304,120 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::ConfigWizard</name>
+    <message>
+        <source>New Project</source>
+        <translation>新建项目</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::DataPage</name>
+    <message>
+        <source>Task and data</source>
+        <translation>任务与数据</translation>
+    </message>
+    <message>
+        <source>Choose what to train and the file to learn from. The whole file is checked before you can go on.</source>
+        <translation>选择要训练的内容和用于学习的文件。继续之前会检查整个文件。</translation>
+    </message>
+    <message>
+        <source>Recipe</source>
+        <translation>配方</translation>
+    </message>
+    <message>
+        <source>GPT language model (text, JSONL or CSV text column)</source>
+        <translation>GPT 语言模型（文本、JSONL 或 CSV 文本列）</translation>
+    </message>
+    <message>
+        <source>Tabular model (CSV, predicts a column)</source>
+        <translation>表格模型（CSV，预测某一列）</translation>
+    </message>
+    <message>
+        <source>Data file</source>
+        <translation>数据文件</translation>
+    </message>
+    <message>
+        <source>A text, JSONL or CSV file (or drop one here)</source>
+        <translation>文本、JSONL 或 CSV 文件（也可拖放到此处）</translation>
+    </message>
+    <message>
+        <source>&amp;Browse…</source>
+        <translation>浏览(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>Choose the data file</source>
+        <translation>选择数据文件</translation>
+    </message>
+    <message>
+        <source>Tokenizer</source>
+        <translation>分词器</translation>
+    </message>
+    <message>
+        <source>Bytes (no training needed)</source>
+        <translation>字节（无需训练）</translation>
+    </message>
+    <message>
+        <source>BPE (SentencePiece, trained on the file)</source>
+        <translation>BPE（SentencePiece，在该文件上训练）</translation>
+    </message>
+    <message>
+        <source>Unigram (SentencePiece, trained on the file)</source>
+        <translation>Unigram（SentencePiece，在该文件上训练）</translation>
+    </message>
+    <message>
+        <source>Target column</source>
+        <translation>目标列</translation>
+    </message>
+    <message>
+        <source>&amp;Recipe:</source>
+        <translation>配方(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>&amp;Data file:</source>
+        <translation>数据文件(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>&amp;Tokenizer:</source>
+        <translation>分词器(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>T&amp;arget column:</source>
+        <translation>目标列(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>Preview of the first records</source>
+        <translation>前几条记录的预览</translation>
+    </message>
+    <message>
+        <source>&amp;First records:</source>
+        <translation>前几条记录(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>Choose Data</source>
+        <translation>选择数据</translation>
+    </message>
+    <message>
+        <source>Data files (*.txt *.jsonl *.csv);;All files (*)</source>
+        <translation>数据文件 (*.txt *.jsonl *.csv);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Choose a data file.</source>
+        <translation>请选择一个数据文件。</translation>
+    </message>
+    <message>
+        <source>Checking the data file…</source>
+        <translation>正在检查数据文件…</translation>
+    </message>
+    <message>
+        <source>%1 file, %2 records, %3</source>
+        <translation>%1 文件，%2 条记录，%3</translation>
+    </message>
+    <message>
+        <source>The data file reads cleanly.</source>
+        <translation>数据文件可以正常读取。</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::EmptyProjectView</name>
     <message>
         <source>No project open</source>
@@ -324,6 +438,61 @@
     <message>
         <source>This machine</source>
         <translation>本机</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::HardwarePage</name>
+    <message>
+        <source>Hardware</source>
+        <translation>硬件</translation>
+    </message>
+    <message>
+        <source>Choose the machine to plan the training for and how much memory it may use.</source>
+        <translation>选择要为哪台机器规划训练，以及训练可以使用多少内存。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;This machine&lt;/b&gt; (LibTorch %1):&lt;br&gt;%2</source>
+        <translation>&lt;b&gt;本机&lt;/b&gt;（LibTorch %1）：&lt;br&gt;%2</translation>
+    </message>
+    <message>
+        <source>Hardware profile</source>
+        <translation>硬件配置</translation>
+    </message>
+    <message>
+        <source>This machine</source>
+        <translation>本机</translation>
+    </message>
+    <message>
+        <source>Plan for an Apple computer (MPS)</source>
+        <translation>为 Apple 电脑规划（MPS）</translation>
+    </message>
+    <message>
+        <source>Plan for a CUDA GPU</source>
+        <translation>为 CUDA GPU 规划</translation>
+    </message>
+    <message>
+        <source>Plan for a CPU</source>
+        <translation>为 CPU 规划</translation>
+    </message>
+    <message>
+        <source>Memory budget in GiB</source>
+        <translation>内存预算（GiB）</translation>
+    </message>
+    <message>
+        <source> GiB</source>
+        <translation> GiB</translation>
+    </message>
+    <message>
+        <source>&amp;Plan for:</source>
+        <translation>规划目标(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>Memory &amp;budget:</source>
+        <translation>内存预算(&amp;B)：</translation>
+    </message>
+    <message>
+        <source>%1 of physical memory. Default budget: %2.</source>
+        <translation>物理内存 %1。默认预算：%2。</translation>
     </message>
 </context>
 <context>
@@ -801,82 +970,312 @@
     </message>
 </context>
 <context>
-    <name>headroom::ui::NewProjectDialog</name>
+    <name>headroom::ui::MemoryBarsWidget</name>
     <message>
-        <source>New Project</source>
-        <translation>新建项目</translation>
+        <source>Predicted memory by role</source>
+        <translation>按用途预测的内存</translation>
     </message>
     <message>
-        <source>A text, JSONL or CSV file</source>
-        <translation>文本、JSONL 或 CSV 文件</translation>
+        <source>Weights</source>
+        <translation>权重</translation>
     </message>
     <message>
-        <source>Where to save the project (.headroom)</source>
-        <translation>项目保存位置 (.headroom)</translation>
+        <source>Gradients</source>
+        <translation>梯度</translation>
     </message>
     <message>
-        <source>GPT language model (text)</source>
-        <translation>GPT 语言模型(文本)</translation>
+        <source>Optimizer state</source>
+        <translation>优化器状态</translation>
     </message>
     <message>
-        <source>Tabular model (CSV)</source>
-        <translation>表格模型 (CSV)</translation>
+        <source>Activations</source>
+        <translation>激活值</translation>
     </message>
     <message>
-        <source>&amp;Browse…</source>
-        <translation>浏览(&amp;B)…</translation>
+        <source>Overhead</source>
+        <translation>额外开销</translation>
     </message>
     <message>
-        <source>B&amp;rowse…</source>
-        <translation>浏览(&amp;R)…</translation>
+        <source>Peak %1</source>
+        <translation>峰值 %1</translation>
     </message>
     <message>
-        <source>Choose the data file</source>
-        <translation>选择数据文件</translation>
+        <source>Budget %1</source>
+        <translation>预算 %1</translation>
     </message>
     <message>
-        <source>Choose where to save the project</source>
-        <translation>选择项目保存位置</translation>
+        <source>none</source>
+        <translation>无</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::MemoryPlanPage</name>
+    <message>
+        <source>Memory plan</source>
+        <translation>内存计划</translation>
     </message>
     <message>
-        <source>&amp;Data file:</source>
-        <translation>数据文件(&amp;D):</translation>
+        <source>The planner&apos;s prediction of the training step&apos;s peak memory. Change the techniques to see their effect at once.</source>
+        <translation>规划器对训练步骤峰值内存的预测。更改技术选项即可立即看到其效果。</translation>
     </message>
     <message>
-        <source>&amp;Recipe:</source>
-        <translation>配方(&amp;R):</translation>
+        <source>Precision</source>
+        <translation>精度</translation>
     </message>
     <message>
-        <source>&amp;Project file:</source>
-        <translation>项目文件(&amp;P):</translation>
+        <source>fp32 (full precision)</source>
+        <translation>fp32（全精度）</translation>
     </message>
     <message>
-        <source>The project starts with the recipe&apos;s default settings; change them on the Plan tab.</source>
-        <translation>项目使用配方的默认设置;可在“计划”选项卡中更改。</translation>
+        <source>bf16 mixed precision</source>
+        <translation>bf16 混合精度</translation>
     </message>
     <message>
-        <source>&amp;Create</source>
-        <translation>创建(&amp;C)</translation>
+        <source>fp16 mixed precision with loss scaling</source>
+        <translation>fp16 混合精度（带损失缩放）</translation>
     </message>
     <message>
-        <source>Choose Data</source>
-        <translation>选择数据</translation>
+        <source>Activation &amp;checkpointing</source>
+        <translation>激活检查点(&amp;C)</translation>
     </message>
     <message>
-        <source>Data files (*.txt *.jsonl *.csv);;All files (*)</source>
-        <translation>数据文件 (*.txt *.jsonl *.csv);;所有文件 (*)</translation>
+        <source>Activation checkpointing</source>
+        <translation>激活检查点</translation>
     </message>
     <message>
-        <source>Save Project As</source>
-        <translation>项目另存为</translation>
+        <source>&amp;8-bit AdamW</source>
+        <translation>8 位 AdamW(&amp;8)</translation>
     </message>
     <message>
-        <source>Headroom projects (*.headroom)</source>
-        <translation>Headroom 项目 (*.headroom)</translation>
+        <source>8-bit AdamW optimizer</source>
+        <translation>8 位 AdamW 优化器</translation>
     </message>
     <message>
-        <source>Checking the data file…</source>
-        <translation>正在检查数据文件…</translation>
+        <source>&amp;Offload optimizer state to host memory</source>
+        <translation>将优化器状态卸载到主机内存(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Offload optimizer state</source>
+        <translation>卸载优化器状态</translation>
+    </message>
+    <message>
+        <source>Micro-batch</source>
+        <translation>微批次</translation>
+    </message>
+    <message>
+        <source>Gradient accumulation</source>
+        <translation>梯度累积</translation>
+    </message>
+    <message>
+        <source>Techniques</source>
+        <translation>技术</translation>
+    </message>
+    <message>
+        <source>&amp;Precision:</source>
+        <translation>精度(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>&amp;Micro-batch:</source>
+        <translation>微批次(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>&amp;Accumulation:</source>
+        <translation>累积(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>&amp;Use recommended plan</source>
+        <translation>使用推荐计划(&amp;U)</translation>
+    </message>
+    <message>
+        <source>Recommended</source>
+        <translation>推荐</translation>
+    </message>
+    <message>
+        <source>&amp;Verify</source>
+        <translation>验证(&amp;V)</translation>
+    </message>
+    <message>
+        <source>Verify the plan with real training steps</source>
+        <translation>用真实的训练步骤验证计划</translation>
+    </message>
+    <message>
+        <source>&amp;Stop verifying</source>
+        <translation>停止验证(&amp;S)</translation>
+    </message>
+    <message>
+        <source>Verify on this machine</source>
+        <translation>在本机上验证</translation>
+    </message>
+    <message>
+        <source>The settings changed since the verification; verify again.</source>
+        <translation>验证之后设置已更改，请重新验证。</translation>
+    </message>
+    <message>
+        <source>Effective batch: %1</source>
+        <translation>有效批次：%1</translation>
+    </message>
+    <message>
+        <source>%1 of %2 (%3 %)</source>
+        <translation>%1 / %2（%3 %）</translation>
+    </message>
+    <message>
+        <source>No budget: the peak is %1.</source>
+        <translation>未设预算：峰值为 %1。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Won&apos;t fit&lt;/b&gt;: %1.</source>
+        <translation>&lt;b&gt;放不下&lt;/b&gt;：%1。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Tight&lt;/b&gt;: %1; less than 10 % stays free.</source>
+        <translation>&lt;b&gt;紧张&lt;/b&gt;：%1；剩余空间不足 10 %。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Fits&lt;/b&gt;: %1.</source>
+        <translation>&lt;b&gt;放得下&lt;/b&gt;：%1。</translation>
+    </message>
+    <message>
+        <source>Cannot create a temporary folder: %1</source>
+        <translation>无法创建临时文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Verifying: preparing a scratch project…</source>
+        <translation>正在验证：准备临时项目…</translation>
+    </message>
+    <message>
+        <source>Cancelling after the current probe…</source>
+        <translation>将在当前试探结束后取消…</translation>
+    </message>
+    <message>
+        <source>micro-batch %1: fits, measured peak %2</source>
+        <translation>微批次 %1：放得下，实测峰值 %2</translation>
+    </message>
+    <message>
+        <source>micro-batch %1: out of memory at %2</source>
+        <translation>微批次 %1：在 %2 时内存不足</translation>
+    </message>
+    <message>
+        <source>Verification cancelled; the plan is unchanged.</source>
+        <translation>验证已取消，计划未更改。</translation>
+    </message>
+    <message>
+        <source>Verification failed: %1</source>
+        <translation>验证失败：%1</translation>
+    </message>
+    <message>
+        <source>Verification: %1</source>
+        <translation>验证：%1</translation>
+    </message>
+    <message>
+        <source>Verified: micro-batch %1 × accumulation %2; predicted peak %3, measured %4.</source>
+        <translation>已验证：微批次 %1 × 累积 %2；预测峰值 %3，实测 %4。</translation>
+    </message>
+    <message>
+        <source>Verify runs on this machine; choose one of its devices on the Hardware page.</source>
+        <translation>验证在本机上运行；请在“硬件”页面选择本机的某个设备。</translation>
+    </message>
+    <message>
+        <source>Verifying: %1 probes done…</source>
+        <translation>正在验证：已完成 %1 次试探…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ModelSizePage</name>
+    <message>
+        <source>Model size</source>
+        <translation>模型大小</translation>
+    </message>
+    <message>
+        <source>Pick a preset or say how many parameters the model should have.</source>
+        <translation>选择一个预设，或指定模型应有的参数数量。</translation>
+    </message>
+    <message>
+        <source>Model size preset</source>
+        <translation>模型大小预设</translation>
+    </message>
+    <message>
+        <source>Target parameters in millions</source>
+        <translation>目标参数量（百万）</translation>
+    </message>
+    <message>
+        <source> million</source>
+        <translation> 百万</translation>
+    </message>
+    <message>
+        <source>Context length in tokens</source>
+        <translation>上下文长度（词元）</translation>
+    </message>
+    <message>
+        <source> tokens</source>
+        <translation> 个词元</translation>
+    </message>
+    <message>
+        <source>Hidden layer widths</source>
+        <translation>隐藏层宽度</translation>
+    </message>
+    <message>
+        <source>e.g. 128,64</source>
+        <translation>例如 128,64</translation>
+    </message>
+    <message>
+        <source>&amp;Size:</source>
+        <translation>大小(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>&amp;Target parameters:</source>
+        <translation>目标参数量(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Context length:</source>
+        <translation>上下文长度(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>&amp;Hidden widths:</source>
+        <translation>隐藏层宽度(&amp;H)：</translation>
+    </message>
+    <message>
+        <source>Tiny</source>
+        <translation>微型</translation>
+    </message>
+    <message>
+        <source>Small</source>
+        <translation>小型</translation>
+    </message>
+    <message>
+        <source>Medium</source>
+        <translation>中型</translation>
+    </message>
+    <message>
+        <source>Large</source>
+        <translation>大型</translation>
+    </message>
+    <message>
+        <source>%1: %2 layers, %3 heads, width %4</source>
+        <translation>%1：%2 层，%3 个注意力头，宽度 %4</translation>
+    </message>
+    <message>
+        <source>Target parameter count</source>
+        <translation>目标参数量</translation>
+    </message>
+    <message>
+        <source>Deep</source>
+        <translation>深层</translation>
+    </message>
+    <message>
+        <source>%1: hidden widths %2</source>
+        <translation>%1：隐藏层宽度 %2</translation>
+    </message>
+    <message>
+        <source>Custom hidden widths</source>
+        <translation>自定义隐藏层宽度</translation>
+    </message>
+    <message>
+        <source>Go back and choose a data file first.</source>
+        <translation>请先返回并选择数据文件。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;%1 parameters&lt;/b&gt;&lt;br&gt;%2</source>
+        <translation>&lt;b&gt;%1 个参数&lt;/b&gt;&lt;br&gt;%2</translation>
     </message>
 </context>
 <context>
@@ -935,6 +1334,57 @@
     <message>
         <source>&amp;Language:</source>
         <translation>语言(&amp;L)：</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ReviewPage</name>
+    <message>
+        <source>Review and save</source>
+        <translation>检查并保存</translation>
+    </message>
+    <message>
+        <source>These settings go into the project file. You can change them later on the Plan tab.</source>
+        <translation>这些设置将写入项目文件。之后可以在“计划”标签页中修改。</translation>
+    </message>
+    <message>
+        <source>Project settings</source>
+        <translation>项目设置</translation>
+    </message>
+    <message>
+        <source>Project file</source>
+        <translation>项目文件</translation>
+    </message>
+    <message>
+        <source>Where to save the project (.headroom)</source>
+        <translation>项目的保存位置（.headroom）</translation>
+    </message>
+    <message>
+        <source>B&amp;rowse…</source>
+        <translation>浏览(&amp;R)…</translation>
+    </message>
+    <message>
+        <source>Choose where to save the project</source>
+        <translation>选择项目的保存位置</translation>
+    </message>
+    <message>
+        <source>&amp;Project file:</source>
+        <translation>项目文件(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>&amp;Settings:</source>
+        <translation>设置(&amp;S)：</translation>
+    </message>
+    <message>
+        <source>Save Project As</source>
+        <translation>项目另存为</translation>
+    </message>
+    <message>
+        <source>Headroom projects (*.headroom)</source>
+        <translation>Headroom 项目 (*.headroom)</translation>
+    </message>
+    <message>
+        <source>Checking the data file and creating the project…</source>
+        <translation>正在检查数据文件并创建项目…</translation>
     </message>
 </context>
 <context>

@@ -4,11 +4,11 @@
 #include "EmptyProjectView.h"
 #include "LiveView.h"
 #include "LogView.h"
-#include "NewProjectDialog.h"
 #include "PlanView.h"
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
+#include "wizard/ConfigWizard.h"
 
 #include <headroom/devices.h>
 
@@ -200,14 +200,14 @@ QString MainWindow::saveProjectAs(const QString &path) {
 }
 
 void MainWindow::showNewProjectDialog(const QString &data_path) {
-    auto *dialog = new NewProjectDialog(this);
-    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    auto *wizard = new ConfigWizard(this);
+    wizard->setAttribute(Qt::WA_DeleteOnClose);
     if (!data_path.isEmpty()) {
-        dialog->setDataPath(data_path);
+        wizard->setDataPath(data_path);
     }
-    connect(dialog, &QDialog::accepted, this,
-            [this, dialog] { openProjectInteractively(dialog->projectPath()); });
-    dialog->open();
+    connect(wizard, &QDialog::accepted, this,
+            [this, wizard] { openProjectInteractively(wizard->projectPath()); });
+    wizard->open();
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {

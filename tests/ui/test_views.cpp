@@ -1,12 +1,13 @@
 // Views without training: settings editing through the engine's key registry, remembered
-// settings, the new-project dialog, drag and drop, the log filter and the diagnosis banner.
+// settings, drag and drop (a data file opens the config wizard), the log filter and the diagnosis
+// banner.
 #include "AppSettings.h"
 #include "LogView.h"
 #include "MainWindow.h"
-#include "NewProjectDialog.h"
 #include "PlanView.h"
 #include "sample_files.h"
 #include "training_support.h"
+#include "wizard/ConfigWizard.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>
@@ -39,8 +40,6 @@ private Q_SLOTS:
     void planViewShowsNoPlannerNumbers();
     void settingsRoundTrip();
     void recentProjectsAndGeometryAreRemembered();
-    void newProjectDialogCreatesAProject();
-    void newProjectDialogShowsBadData();
     void droppingADataFileOffersANewProject();
     void saveAsCopiesAndOpensTheCopy();
     void logFiltersAndShowsADiagnosis();
@@ -191,33 +190,6 @@ void TestViews::recentProjectsAndGeometryAreRemembered() {
     QCOMPARE(window.projectPath(), QFileInfo(project).absoluteFilePath());
 }
 
-void TestViews::newProjectDialogCreatesAProject() {
-    headroom::ui::NewProjectDialog dialog;
-    dialog.setDataPath(corpus_);
-    QCOMPARE(dialog.projectPath(), dir_.filePath("corpus.headroom"));
-    dialog.setProjectPath(dir_.filePath("from-dialog"));
-    QCOMPARE(dialog.projectPath(), dir_.filePath("from-dialog.headroom"));
-    QSignalSpy accepted(&dialog, &QDialog::accepted);
-    dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok)->click();
-    QVERIFY(accepted.wait(60000));
-    const headroom::Project project =
-        headroom::Project::open(dir_.filePath("from-dialog.headroom").toStdString());
-    const headroom::Config config = headroom::Config::fromJson(project.configJson());
-    QCOMPARE(QString::fromStdString(config.text("recipe")), QString("gpt"));
-}
-
-void TestViews::newProjectDialogShowsBadData() {
-    const QString csv = writeFile(QDir(dir_.path()), "broken.csv", "a,b,label\n1,2,x\n3\n");
-    headroom::ui::NewProjectDialog dialog;
-    dialog.setDataPath(csv); // a CSV picks the tabular recipe
-    dialog.show();
-    dialog.create();
-    QTRY_VERIFY_WITH_TIMEOUT(!dialog.errorText().isEmpty(), 60000);
-    QVERIFY2(dialog.errorText().contains("broken.csv"), qPrintable(dialog.errorText()));
-    QVERIFY(dialog.isVisible()); // stays open with the reason shown
-    QVERIFY(!QFileInfo::exists(dir_.filePath("broken.headroom")));
-}
-
 void TestViews::droppingADataFileOffersANewProject() {
     MainWindow window(nullptr, dir_.filePath("drop.ini"));
     window.show();
@@ -230,11 +202,11 @@ void TestViews::droppingADataFileOffersANewProject() {
     QVERIFY(enter.isAccepted());
     QDropEvent drop(centre, Qt::CopyAction, &data, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&window, &drop);
-    auto *dialog = window.findChild<headroom::ui::NewProjectDialog *>();
-    QVERIFY(dialog);
-    QCOMPARE(dialog->findChild<QLineEdit *>("dataPath")->text(), corpus_);
-    dialog->reject(); // closes and deletes itself; a window-modal dialog blocks drops
-    QTRY_VERIFY(!window.findChild<headroom::ui::NewProjectDialog *>());
+    auto *wizard = window.findChild<headroom::ui::ConfigWizard *>();
+    QVERIFY(wizard);
+    QCOMPARE(wizard->findChild<QLineEdit *>("dataPath")->text(), corpus_);
+    wizard->reject(); // closes and deletes itself; a window-modal dialog blocks drops
+    QTRY_VERIFY(!window.findChild<headroom::ui::ConfigWizard *>());
 
     const QString project = newProject("dropped.headroom");
     data.setUrls({QUrl::fromLocalFile(project)});

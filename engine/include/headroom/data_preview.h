@@ -1,0 +1,34 @@
+#pragma once
+
+// What the config wizard needs before a project exists: a validated look at the data file and
+// the shapes the memory estimator works on. No Torch types here.
+
+#include <headroom/config.h>
+#include <headroom/plan.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace headroom {
+
+struct DataPreview {
+    std::string format;               // "text" | "jsonl" | "csv"
+    std::int64_t records = 0;         // lines, JSONL records or CSV rows
+    std::uint64_t bytes = 0;          // size of the file
+    std::vector<std::string> columns; // CSV header / JSONL keys of the first record
+    std::vector<std::string> preview; // the first records, as the user would read them
+};
+
+// Reads the whole file once (every record is validated) with the data keys of `config`
+// (recipe, data.format, data.text_field, data.target). Throws InputError naming the file and
+// line: missing file, bad record, or a tabular recipe on a file that is not CSV.
+DataPreview previewData(const Config &config, const std::string &data_path, int rows = 5);
+
+// The estimator's model shapes for `config` on this data file: gpt counts the tokenizer's
+// vocabulary (the byte tokenizer's is fixed; SentencePiece, not trained yet, counts as
+// tokenizer.vocab_size); tabular infers the schema from the CSV as the trainer does. Throws
+// InputError as previewData does.
+ModelFacts modelFactsFor(const Config &config, const std::string &data_path);
+
+} // namespace headroom

@@ -1,0 +1,69 @@
+#include "data/data_error.h"
+#include "data/example_stream.h"
+#include "data/tabular_schema.h"
+#include "data/tokenizer.h"
+#include "plan/model_facts.h"
+#include "train/run_setup.h"
+
+#include <headroom/data_preview.h>
+
+#include <filesystem>
+
+namespace headroom {
+
+namespace {
+
+// The data spec the trainer would use for this file, with the path taken as given (no project
+// folder to resolve it against yet).
+data::DataSpec specFor(const Config &config, const std::string &data_path) {
+    if (data_path.empty()) {
+        throw InputError("no data file chosen");
+    }
+    std::error_code error;
+    if (!std::filesystem::is_regular_file(data_path, error)) {
+        throw InputError(data_path + ": no such file");
+    }
+    Config with_path = config;
+    with_path.set("data.path", std::filesystem::absolute(data_path).lexically_normal().string());
+    data::DataSpec spec = train::dataSpecFromConfig(with_path, "");
+    if (config.text("recipe") == "tabular" && spec.format != data::Format::Csv) {
+        throw InputError("recipe=tabular needs a CSV file; " + data_path + " reads as " +
+                         data::toString(spec.format));
+    }
+    return spec;
+}
+
+} // namespace
+
+DataPreview previewData(const Config &config, const std::string &data_path, int rows) {
+    const data::DataSpec spec = specFor(config, data_path);
+    try {
+        const data::DataSummary summary = data::inspectData(spec, rows);
+        DataPreview preview;
+        preview.format = data::toString(summary.format);
+        preview.records = summary.records;
+        preview.bytes = summary.bytes;
+        preview.columns = summary.columns;
+        preview.preview = summary.preview;
+        return preview;
+    } catch (const data::DataError &error) {
+        throw InputError(error.what());
+    }
+}
+
+ModelFacts modelFactsFor(const Config &config, const std::string &data_path) {
+    const data::DataSpec spec = specFor(config, data_path);
+    if (config.text("recipe") == "gpt") {
+        if (data::parseTokenizerKind(config.text("tokenizer")) == data::TokenizerKind::Byte) {
+            return plan::gptFacts(data::makeByteTokenizer()->vocabSize());
+        }
+        return plan::gptFacts(config.integer("tokenizer.vocab_size"));
+    }
+    try {
+        return plan::tabularFacts(data::inferTabularSchema(spec));
+    } catch (const data::DataError &error) {
+        throw InputError(error.what());
+    }
+}
+
+} // namespace headroom

@@ -1,0 +1,295 @@
+#include "DataPage.h"
+
+#include "BackgroundJob.h"
+#include "WizardColors.h"
+
+#include <headroom/data_preview.h>
+#include <headroom/units.h>
+
+#include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFontDatabase>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QTimer>
+#include <QVBoxLayout>
+
+#include <memory>
+
+namespace headroom::ui {
+
+namespace {
+constexpr int kPreviewRows = 6;
+
+struct CheckResult {
+    DataPreview preview;
+    ModelFacts facts;
+    QString error;
+};
+} // namespace
+
+DataPage::DataPage(WizardSettings &settings, QWidget *parent)
+    : QWizardPage(parent), settings_(settings) {
+    setObjectName(QStringLiteral("dataPage"));
+    setTitle(tr("Task and data"));
+    setSubTitle(tr("Choose what to train and the file to learn from. The whole file is checked "
+                   "before you can go on."));
+    setAcceptDrops(true);
+
+    recipe_ = new QComboBox(this);
+    recipe_->setObjectName(QStringLiteral("recipe"));
+    recipe_->setAccessibleName(tr("Recipe"));
+    recipe_->addItem(tr("GPT language model (text, JSONL or CSV text column)"),
+                     QStringLiteral("gpt"));
+    recipe_->addItem(tr("Tabular model (CSV, predicts a column)"), QStringLiteral("tabular"));
+
+    data_path_ = new QLineEdit(this);
+    data_path_->setObjectName(QStringLiteral("dataPath"));
+    data_path_->setAccessibleName(tr("Data file"));
+    data_path_->setPlaceholderText(tr("A text, JSONL or CSV file (or drop one here)"));
+    auto *browse = new QPushButton(tr("&Browse…"), this);
+    browse->setObjectName(QStringLiteral("browseData"));
+    browse->setAccessibleName(tr("Choose the data file"));
+    auto *path_row = new QHBoxLayout;
+    path_row->setContentsMargins(0, 0, 0, 0);
+    path_row->addWidget(data_path_, 1);
+    path_row->addWidget(browse);
+
+    tokenizer_ = new QComboBox(this);
+    tokenizer_->setObjectName(QStringLiteral("tokenizer"));
+    tokenizer_->setAccessibleName(tr("Tokenizer"));
+    tokenizer_->addItem(tr("Bytes (no training needed)"), QStringLiteral("byte"));
+    tokenizer_->addItem(tr("BPE (SentencePiece, trained on the file)"), QStringLiteral("bpe"));
+    tokenizer_->addItem(tr("Unigram (SentencePiece, trained on the file)"),
+                        QStringLiteral("unigram"));
+    target_ = new QComboBox(this);
+    target_->setObjectName(QStringLiteral("target"));
+    target_->setAccessibleName(tr("Target column"));
+
+    auto *form = new QFormLayout;
+    const auto addRow = [this, form](const QString &text, QWidget *field) {
+        auto *label = new QLabel(text, this);
+        label->setBuddy(field);
+        form->addRow(label, field);
+        return label;
+    };
+    addRow(tr("&Recipe:"), recipe_);
+    auto *path_label = new QLabel(tr("&Data file:"), this);
+    path_label->setBuddy(data_path_);
+    form->addRow(path_label, path_row);
+    tokenizer_label_ = addRow(tr("&Tokenizer:"), tokenizer_);
+    target_label_ = addRow(tr("T&arget column:"), target_);
+
+    status_ = new QLabel(this);
+    status_->setObjectName(QStringLiteral("dataStatus"));
+    status_->setWordWrap(true);
+    status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    summary_ = new QLabel(this);
+    summary_->setObjectName(QStringLiteral("dataSummary"));
+    summary_->setWordWrap(true);
+    preview_ = new QPlainTextEdit(this);
+    preview_->setObjectName(QStringLiteral("dataPreview"));
+    preview_->setAccessibleName(tr("Preview of the first records"));
+    preview_->setReadOnly(true);
+    preview_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    preview_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    preview_->setTabChangesFocus(true);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addWidget(status_);
+    layout->addWidget(summary_);
+    auto *preview_label = new QLabel(tr("&First records:"), this);
+    preview_label->setBuddy(preview_);
+    layout->addWidget(preview_label);
+    layout->addWidget(preview_, 1);
+
+    debounce_ = new QTimer(this);
+    debounce_->setSingleShot(true);
+    debounce_->setInterval(300);
+    job_ = new BackgroundJob(this);
+
+    connect(debounce_, &QTimer::timeout, this, &DataPage::startCheck);
+    connect(browse, &QPushButton::clicked, this, &DataPage::chooseDataFile);
+    connect(recipe_, &QComboBox::currentIndexChanged, this, &DataPage::onRecipeChanged);
+    connect(data_path_, &QLineEdit::textChanged, this, [this] {
+        columns_.clear();
+        scheduleCheck();
+    });
+    connect(tokenizer_, &QComboBox::currentIndexChanged, this, &DataPage::scheduleCheck);
+    connect(target_, &QComboBox::activated, this, &DataPage::scheduleCheck);
+    onRecipeChanged();
+}
+
+void DataPage::setDataPath(const QString &path) {
+    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0) {
+        recipe_->setCurrentIndex(recipe_->findData(QStringLiteral("tabular")));
+    }
+    data_path_->setText(path);
+}
+
+bool DataPage::isChecking() const {
+    return job_->isRunning() || debounce_->isActive();
+}
+
+void DataPage::chooseDataFile() {
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Choose Data"), data_path_->text(),
+                                     tr("Data files (*.txt *.jsonl *.csv);;All files (*)"));
+    if (!path.isEmpty()) {
+        setDataPath(path);
+    }
+}
+
+void DataPage::onRecipeChanged() {
+    const bool gpt = recipe_->currentData().toString() == QLatin1String("gpt");
+    tokenizer_label_->setVisible(gpt);
+    tokenizer_->setVisible(gpt);
+    target_label_->setVisible(!gpt);
+    target_->setVisible(!gpt);
+    scheduleCheck();
+}
+
+Config DataPage::currentConfig() const {
+    Config config = settings_.config;
+    config.set("recipe", recipe_->currentData().toString().toStdString());
+    config.set("tokenizer", tokenizer_->currentData().toString().toStdString());
+    config.set("data.target", target_->currentText().toStdString());
+    return config;
+}
+
+void DataPage::scheduleCheck() {
+    checked_ok_ = false;
+    settings_.facts_known = false;
+    if (data_path_->text().trimmed().isEmpty()) {
+        debounce_->stop();
+        showProblem(tr("Choose a data file."));
+        preview_->clear();
+        summary_->clear();
+        Q_EMIT completeChanged();
+        return;
+    }
+    showStatus(tr("Checking the data file…"));
+    debounce_->start();
+    Q_EMIT completeChanged();
+}
+
+void DataPage::startCheck() {
+    if (job_->isRunning()) {
+        check_again_ = true;
+        return;
+    }
+    const Config config = currentConfig();
+    const std::string path = data_path_->text().trimmed().toStdString();
+    auto result = std::make_shared<CheckResult>();
+    job_->start(
+        [config, path, result] {
+            try {
+                result->preview = previewData(config, path, kPreviewRows);
+                result->facts = modelFactsFor(config, path);
+            } catch (const std::exception &failure) {
+                result->error = QString::fromUtf8(failure.what());
+            }
+        },
+        [this, result] {
+            if (check_again_ || debounce_->isActive()) {
+                check_again_ = false;
+                debounce_->start();
+                return;
+            }
+            if (!result->error.isEmpty()) {
+                preview_->clear();
+                summary_->clear();
+                showProblem(result->error);
+            } else {
+                const DataPreview &preview = result->preview;
+                QStringList columns;
+                for (const std::string &column : preview.columns) {
+                    columns << QString::fromStdString(column);
+                }
+                if (columns != columns_) {
+                    columns_ = columns;
+                    const QString current = target_->currentText();
+                    target_->clear();
+                    target_->addItems(columns);
+                    // The trainer's default target is the last column.
+                    target_->setCurrentIndex(columns.contains(current) ? columns.indexOf(current)
+                                                                       : int(columns.size()) - 1);
+                }
+                QStringList lines;
+                for (const std::string &line : preview.preview) {
+                    lines << QString::fromStdString(line);
+                }
+                preview_->setPlainText(lines.join('\n'));
+                summary_->setText(tr("%1 file, %2 records, %3")
+                                      .arg(QString::fromStdString(preview.format).toUpper())
+                                      .arg(preview.records)
+                                      .arg(QString::fromStdString(formatBytes(preview.bytes))));
+                showStatus(tr("The data file reads cleanly."));
+                settings_.facts = result->facts;
+                settings_.facts_known = true;
+                checked_ok_ = true;
+            }
+            Q_EMIT completeChanged();
+            Q_EMIT checked();
+        });
+}
+
+void DataPage::showStatus(const QString &text) {
+    problem_.clear();
+    status_->setProperty("error", false);
+    status_->setText(text);
+    status_->setPalette(QPalette()); // back to the window's colours
+}
+
+void DataPage::showProblem(const QString &problem) {
+    problem_ = problem;
+    status_->setProperty("error", true);
+    status_->setText(problem);
+    QPalette palette = status_->palette();
+    palette.setColor(QPalette::WindowText, problemColor(palette));
+    status_->setPalette(palette);
+}
+
+bool DataPage::isComplete() const {
+    return checked_ok_ && !isChecking() && settings_.facts_known;
+}
+
+bool DataPage::validatePage() {
+    if (!isComplete()) {
+        return false;
+    }
+    settings_.config = currentConfig();
+    if (recipe_->currentData().toString() == QLatin1String("gpt")) {
+        settings_.config.set("data.target", "");
+    }
+    settings_.data_path = data_path_->text().trimmed();
+    // createProject stores it relative to the project; the config needs one to validate.
+    settings_.config.set("data.path", settings_.data_path.toStdString());
+    return true;
+}
+
+void DataPage::dragEnterEvent(QDragEnterEvent *event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) {
+        event->acceptProposedAction();
+    }
+}
+
+void DataPage::dropEvent(QDropEvent *event) {
+    const QList<QUrl> urls = event->mimeData()->urls();
+    if (!urls.isEmpty() && urls.first().isLocalFile()) {
+        setDataPath(urls.first().toLocalFile());
+        event->acceptProposedAction();
+    }
+}
+
+} // namespace headroom::ui

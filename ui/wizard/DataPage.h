@@ -1,0 +1,69 @@
+#pragma once
+
+#include "WizardSettings.h"
+
+#include <QWizardPage>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPlainTextEdit;
+class QTimer;
+
+namespace headroom::ui {
+
+class BackgroundJob;
+
+// Page (b): the recipe, the data file (typed, browsed or dropped) and, for gpt, the tokenizer
+// or, for tabular, the target column. The file is read in the background; until it reads
+// cleanly Next stays disabled and the reason is shown on the page.
+class DataPage : public QWizardPage {
+    Q_OBJECT
+
+public:
+    DataPage(WizardSettings &settings, QWidget *parent = nullptr);
+
+    void setDataPath(const QString &path);
+    // The problem with the data as shown on the page; empty when it reads cleanly.
+    QString problem() const { return problem_; }
+    bool isChecking() const;
+
+    bool isComplete() const override;
+    bool validatePage() override;
+
+Q_SIGNALS:
+    // A check of the data file finished (problem() tells how).
+    void checked();
+
+protected:
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    void chooseDataFile();
+    void onRecipeChanged();
+    void scheduleCheck();
+    void startCheck();
+    void showStatus(const QString &text);
+    void showProblem(const QString &problem);
+    Config currentConfig() const;
+
+    WizardSettings &settings_;
+    QComboBox *recipe_ = nullptr;
+    QLineEdit *data_path_ = nullptr;
+    QLabel *tokenizer_label_ = nullptr;
+    QComboBox *tokenizer_ = nullptr;
+    QLabel *target_label_ = nullptr;
+    QComboBox *target_ = nullptr;
+    QLabel *summary_ = nullptr;
+    QLabel *status_ = nullptr;
+    QPlainTextEdit *preview_ = nullptr;
+    QTimer *debounce_ = nullptr;
+    BackgroundJob *job_ = nullptr;
+    bool check_again_ = false; // the inputs changed while a check ran
+    bool checked_ok_ = false;
+    QString problem_;
+    QStringList columns_;
+};
+
+} // namespace headroom::ui

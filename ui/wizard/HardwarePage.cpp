@@ -1,0 +1,180 @@
+#include "HardwarePage.h"
+
+#include <headroom/units.h>
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QStandardItemModel>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace headroom::ui {
+
+namespace {
+constexpr double kMiB = 1024.0 * 1024.0;
+constexpr double kGiB = 1024.0 * kMiB;
+
+QString bytesText(std::uint64_t bytes) {
+    return QString::fromStdString(formatBytes(bytes));
+}
+
+// A bold, unselectable row that names the group below it.
+void addHeading(QComboBox *combo, const QString &text) {
+    combo->addItem(text);
+    auto *model = qobject_cast<QStandardItemModel *>(combo->model());
+    QStandardItem *item = model->item(combo->count() - 1);
+    item->setFlags(item->flags() & ~(Qt::ItemIsSelectable | Qt::ItemIsEnabled));
+    QFont font = item->font();
+    font.setBold(true);
+    item->setFont(font);
+}
+} // namespace
+
+HardwarePage::HardwarePage(WizardSettings &settings, QWidget *parent)
+    : QWizardPage(parent), settings_(settings) {
+    setObjectName(QStringLiteral("hardwarePage"));
+    setTitle(tr("Hardware"));
+    setSubTitle(tr("Choose the machine to plan the training for and how much memory it may use."));
+
+    QStringList lines;
+    for (const std::string &line : describeDevices(settings_.devices)) {
+        lines << QString::fromStdString(line).toHtmlEscaped();
+    }
+    auto *devices = new QLabel(
+        tr("<b>This machine</b> (LibTorch %1):<br>%2")
+            .arg(QString::fromStdString(settings_.devices.torch_version), lines.join("<br>")),
+        this);
+    devices->setObjectName(QStringLiteral("detectedDevices"));
+    devices->setWordWrap(true);
+    devices->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    profile_ = new QComboBox(this);
+    profile_->setObjectName(QStringLiteral("profile"));
+    profile_->setAccessibleName(tr("Hardware profile"));
+    const auto addProfile = [this](const HardwareProfile &profile) {
+        profiles_.push_back(profile);
+        profile_->addItem(QString::fromStdString(profile.label),
+                          QString::fromStdString(profile.id));
+    };
+    addHeading(profile_, tr("This machine"));
+    for (const HardwareProfile &profile : detectedProfiles(settings_.devices)) {
+        addProfile(profile);
+    }
+    const std::pair<ProfileKind, QString> groups[] = {
+        {ProfileKind::Mps, tr("Plan for an Apple computer (MPS)")},
+        {ProfileKind::Cuda, tr("Plan for a CUDA GPU")},
+        {ProfileKind::Cpu, tr("Plan for a CPU")}};
+    for (const auto &[kind, heading] : groups) {
+        addHeading(profile_, heading);
+        for (const HardwareProfile &profile : hardwareProfiles()) {
+            if (profile.kind == kind) {
+                addProfile(profile);
+            }
+        }
+    }
+
+    budget_ = new QDoubleSpinBox(this);
+    budget_->setObjectName(QStringLiteral("budget"));
+    budget_->setAccessibleName(tr("Memory budget in GiB"));
+    budget_->setDecimals(2);
+    budget_->setRange(0.01, 4096);
+    budget_->setSingleStep(0.25);
+    budget_->setSuffix(tr(" GiB"));
+
+    note_ = new QLabel(this);
+    note_->setObjectName(QStringLiteral("profileNote"));
+    note_->setWordWrap(true);
+    note_->setForegroundRole(QPalette::PlaceholderText);
+
+    auto *form = new QFormLayout;
+    auto *profile_label = new QLabel(tr("&Plan for:"), this);
+    profile_label->setBuddy(profile_);
+    auto *budget_label = new QLabel(tr("Memory &budget:"), this);
+    budget_label->setBuddy(budget_);
+    form->addRow(profile_label, profile_);
+    form->addRow(budget_label, budget_);
+    form->addRow(QString(), note_);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(devices);
+    layout->addSpacing(8);
+    layout->addLayout(form);
+    layout->addStretch();
+
+    connect(profile_, &QComboBox::currentIndexChanged, this, &HardwarePage::onProfileChanged);
+    connect(budget_, &QDoubleSpinBox::valueChanged, this, &HardwarePage::completeChanged);
+    profile_->setCurrentIndex(1); // the first detected device
+    onProfileChanged();
+}
+
+const HardwareProfile *HardwarePage::currentProfile() const {
+    const QString id = profile_->currentData().toString();
+    for (const HardwareProfile &profile : profiles_) {
+        if (QString::fromStdString(profile.id) == id) {
+            return &profile;
+        }
+    }
+    return nullptr;
+}
+
+bool HardwarePage::selectProfile(const QString &id) {
+    const int index = profile_->findData(id);
+    if (index < 0) {
+        return false;
+    }
+    profile_->setCurrentIndex(index);
+    return true;
+}
+
+quint64 HardwarePage::budgetBytes() const {
+    return quint64(std::llround(budget_->value() * kGiB));
+}
+
+void HardwarePage::setBudgetBytes(quint64 bytes) {
+    budget_->setValue(double(bytes) / kGiB);
+}
+
+void HardwarePage::onProfileChanged() {
+    const HardwareProfile *profile = currentProfile();
+    if (!profile) {
+        note_->clear();
+        Q_EMIT completeChanged();
+        return;
+    }
+    setBudgetBytes(profile->budget_bytes);
+    note_->setText(
+        tr("%1 of physical memory. Default budget: %2.")
+            .arg(bytesText(profile->memory_bytes), QString::fromStdString(profile->note)));
+    Q_EMIT completeChanged();
+}
+
+bool HardwarePage::isComplete() const {
+    return currentProfile() != nullptr && budget_->value() > 0;
+}
+
+bool HardwarePage::validatePage() {
+    const HardwareProfile *profile = currentProfile();
+    if (!profile) {
+        return false;
+    }
+    settings_.profile = *profile;
+    applyHardwareProfile(settings_.profile, settings_.config);
+    // The spin box shows hundredths of a GiB: the profile's exact budget unless edited.
+    const bool edited = std::abs(budget_->value() - double(profile->budget_bytes) / kGiB) >
+                        0.5 * std::pow(10.0, -budget_->decimals());
+    if (edited) {
+        // Whole MiB keep the stored budget readable ("6144MiB").
+        const quint64 mib = quint64(std::llround(double(budgetBytes()) / kMiB));
+        settings_.profile.budget_bytes = quint64(mib * kMiB);
+        settings_.profile.note = "budget chosen in the wizard";
+        settings_.config.set("memory.budget", std::to_string(mib) + "MiB");
+    }
+    // Plan with the budget exactly as the config stores it.
+    settings_.profile.budget_bytes = settings_.config.bytes("memory.budget");
+    return true;
+}
+
+} // namespace headroom::ui

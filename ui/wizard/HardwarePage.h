@@ -1,0 +1,43 @@
+#pragma once
+
+#include "WizardSettings.h"
+
+#include <QWizardPage>
+
+#include <vector>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+
+namespace headroom::ui {
+
+// Page (a): the devices of this machine and the hardware profile to plan for (this machine or
+// any catalogue profile: Apple MPS, CUDA, CPU), with an editable memory budget.
+class HardwarePage : public QWizardPage {
+    Q_OBJECT
+
+public:
+    HardwarePage(WizardSettings &settings, QWidget *parent = nullptr);
+
+    // Selects a profile by id ("detected-cpu", "cuda-8gb"); false when there is none.
+    bool selectProfile(const QString &id);
+    // The budget in bytes as edited.
+    quint64 budgetBytes() const;
+    void setBudgetBytes(quint64 bytes);
+
+    bool isComplete() const override;
+    bool validatePage() override;
+
+private:
+    void onProfileChanged();
+    const HardwareProfile *currentProfile() const;
+
+    WizardSettings &settings_;
+    std::vector<HardwareProfile> profiles_;
+    QComboBox *profile_ = nullptr;
+    QDoubleSpinBox *budget_ = nullptr;
+    QLabel *note_ = nullptr;
+};
+
+} // namespace headroom::ui

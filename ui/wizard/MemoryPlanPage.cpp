@@ -1,0 +1,426 @@
+#include "MemoryPlanPage.h"
+
+#include "BackgroundJob.h"
+#include "MemoryBarsWidget.h"
+#include "WizardColors.h"
+
+#include <headroom/units.h>
+#include <headroom/workflow.h>
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QStandardItemModel>
+#include <QTemporaryDir>
+#include <QVBoxLayout>
+
+namespace headroom::ui {
+
+namespace {
+constexpr double kTightShare = 0.9;
+
+// Thrown from the progress callbacks to abandon a verification.
+struct VerifyCancelled {};
+
+struct VerifyOutcome {
+    FitResult result;
+    QString error;
+    bool cancelled = false;
+};
+
+QString bytesText(std::uint64_t bytes) {
+    return QString::fromStdString(formatBytes(bytes));
+}
+
+void setItemEnabled(QComboBox *combo, int index, bool enabled) {
+    auto *model = qobject_cast<QStandardItemModel *>(combo->model());
+    QStandardItem *item = model->item(index);
+    item->setFlags(enabled ? item->flags() | Qt::ItemIsEnabled | Qt::ItemIsSelectable
+                           : item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable));
+}
+
+QLabel *labelFor(const QString &text, QWidget *buddy, QWidget *parent) {
+    auto *label = new QLabel(text, parent);
+    label->setBuddy(buddy);
+    return label;
+}
+} // namespace
+
+MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
+    : QWizardPage(parent), settings_(settings) {
+    setObjectName(QStringLiteral("memoryPlanPage"));
+    setTitle(tr("Memory plan"));
+    setSubTitle(tr("The planner's prediction of the training step's peak memory. Change the "
+                   "techniques to see their effect at once."));
+
+    bars_ = new MemoryBarsWidget(this);
+    verdict_label_ = new QLabel(this);
+    verdict_label_->setObjectName(QStringLiteral("verdict"));
+    verdict_label_->setWordWrap(true);
+    verdict_label_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    precision_ = new QComboBox(this);
+    precision_->setObjectName(QStringLiteral("precision"));
+    precision_->setAccessibleName(tr("Precision"));
+    precision_->addItem(tr("fp32 (full precision)"), QStringLiteral("fp32"));
+    precision_->addItem(tr("bf16 mixed precision"), QStringLiteral("bf16"));
+    precision_->addItem(tr("fp16 mixed precision with loss scaling"), QStringLiteral("fp16"));
+    checkpointing_ = new QCheckBox(tr("Activation &checkpointing"), this);
+    checkpointing_->setObjectName(QStringLiteral("checkpointing"));
+    checkpointing_->setAccessibleName(tr("Activation checkpointing"));
+    adamw8bit_ = new QCheckBox(tr("&8-bit AdamW"), this);
+    adamw8bit_->setObjectName(QStringLiteral("adamw8bit"));
+    adamw8bit_->setAccessibleName(tr("8-bit AdamW optimizer"));
+    offload_ = new QCheckBox(tr("&Offload optimizer state to host memory"), this);
+    offload_->setObjectName(QStringLiteral("offload"));
+    offload_->setAccessibleName(tr("Offload optimizer state"));
+    micro_batch_ = new QSpinBox(this);
+    micro_batch_->setObjectName(QStringLiteral("microBatch"));
+    micro_batch_->setAccessibleName(tr("Micro-batch"));
+    micro_batch_->setRange(1, 1048576);
+    accumulation_ = new QSpinBox(this);
+    accumulation_->setObjectName(QStringLiteral("accumulation"));
+    accumulation_->setAccessibleName(tr("Gradient accumulation"));
+    accumulation_->setRange(1, 1048576);
+    effective_batch_ = new QLabel(this);
+
+    auto *techniques = new QGroupBox(tr("Techniques"), this);
+    auto *form = new QFormLayout(techniques);
+    form->addRow(labelFor(tr("&Precision:"), precision_, this), precision_);
+    form->addRow(checkpointing_);
+    form->addRow(adamw8bit_);
+    form->addRow(offload_);
+    form->addRow(labelFor(tr("&Micro-batch:"), micro_batch_, this), micro_batch_);
+    form->addRow(labelFor(tr("&Accumulation:"), accumulation_, this), accumulation_);
+    form->addRow(QString(), effective_batch_);
+
+    recommendation_ = new QLabel(this);
+    recommendation_->setObjectName(QStringLiteral("recommendation"));
+    recommendation_->setWordWrap(true);
+    recommendation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    recommendation_->setAlignment(Qt::AlignTop | Qt::AlignLeft);
+    use_recommended_ = new QPushButton(tr("&Use recommended plan"), this);
+    use_recommended_->setObjectName(QStringLiteral("useRecommended"));
+    auto *recommended = new QGroupBox(tr("Recommended"), this);
+    auto *recommended_layout = new QVBoxLayout(recommended);
+    recommended_layout->addWidget(recommendation_, 1);
+    recommended_layout->addWidget(use_recommended_, 0, Qt::AlignLeft);
+
+    verify_ = new QPushButton(tr("&Verify"), this);
+    verify_->setObjectName(QStringLiteral("verify"));
+    verify_->setAccessibleName(tr("Verify the plan with real training steps"));
+    cancel_ = new QPushButton(tr("&Stop verifying"), this);
+    cancel_->setObjectName(QStringLiteral("cancelVerify"));
+    verify_status_ = new QLabel(this);
+    verify_status_->setObjectName(QStringLiteral("verifyStatus"));
+    verify_status_->setWordWrap(true);
+    verify_status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    probes_ = new QLabel(this);
+    probes_->setObjectName(QStringLiteral("probes"));
+    probes_->setWordWrap(true);
+    probes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    auto *verify_box = new QGroupBox(tr("Verify on this machine"), this);
+    auto *verify_layout = new QVBoxLayout(verify_box);
+    auto *verify_row = new QHBoxLayout;
+    verify_row->addWidget(verify_);
+    verify_row->addWidget(cancel_);
+    verify_row->addWidget(verify_status_, 1);
+    verify_layout->addLayout(verify_row);
+    verify_layout->addWidget(probes_);
+
+    auto *middle = new QHBoxLayout;
+    middle->addWidget(techniques, 1);
+    middle->addWidget(recommended, 1);
+    auto *layout = new QVBoxLayout(this);
+    layout->addWidget(bars_);
+    layout->addWidget(verdict_label_);
+    layout->addLayout(middle);
+    layout->addWidget(verify_box);
+    layout->addStretch();
+
+    job_ = new BackgroundJob(this);
+    connect(precision_, &QComboBox::currentIndexChanged, this, &MemoryPlanPage::onControlChanged);
+    for (QCheckBox *box : {checkpointing_, adamw8bit_, offload_}) {
+        connect(box, &QCheckBox::toggled, this, &MemoryPlanPage::onControlChanged);
+    }
+    connect(micro_batch_, &QSpinBox::valueChanged, this, &MemoryPlanPage::onControlChanged);
+    connect(accumulation_, &QSpinBox::valueChanged, this, &MemoryPlanPage::onControlChanged);
+    connect(use_recommended_, &QPushButton::clicked, this, &MemoryPlanPage::useRecommendedPlan);
+    connect(verify_, &QPushButton::clicked, this, &MemoryPlanPage::verify);
+    connect(cancel_, &QPushButton::clicked, this, &MemoryPlanPage::cancelVerify);
+    updateButtons();
+}
+
+MemoryPlanPage::~MemoryPlanPage() {
+    if (cancel_flag_) {
+        *cancel_flag_ = true;
+    }
+    delete job_; // joins the verification before the page goes
+}
+
+bool MemoryPlanPage::isVerifying() const {
+    return job_->isRunning();
+}
+
+void MemoryPlanPage::initializePage() {
+    const HardwareProfile &profile = settings_.profile;
+    setItemEnabled(precision_, 1, profile.bf16);
+    setItemEnabled(precision_, 2, profile.fp16);
+    probe_lines_.clear();
+    probes_->clear();
+    verify_status_->clear();
+    loadControls();
+    reestimate();
+    updateButtons();
+}
+
+void MemoryPlanPage::cleanupPage() {
+    cancelVerify();
+    QWizardPage::cleanupPage();
+}
+
+void MemoryPlanPage::loadControls() {
+    loading_ = true;
+    const Config &config = settings_.config;
+    precision_->setCurrentIndex(
+        std::max(0, precision_->findData(QString::fromStdString(config.text("precision")))));
+    checkpointing_->setChecked(config.integer("checkpointing") > 0);
+    adamw8bit_->setChecked(config.text("optimizer") == "adamw8bit");
+    offload_->setChecked(config.text("offload.optimizer") == "on");
+    micro_batch_->setValue(int(config.integer("train.micro_batch")));
+    accumulation_->setValue(int(config.integer("train.accumulation")));
+    loading_ = false;
+}
+
+void MemoryPlanPage::onControlChanged() {
+    if (loading_) {
+        return;
+    }
+    Config &config = settings_.config;
+    config.set("precision", precision_->currentData().toString().toStdString());
+    config.set("checkpointing", checkpointing_->isChecked() ? "1" : "0");
+    config.set("optimizer", adamw8bit_->isChecked() ? "adamw8bit" : "adamw");
+    config.set("offload.optimizer",
+               offload_->isChecked() && settings_.profile.kind == ProfileKind::Cuda ? "on" : "off");
+    config.set("train.micro_batch", std::to_string(micro_batch_->value()));
+    config.set("train.accumulation", std::to_string(accumulation_->value()));
+    if (!probe_lines_.isEmpty() && !isVerifying()) {
+        showVerifyStatus(tr("The settings changed since the verification; verify again."), false);
+    }
+    reestimate();
+}
+
+// The planner's choice for the current settings (it keeps their effective batch).
+void MemoryPlanPage::refreshRecommendation() {
+    try {
+        plan_ = recommendPlan(settings_.config, settings_.facts, settings_.profile);
+        QStringList lines;
+        lines << QStringLiteral("<b>%1</b>")
+                     .arg(QString::fromStdString(plan_.summary).toHtmlEscaped());
+        for (const PlanDecision &decision : plan_.decisions) {
+            lines << QStringLiteral("• <b>%1 = %2</b>: %3")
+                         .arg(QString::fromStdString(decision.setting),
+                              QString::fromStdString(decision.value),
+                              QString::fromStdString(decision.reason).toHtmlEscaped());
+        }
+        recommendation_->setText(lines.join(QStringLiteral("<br>")));
+        use_recommended_->setEnabled(!plan_.overrides.empty() && !isVerifying());
+    } catch (const std::exception &failure) {
+        plan_ = Plan();
+        recommendation_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
+        use_recommended_->setEnabled(false);
+    }
+}
+
+void MemoryPlanPage::reestimate() {
+    refreshRecommendation();
+    effective_batch_->setText(
+        tr("Effective batch: %1").arg(micro_batch_->value() * accumulation_->value()));
+    try {
+        estimate_ = estimateMemory(settings_.config, settings_.facts);
+    } catch (const std::exception &failure) {
+        bars_->clear();
+        verdict_ = Verdict::DoesNotFit;
+        verdict_label_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
+        return;
+    }
+    bars_->setEstimate(estimate_);
+    const std::uint64_t budget = estimate_.budget;
+    const QString numbers = budget > 0
+                                ? tr("%1 of %2 (%3 %)")
+                                      .arg(bytesText(estimate_.peak), bytesText(budget))
+                                      .arg(qRound(100.0 * double(estimate_.peak) / double(budget)))
+                                : bytesText(estimate_.peak);
+    QString verdict;
+    QColor colour;
+    if (budget == 0) {
+        verdict_ = Verdict::NoBudget;
+        verdict = tr("No budget: the peak is %1.").arg(numbers);
+    } else if (estimate_.peak > budget) {
+        verdict_ = Verdict::DoesNotFit;
+        verdict = tr("<b>Won't fit</b>: %1.").arg(numbers);
+        colour = problemColor(palette());
+    } else if (double(estimate_.peak) > kTightShare * double(budget)) {
+        verdict_ = Verdict::Tight;
+        verdict = tr("<b>Tight</b>: %1; less than 10 % stays free.").arg(numbers);
+        colour = cautionColor(palette());
+    } else {
+        verdict_ = Verdict::Fits;
+        verdict = tr("<b>Fits</b>: %1.").arg(numbers);
+    }
+    const QString details = QStringLiteral("%1 · %2").arg(
+        QString::fromStdString(estimate_.model), QString::fromStdString(estimate_.techniques));
+    verdict_label_->setText(verdict + QStringLiteral("<br>") + details.toHtmlEscaped());
+    QPalette palette;
+    if (colour.isValid()) {
+        palette = verdict_label_->palette();
+        palette.setColor(QPalette::WindowText, colour);
+    }
+    verdict_label_->setPalette(palette);
+}
+
+void MemoryPlanPage::useRecommendedPlan() {
+    for (const std::string &assignment : plan_.overrides) {
+        settings_.config.setAssignment(assignment);
+    }
+    loadControls();
+    reestimate();
+}
+
+void MemoryPlanPage::verify() {
+    if (isVerifying() || !settings_.profile.detected) {
+        return;
+    }
+    auto dir = std::make_shared<QTemporaryDir>();
+    if (!dir->isValid()) {
+        showVerifyStatus(tr("Cannot create a temporary folder: %1").arg(dir->errorString()), true);
+        return;
+    }
+    NewProjectRequest request;
+    request.project_path = dir->filePath(QStringLiteral("verify.headroom")).toStdString();
+    request.recipe = settings_.config.text("recipe");
+    request.data_path = settings_.data_path.toStdString();
+    request.config_json = settings_.config.toJson();
+    cancel_flag_ = std::make_shared<std::atomic_bool>(false);
+    auto cancel = cancel_flag_;
+    auto outcome = std::make_shared<VerifyOutcome>();
+    probe_lines_.clear();
+    probes_->clear();
+    showVerifyStatus(tr("Verifying: preparing a scratch project…"), false);
+    job_->start(
+        [this, dir, request, cancel, outcome] {
+            try {
+                createProject(request, [&cancel](const std::string &) {
+                    if (*cancel) {
+                        throw VerifyCancelled();
+                    }
+                });
+                PlanRequest plan;
+                plan.project_path = request.project_path;
+                outcome->result = fitPlan(plan, [this, &cancel](const FitProbe &probe) {
+                    QMetaObject::invokeMethod(this, [this, probe] { onProbe(probe); });
+                    if (*cancel) {
+                        throw VerifyCancelled();
+                    }
+                });
+            } catch (const VerifyCancelled &) {
+                outcome->cancelled = true;
+            } catch (const std::exception &failure) {
+                outcome->error = QString::fromUtf8(failure.what());
+            }
+            outcome->cancelled = outcome->cancelled || *cancel;
+        },
+        [this, dir, outcome] {
+            onVerified(outcome->result, outcome->error, outcome->cancelled);
+            // dir goes with the last copy of this lambda: the scratch project is deleted.
+        });
+    updateButtons();
+    Q_EMIT completeChanged();
+}
+
+void MemoryPlanPage::cancelVerify() {
+    if (cancel_flag_ && isVerifying()) {
+        *cancel_flag_ = true;
+        showVerifyStatus(tr("Cancelling after the current probe…"), false);
+    }
+}
+
+void MemoryPlanPage::onProbe(const FitProbe &probe) {
+    probe_lines_ << (probe.fits ? tr("micro-batch %1: fits, measured peak %2")
+                                      .arg(probe.micro_batch)
+                                      .arg(bytesText(probe.peak))
+                                : tr("micro-batch %1: out of memory at %2")
+                                      .arg(probe.micro_batch)
+                                      .arg(bytesText(probe.peak)));
+    probes_->setText(probe_lines_.join('\n'));
+    if (!cancel_flag_ || !*cancel_flag_) {
+        showVerifyStatus(tr("Verifying: %1 probes done…").arg(probe_lines_.size()), false);
+    }
+}
+
+void MemoryPlanPage::onVerified(const FitResult &result, const QString &error, bool cancelled) {
+    if (cancelled) {
+        showVerifyStatus(tr("Verification cancelled; the plan is unchanged."), false);
+    } else if (!error.isEmpty()) {
+        showVerifyStatus(tr("Verification failed: %1").arg(error), true);
+    } else if (result.micro_batch == 0) {
+        showVerifyStatus(tr("Verification: %1").arg(QString::fromStdString(result.message)), true);
+    } else {
+        for (const std::string &assignment : result.overrides) {
+            settings_.config.setAssignment(assignment);
+        }
+        loadControls();
+        reestimate();
+        showVerifyStatus(
+            tr("Verified: micro-batch %1 × accumulation %2; predicted peak %3, "
+               "measured %4.")
+                .arg(result.micro_batch)
+                .arg(result.accumulation)
+                .arg(bytesText(result.predicted_peak), bytesText(result.measured_peak)),
+            false);
+    }
+    updateButtons();
+    Q_EMIT completeChanged();
+    Q_EMIT verifyEnded();
+}
+
+void MemoryPlanPage::showVerifyStatus(const QString &text, bool error) {
+    verify_status_->setText(text);
+    verify_status_->setProperty("error", error);
+    QPalette palette;
+    if (error) {
+        palette = verify_status_->palette();
+        palette.setColor(QPalette::WindowText, problemColor(palette));
+    }
+    verify_status_->setPalette(palette);
+}
+
+void MemoryPlanPage::updateButtons() {
+    const bool running = isVerifying();
+    const bool here = settings_.profile.detected;
+    verify_->setEnabled(!running && here);
+    verify_->setToolTip(here ? QString()
+                             : tr("Verify runs on this machine; choose one of its devices on the "
+                                  "Hardware page."));
+    cancel_->setEnabled(running);
+    use_recommended_->setEnabled(!running && !plan_.overrides.empty());
+    for (QWidget *control :
+         {static_cast<QWidget *>(precision_), static_cast<QWidget *>(adamw8bit_),
+          static_cast<QWidget *>(micro_batch_), static_cast<QWidget *>(accumulation_)}) {
+        control->setEnabled(!running);
+    }
+    // Offloading exists on CUDA only; activation checkpointing for the GPT's blocks only.
+    offload_->setEnabled(!running && settings_.profile.kind == ProfileKind::Cuda);
+    checkpointing_->setEnabled(!running && settings_.config.text("recipe") == "gpt");
+}
+
+bool MemoryPlanPage::isComplete() const {
+    return !isVerifying();
+}
+
+} // namespace headroom::ui

@@ -1,0 +1,223 @@
+#include "ModelSizePage.h"
+
+#include "WizardColors.h"
+
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QSpinBox>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+namespace headroom::ui {
+
+namespace {
+struct GptPreset {
+    const char *id;
+    int layers, heads, dim, context;
+};
+// Sizes a CPU trains in minutes (tiny) up to what needs a GPU (large).
+constexpr GptPreset kGptPresets[] = {{"tiny", 2, 2, 64, 64},
+                                     {"small", 4, 4, 128, 128},
+                                     {"medium", 8, 8, 512, 256},
+                                     {"large", 12, 12, 768, 512}};
+struct TabularPreset {
+    const char *id;
+    const char *hidden;
+};
+constexpr TabularPreset kTabularPresets[] = {
+    {"small", "64,32"}, {"medium", "128,64"}, {"large", "512,256"}, {"deep", "512,256,128,64"}};
+} // namespace
+
+ModelSizePage::ModelSizePage(WizardSettings &settings, QWidget *parent)
+    : QWizardPage(parent), settings_(settings) {
+    setObjectName(QStringLiteral("modelSizePage"));
+    setTitle(tr("Model size"));
+    setSubTitle(tr("Pick a preset or say how many parameters the model should have."));
+
+    preset_ = new QComboBox(this);
+    preset_->setObjectName(QStringLiteral("preset"));
+    preset_->setAccessibleName(tr("Model size preset"));
+    target_params_ = new QDoubleSpinBox(this);
+    target_params_->setObjectName(QStringLiteral("targetParameters"));
+    target_params_->setAccessibleName(tr("Target parameters in millions"));
+    target_params_->setDecimals(2);
+    target_params_->setRange(0.01, 100000);
+    target_params_->setValue(1);
+    target_params_->setSuffix(tr(" million"));
+    context_ = new QSpinBox(this);
+    context_->setObjectName(QStringLiteral("contextLength"));
+    context_->setAccessibleName(tr("Context length in tokens"));
+    context_->setRange(2, 65536);
+    context_->setSuffix(tr(" tokens"));
+    hidden_ = new QLineEdit(this);
+    hidden_->setObjectName(QStringLiteral("hiddenWidths"));
+    hidden_->setAccessibleName(tr("Hidden layer widths"));
+    hidden_->setPlaceholderText(tr("e.g. 128,64"));
+    result_ = new QLabel(this);
+    result_->setObjectName(QStringLiteral("parameterCount"));
+    result_->setWordWrap(true);
+    result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    auto *form = new QFormLayout;
+    const auto addRow = [this, form](const QString &text, QWidget *field) {
+        auto *label = new QLabel(text, this);
+        label->setBuddy(field);
+        form->addRow(label, field);
+        return label;
+    };
+    addRow(tr("&Size:"), preset_);
+    params_label_ = addRow(tr("&Target parameters:"), target_params_);
+    context_label_ = addRow(tr("&Context length:"), context_);
+    hidden_label_ = addRow(tr("&Hidden widths:"), hidden_);
+
+    auto *layout = new QVBoxLayout(this);
+    layout->addLayout(form);
+    layout->addSpacing(8);
+    layout->addWidget(result_);
+    layout->addStretch();
+
+    connect(preset_, &QComboBox::currentIndexChanged, this, &ModelSizePage::onPresetChanged);
+    connect(target_params_, &QDoubleSpinBox::valueChanged, this,
+            &ModelSizePage::refreshParameterCount);
+    connect(context_, &QSpinBox::valueChanged, this, &ModelSizePage::refreshParameterCount);
+    connect(hidden_, &QLineEdit::textChanged, this, &ModelSizePage::refreshParameterCount);
+}
+
+void ModelSizePage::fillPresets() {
+    const QSignalBlocker blocker(preset_);
+    preset_->clear();
+    if (recipe_ == QLatin1String("gpt")) {
+        const QString names[] = {tr("Tiny"), tr("Small"), tr("Medium"), tr("Large")};
+        for (int i = 0; i < 4; ++i) {
+            const GptPreset &preset = kGptPresets[i];
+            preset_->addItem(tr("%1: %2 layers, %3 heads, width %4")
+                                 .arg(names[i])
+                                 .arg(preset.layers)
+                                 .arg(preset.heads)
+                                 .arg(preset.dim),
+                             QString::fromLatin1(preset.id));
+        }
+        preset_->addItem(tr("Target parameter count"), QStringLiteral("custom"));
+    } else {
+        const QString names[] = {tr("Small"), tr("Medium"), tr("Large"), tr("Deep")};
+        for (int i = 0; i < 4; ++i) {
+            preset_->addItem(tr("%1: hidden widths %2")
+                                 .arg(names[i], QString::fromLatin1(kTabularPresets[i].hidden)),
+                             QString::fromLatin1(kTabularPresets[i].id));
+        }
+        preset_->addItem(tr("Custom hidden widths"), QStringLiteral("custom"));
+    }
+    preset_->setCurrentIndex(1);
+}
+
+void ModelSizePage::initializePage() {
+    const QString recipe = QString::fromStdString(settings_.config.text("recipe"));
+    if (recipe != recipe_) {
+        recipe_ = recipe;
+        fillPresets();
+    }
+    const bool gpt = recipe_ == QLatin1String("gpt");
+    for (QWidget *widget :
+         {static_cast<QWidget *>(params_label_), static_cast<QWidget *>(target_params_),
+          static_cast<QWidget *>(context_label_), static_cast<QWidget *>(context_)}) {
+        widget->setVisible(gpt);
+    }
+    hidden_label_->setVisible(!gpt);
+    hidden_->setVisible(!gpt);
+    onPresetChanged();
+}
+
+bool ModelSizePage::selectPreset(const QString &id) {
+    const int index = preset_->findData(id);
+    if (index >= 0) {
+        preset_->setCurrentIndex(index);
+    }
+    return index >= 0;
+}
+
+void ModelSizePage::onPresetChanged() {
+    const QString id = preset_->currentData().toString();
+    const bool custom = id == QLatin1String("custom");
+    target_params_->setEnabled(custom);
+    hidden_->setReadOnly(!custom);
+    for (const GptPreset &preset : kGptPresets) {
+        if (id == QLatin1String(preset.id) && recipe_ == QLatin1String("gpt")) {
+            const QSignalBlocker blocker(context_);
+            context_->setValue(preset.context);
+        }
+    }
+    for (const TabularPreset &preset : kTabularPresets) {
+        if (id == QLatin1String(preset.id) && recipe_ != QLatin1String("gpt")) {
+            const QSignalBlocker blocker(hidden_);
+            hidden_->setText(QString::fromLatin1(preset.hidden));
+        }
+    }
+    refreshParameterCount();
+}
+
+Config ModelSizePage::configWithSize() const {
+    Config config = settings_.config;
+    const QString id = preset_->currentData().toString();
+    if (recipe_ == QLatin1String("gpt")) {
+        config.set("model.seq_len", std::to_string(context_->value()));
+        if (id == QLatin1String("custom")) {
+            config.set("model.params", std::to_string(std::llround(target_params_->value() * 1e6)));
+        } else {
+            config.set("model.params", "0");
+            for (const GptPreset &preset : kGptPresets) {
+                if (id == QLatin1String(preset.id)) {
+                    config.set("model.layers", std::to_string(preset.layers));
+                    config.set("model.heads", std::to_string(preset.heads));
+                    config.set("model.dim", std::to_string(preset.dim));
+                }
+            }
+        }
+    } else {
+        config.set("model.hidden", hidden_->text().trimmed().toStdString());
+    }
+    config.validate();
+    return config;
+}
+
+void ModelSizePage::refreshParameterCount() {
+    parameters_ = 0;
+    if (!settings_.facts_known || recipe_.isEmpty()) {
+        result_->setText(tr("Go back and choose a data file first."));
+        Q_EMIT completeChanged();
+        return;
+    }
+    QPalette palette; // the window's colours unless the size is refused
+    try {
+        const MemoryEstimate estimate = estimateMemory(configWithSize(), settings_.facts);
+        parameters_ = estimate.parameters;
+        result_->setText(tr("<b>%1 parameters</b><br>%2")
+                             .arg(QLocale().toString(qint64(estimate.parameters)),
+                                  QString::fromStdString(estimate.model).toHtmlEscaped()));
+    } catch (const std::exception &failure) {
+        result_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
+        palette = result_->palette();
+        palette.setColor(QPalette::WindowText, problemColor(palette));
+    }
+    result_->setPalette(palette);
+    Q_EMIT completeChanged();
+}
+
+bool ModelSizePage::isComplete() const {
+    return parameters_ > 0;
+}
+
+bool ModelSizePage::validatePage() {
+    try {
+        settings_.config = configWithSize();
+        return true;
+    } catch (const std::exception &) {
+        return false;
+    }
+}
+
+} // namespace headroom::ui

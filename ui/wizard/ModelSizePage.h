@@ -1,0 +1,52 @@
+#pragma once
+
+#include "WizardSettings.h"
+
+#include <QWizardPage>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QLineEdit;
+class QSpinBox;
+
+namespace headroom::ui {
+
+// Page (c): the model's size as a preset (gpt: layers, heads, width and context; tabular:
+// hidden widths) or a target parameter count, with the resulting parameter count shown live.
+class ModelSizePage : public QWizardPage {
+    Q_OBJECT
+
+public:
+    ModelSizePage(WizardSettings &settings, QWidget *parent = nullptr);
+
+    // Selects a preset by its id ("tiny", "small", ..., "custom").
+    bool selectPreset(const QString &id);
+    // The parameter count shown (0 while the size is invalid).
+    qint64 parameterCount() const { return parameters_; }
+
+    void initializePage() override;
+    bool isComplete() const override;
+    bool validatePage() override;
+
+private:
+    void fillPresets();
+    void onPresetChanged();
+    void refreshParameterCount();
+    // The model keys the controls describe; throws ConfigError on a bad value.
+    Config configWithSize() const;
+
+    WizardSettings &settings_;
+    QComboBox *preset_ = nullptr;
+    QLabel *params_label_ = nullptr;
+    QDoubleSpinBox *target_params_ = nullptr;
+    QLabel *context_label_ = nullptr;
+    QSpinBox *context_ = nullptr;
+    QLabel *hidden_label_ = nullptr;
+    QLineEdit *hidden_ = nullptr;
+    QLabel *result_ = nullptr;
+    QString recipe_;
+    qint64 parameters_ = 0;
+};
+
+} // namespace headroom::ui
