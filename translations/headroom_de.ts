@@ -213,6 +213,67 @@
     </message>
 </context>
 <context>
+    <name>DisplayText</name>
+    <message>
+        <source>CUDA · %1 · %2</source>
+        <translation>CUDA · %1 · %2</translation>
+    </message>
+    <message>
+        <source>MPS · %1 unified</source>
+        <translation>MPS · %1 gemeinsamer Speicher</translation>
+    </message>
+    <message numerus="yes">
+        <source>CPU · %n cores · %1</source>
+        <translation>
+            <numerusform>CPU · %n Kern · %1</numerusform>
+            <numerusform>CPU · %n Kerne · %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>CPU: %1 · %n cores (LibTorch uses %2) · %3 RAM, %4 available</source>
+        <translation>
+            <numerusform>CPU: %1 · %n Kern (LibTorch nutzt %2) · %3 RAM, %4 verfügbar</numerusform>
+            <numerusform>CPU: %1 · %n Kerne (LibTorch nutzt %2) · %3 RAM, %4 verfügbar</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA: not in this LibTorch build (CPU only)</source>
+        <translation>CUDA: in diesem LibTorch-Build nicht enthalten (nur CPU)</translation>
+    </message>
+    <message>
+        <source>CUDA: built in, but no CUDA device is visible</source>
+        <translation>CUDA: enthalten, aber kein CUDA-Gerät sichtbar</translation>
+    </message>
+    <message>
+        <source>CUDA %1: %2 · %3, %4 free · compute capability %5.%6</source>
+        <translation>CUDA %1: %2 · %3, %4 frei · Compute Capability %5.%6</translation>
+    </message>
+    <message>
+        <source> · bf16</source>
+        <translation> · bf16</translation>
+    </message>
+    <message>
+        <source>MPS: Apple GPU · %1 unified memory</source>
+        <translation>MPS: Apple-GPU · %1 gemeinsamer Speicher</translation>
+    </message>
+    <message>
+        <source>MPS: built in, but not available on this machine</source>
+        <translation>MPS: enthalten, aber auf diesem Rechner nicht verfügbar</translation>
+    </message>
+    <message>
+        <source>MPS: not in this LibTorch build</source>
+        <translation>MPS: in diesem LibTorch-Build nicht enthalten</translation>
+    </message>
+    <message>
+        <source>LibTorch %1 · automatic device: %2</source>
+        <translation>LibTorch %1 · automatisches Gerät: %2</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::CompareView</name>
     <message>
         <source>Runs to compare</source>
@@ -451,10 +512,6 @@
         <translation>Wählen Sie den Rechner, für den das Training geplant wird, und wie viel Speicher es nutzen darf.</translation>
     </message>
     <message>
-        <source>&lt;b&gt;This machine&lt;/b&gt; (LibTorch %1):&lt;br&gt;%2</source>
-        <translation>&lt;b&gt;Dieser Rechner&lt;/b&gt; (LibTorch %1):&lt;br&gt;%2</translation>
-    </message>
-    <message>
         <source>Hardware profile</source>
         <translation>Hardwareprofil</translation>
     </message>
@@ -493,6 +550,10 @@
     <message>
         <source>%1 of physical memory. Default budget: %2.</source>
         <translation>%1 physischer Speicher. Standardbudget: %2.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;This machine&lt;/b&gt;:&lt;br&gt;%1</source>
+        <translation>&lt;b&gt;Dieser Rechner&lt;/b&gt;:&lt;br&gt;%1</translation>
     </message>
 </context>
 <context>

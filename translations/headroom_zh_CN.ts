@@ -213,6 +213,65 @@
     </message>
 </context>
 <context>
+    <name>DisplayText</name>
+    <message>
+        <source>CUDA · %1 · %2</source>
+        <translation>CUDA · %1 · %2</translation>
+    </message>
+    <message>
+        <source>MPS · %1 unified</source>
+        <translation>MPS · %1 统一内存</translation>
+    </message>
+    <message numerus="yes">
+        <source>CPU · %n cores · %1</source>
+        <translation>
+            <numerusform>CPU · %n 核 · %1</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>CPU: %1 · %n cores (LibTorch uses %2) · %3 RAM, %4 available</source>
+        <translation>
+            <numerusform>CPU：%1 · %n 核（LibTorch 使用 %2 个）· 内存 %3，可用 %4</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>CPU</source>
+        <translation>CPU</translation>
+    </message>
+    <message>
+        <source>CUDA: not in this LibTorch build (CPU only)</source>
+        <translation>CUDA：此 LibTorch 版本不包含（仅 CPU）</translation>
+    </message>
+    <message>
+        <source>CUDA: built in, but no CUDA device is visible</source>
+        <translation>CUDA：已内置，但看不到 CUDA 设备</translation>
+    </message>
+    <message>
+        <source>CUDA %1: %2 · %3, %4 free · compute capability %5.%6</source>
+        <translation>CUDA %1：%2 · %3，空闲 %4 · 计算能力 %5.%6</translation>
+    </message>
+    <message>
+        <source> · bf16</source>
+        <translation> · bf16</translation>
+    </message>
+    <message>
+        <source>MPS: Apple GPU · %1 unified memory</source>
+        <translation>MPS：Apple GPU · %1 统一内存</translation>
+    </message>
+    <message>
+        <source>MPS: built in, but not available on this machine</source>
+        <translation>MPS：已内置，但在此计算机上不可用</translation>
+    </message>
+    <message>
+        <source>MPS: not in this LibTorch build</source>
+        <translation>MPS：此 LibTorch 版本不包含</translation>
+    </message>
+    <message>
+        <source>LibTorch %1 · automatic device: %2</source>
+        <translation>LibTorch %1 · 自动设备：%2</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::CompareView</name>
     <message>
         <source>Runs to compare</source>
@@ -451,10 +510,6 @@
         <translation>选择要为哪台机器规划训练，以及训练可以使用多少内存。</translation>
     </message>
     <message>
-        <source>&lt;b&gt;This machine&lt;/b&gt; (LibTorch %1):&lt;br&gt;%2</source>
-        <translation>&lt;b&gt;本机&lt;/b&gt;（LibTorch %1）：&lt;br&gt;%2</translation>
-    </message>
-    <message>
         <source>Hardware profile</source>
         <translation>硬件配置</translation>
     </message>
@@ -493,6 +548,10 @@
     <message>
         <source>%1 of physical memory. Default budget: %2.</source>
         <translation>物理内存 %1。默认预算：%2。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;This machine&lt;/b&gt;:&lt;br&gt;%1</source>
+        <translation>&lt;b&gt;本机&lt;/b&gt;：&lt;br&gt;%1</translation>
     </message>
 </context>
 <context>

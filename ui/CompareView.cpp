@@ -1,10 +1,10 @@
 #include "CompareView.h"
 
+#include "DisplayText.h"
 #include "plots/PlotStyle.h"
 #include "plots/PlotWidget.h"
 
 #include <headroom/config.h>
-#include <headroom/units.h>
 
 #include <QCheckBox>
 #include <QHBoxLayout>
@@ -199,7 +199,7 @@ void CompareView::fillTable(const std::vector<const RunRecord *> &runs) {
         rows[1].values << QStringLiteral("%1 / %2").arg(run->last_step).arg(run->target_steps);
         rows[2].values << optionalLoss(run->final_loss);
         rows[3].values << optionalLoss(run->final_val_loss);
-        rows[4].values << QString::fromStdString(formatBytes(run->peak_bytes));
+        rows[4].values << DisplayText::bytes(run->peak_bytes);
         rows[5].values << (data && !data->throughput.isEmpty()
                                ? (data->throughput_in_tokens ? tr("%1 tokens/s")
                                                              : tr("%1 samples/s"))

@@ -1,6 +1,7 @@
 #include "MainWindow.h"
 
 #include "CompareView.h"
+#include "DisplayText.h"
 #include "EmptyProjectView.h"
 #include "LiveView.h"
 #include "LogView.h"
@@ -83,12 +84,9 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     connectRunSignals();
 
     const DeviceReport devices = detectDevices();
-    QStringList lines;
-    for (const std::string &line : describeDevices(devices)) {
-        lines << QString::fromStdString(line).simplified();
-    }
+    const QStringList lines = DisplayText::deviceLines(devices);
     empty_view_->setMachineSummary(lines);
-    device_label_->setText(QString::fromStdString(shortDeviceLabel(devices)));
+    device_label_->setText(DisplayText::deviceStatus(devices));
     device_label_->setToolTip(lines.join(QLatin1Char('\n')));
 
     confirm_stop_ = [this] {

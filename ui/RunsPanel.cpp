@@ -1,7 +1,8 @@
 #include "RunsPanel.h"
 
+#include "DisplayText.h"
+
 #include <headroom/config.h>
-#include <headroom/units.h>
 #include <headroom/workflow.h>
 
 #include <QDir>
@@ -117,7 +118,7 @@ QString RunsPanel::load(const QString &project_path) {
             QStringLiteral("%1 / %2").arg(run->last_step).arg(run->target_steps),
             lossText(run->final_loss),
             lossText(run->final_val_loss),
-            QString::fromStdString(formatBytes(run->peak_bytes)),
+            DisplayText::bytes(run->peak_bytes),
             QString::number(run->oom_recoveries),
             QString::fromStdString(run->device),
             QString::fromStdString(describeTechniques(*run))};
@@ -160,7 +161,7 @@ void RunsPanel::showLiveProgress(std::int64_t run_id, std::int64_t step, std::in
         }
         table_->item(row, 2)->setText(QStringLiteral("%1 / %2").arg(step).arg(target_steps));
         table_->item(row, 3)->setText(QString::number(loss, 'f', 4));
-        table_->item(row, 5)->setText(QString::fromStdString(formatBytes(peak_bytes)));
+        table_->item(row, 5)->setText(DisplayText::bytes(peak_bytes));
         table_->item(row, 6)->setText(QString::number(recoveries));
         for (int column : {2, 3, 5}) {
             table_->resizeColumnToContents(column);

@@ -1,8 +1,7 @@
 #include "MemoryPlot.h"
 
+#include "DisplayText.h"
 #include "PlotStyle.h"
-
-#include <headroom/units.h>
 
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -15,7 +14,7 @@ constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kHoverRadiusPx = 10;
 
 QString bytesText(const QJsonValue &value) {
-    return QString::fromStdString(formatBytes(std::uint64_t(value.toDouble())));
+    return DisplayText::bytes(std::uint64_t(value.toDouble()));
 }
 } // namespace
 
@@ -161,7 +160,7 @@ void MemoryPlot::setBudget(std::uint64_t bytes) {
         budget_line_->point1->setCoords(0, budget_mib_);
         budget_line_->point2->setCoords(1, budget_mib_);
         budget_label_->position->setCoords(0.99, budget_mib_);
-        budget_label_->setText(tr("budget %1").arg(QString::fromStdString(formatBytes(bytes))));
+        budget_label_->setText(tr("budget %1").arg(DisplayText::bytes(bytes)));
     }
     scheduleReplot();
 }

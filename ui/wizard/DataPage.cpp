@@ -1,10 +1,10 @@
 #include "DataPage.h"
 
 #include "BackgroundJob.h"
+#include "DisplayText.h"
 #include "WizardColors.h"
 
 #include <headroom/data_preview.h>
-#include <headroom/units.h>
 
 #include <QComboBox>
 #include <QDragEnterEvent>
@@ -232,7 +232,7 @@ void DataPage::startCheck() {
                 summary_->setText(tr("%1 file, %2 records, %3")
                                       .arg(QString::fromStdString(preview.format).toUpper())
                                       .arg(preview.records)
-                                      .arg(QString::fromStdString(formatBytes(preview.bytes))));
+                                      .arg(DisplayText::bytes(preview.bytes)));
                 showStatus(tr("The data file reads cleanly."));
                 settings_.facts = result->facts;
                 settings_.facts_known = true;

@@ -1,6 +1,6 @@
 #include "HardwarePage.h"
 
-#include <headroom/units.h>
+#include "DisplayText.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -16,10 +16,6 @@ namespace headroom::ui {
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kGiB = 1024.0 * kMiB;
-
-QString bytesText(std::uint64_t bytes) {
-    return QString::fromStdString(formatBytes(bytes));
-}
 
 // A bold, unselectable row that names the group below it.
 void addHeading(QComboBox *combo, const QString &text) {
@@ -40,13 +36,10 @@ HardwarePage::HardwarePage(WizardSettings &settings, QWidget *parent)
     setSubTitle(tr("Choose the machine to plan the training for and how much memory it may use."));
 
     QStringList lines;
-    for (const std::string &line : describeDevices(settings_.devices)) {
-        lines << QString::fromStdString(line).toHtmlEscaped();
+    for (const QString &line : DisplayText::deviceLines(settings_.devices)) {
+        lines << line.toHtmlEscaped();
     }
-    auto *devices = new QLabel(
-        tr("<b>This machine</b> (LibTorch %1):<br>%2")
-            .arg(QString::fromStdString(settings_.devices.torch_version), lines.join("<br>")),
-        this);
+    auto *devices = new QLabel(tr("<b>This machine</b>:<br>%1").arg(lines.join("<br>")), this);
     devices->setObjectName(QStringLiteral("detectedDevices"));
     devices->setWordWrap(true);
     devices->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -147,7 +140,7 @@ void HardwarePage::onProfileChanged() {
     setBudgetBytes(profile->budget_bytes);
     note_->setText(
         tr("%1 of physical memory. Default budget: %2.")
-            .arg(bytesText(profile->memory_bytes), QString::fromStdString(profile->note)));
+            .arg(DisplayText::bytes(profile->memory_bytes), QString::fromStdString(profile->note)));
     Q_EMIT completeChanged();
 }
 

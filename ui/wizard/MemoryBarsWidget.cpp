@@ -1,9 +1,9 @@
 #include "MemoryBarsWidget.h"
 
+#include "DisplayText.h"
 #include "plots/PlotStyle.h"
 
 #include <headroom/plan.h>
-#include <headroom/units.h>
 
 #include <QEvent>
 #include <QFontMetrics>
@@ -17,10 +17,6 @@ namespace headroom::ui {
 namespace {
 constexpr int kBarHeight = 34;
 constexpr int kMargin = 8;
-
-QString bytesText(quint64 bytes) {
-    return QString::fromStdString(formatBytes(bytes));
-}
 } // namespace
 
 MemoryBarsWidget::MemoryBarsWidget(QWidget *parent) : QWidget(parent), parts_(PartCount, 0) {
@@ -115,7 +111,7 @@ void MemoryBarsWidget::paintEvent(QPaintEvent *) {
         }
     }
     painter.setPen(palette().color(QPalette::WindowText));
-    const QString peak_text = tr("Peak %1").arg(bytesText(sum));
+    const QString peak_text = tr("Peak %1").arg(DisplayText::bytes(sum));
     painter.drawText(QRect(area.left(), area.top(), area.width(), line),
                      Qt::AlignLeft | Qt::AlignVCenter, peak_text);
 
@@ -124,7 +120,7 @@ void MemoryBarsWidget::paintEvent(QPaintEvent *) {
         const QColor budget_color = plots::plotColors(palette()).budget;
         painter.setPen(QPen(budget_color, 2, Qt::DashLine));
         painter.drawLine(x, bar.top() - 4, x, bar.bottom() + 4);
-        const QString budget_text = tr("Budget %1").arg(bytesText(budget_));
+        const QString budget_text = tr("Budget %1").arg(DisplayText::bytes(budget_));
         const int width = metrics.horizontalAdvance(budget_text);
         const int text_left =
             std::clamp(x - width / 2, area.left() + metrics.horizontalAdvance(peak_text) + 12,
@@ -147,7 +143,7 @@ void MemoryBarsWidget::paintEvent(QPaintEvent *) {
         painter.fillRect(QRect(left, row_top + (line - 10) / 2, 10, 10), partColor(part));
         painter.setPen(palette().color(QPalette::WindowText));
         const QString text =
-            QStringLiteral("%1 %2").arg(partName(Part(part)), bytesText(parts_[part]));
+            QStringLiteral("%1 %2").arg(partName(Part(part)), DisplayText::bytes(parts_[part]));
         painter.drawText(QRect(left + 14, row_top, column_width - 16, line),
                          Qt::AlignLeft | Qt::AlignVCenter,
                          metrics.elidedText(text, Qt::ElideRight, column_width - 16));
@@ -165,9 +161,10 @@ void MemoryBarsWidget::changeEvent(QEvent *event) {
 void MemoryBarsWidget::updateDescription() {
     QStringList parts;
     for (int part = 0; part < PartCount; ++part) {
-        parts << QStringLiteral("%1 %2").arg(partName(Part(part)), bytesText(parts_[part]));
+        parts << QStringLiteral("%1 %2").arg(partName(Part(part)),
+                                             DisplayText::bytes(parts_[part]));
     }
-    parts << tr("Budget %1").arg(budget_ > 0 ? bytesText(budget_) : tr("none"));
+    parts << tr("Budget %1").arg(budget_ > 0 ? DisplayText::bytes(budget_) : tr("none"));
     setAccessibleDescription(parts.join(QStringLiteral(", ")));
 }
 

@@ -1,10 +1,10 @@
 #include "MemoryPlanPage.h"
 
 #include "BackgroundJob.h"
+#include "DisplayText.h"
 #include "MemoryBarsWidget.h"
 #include "WizardColors.h"
 
-#include <headroom/units.h>
 #include <headroom/workflow.h>
 
 #include <QCheckBox>
@@ -32,10 +32,6 @@ struct VerifyOutcome {
     QString error;
     bool cancelled = false;
 };
-
-QString bytesText(std::uint64_t bytes) {
-    return QString::fromStdString(formatBytes(bytes));
-}
 
 void setItemEnabled(QComboBox *combo, int index, bool enabled) {
     auto *model = qobject_cast<QStandardItemModel *>(combo->model());
@@ -251,11 +247,11 @@ void MemoryPlanPage::reestimate() {
     }
     bars_->setEstimate(estimate_);
     const std::uint64_t budget = estimate_.budget;
-    const QString numbers = budget > 0
-                                ? tr("%1 of %2 (%3 %)")
-                                      .arg(bytesText(estimate_.peak), bytesText(budget))
-                                      .arg(qRound(100.0 * double(estimate_.peak) / double(budget)))
-                                : bytesText(estimate_.peak);
+    const QString numbers =
+        budget > 0 ? tr("%1 of %2 (%3 %)")
+                         .arg(DisplayText::bytes(estimate_.peak), DisplayText::bytes(budget))
+                         .arg(qRound(100.0 * double(estimate_.peak) / double(budget)))
+                   : DisplayText::bytes(estimate_.peak);
     QString verdict;
     QColor colour;
     if (budget == 0) {
@@ -353,10 +349,10 @@ void MemoryPlanPage::cancelVerify() {
 void MemoryPlanPage::onProbe(const FitProbe &probe) {
     probe_lines_ << (probe.fits ? tr("micro-batch %1: fits, measured peak %2")
                                       .arg(probe.micro_batch)
-                                      .arg(bytesText(probe.peak))
+                                      .arg(DisplayText::bytes(probe.peak))
                                 : tr("micro-batch %1: out of memory at %2")
                                       .arg(probe.micro_batch)
-                                      .arg(bytesText(probe.peak)));
+                                      .arg(DisplayText::bytes(probe.peak)));
     probes_->setText(probe_lines_.join('\n'));
     if (!cancel_flag_ || !*cancel_flag_) {
         showVerifyStatus(tr("Verifying: %1 probes done…").arg(probe_lines_.size()), false);
@@ -376,13 +372,13 @@ void MemoryPlanPage::onVerified(const FitResult &result, const QString &error, b
         }
         loadControls();
         reestimate();
-        showVerifyStatus(
-            tr("Verified: micro-batch %1 × accumulation %2; predicted peak %3, "
-               "measured %4.")
-                .arg(result.micro_batch)
-                .arg(result.accumulation)
-                .arg(bytesText(result.predicted_peak), bytesText(result.measured_peak)),
-            false);
+        showVerifyStatus(tr("Verified: micro-batch %1 × accumulation %2; predicted peak %3, "
+                            "measured %4.")
+                             .arg(result.micro_batch)
+                             .arg(result.accumulation)
+                             .arg(DisplayText::bytes(result.predicted_peak),
+                                  DisplayText::bytes(result.measured_peak)),
+                         false);
     }
     updateButtons();
     Q_EMIT completeChanged();
