@@ -272,6 +272,26 @@
         <source>LibTorch %1 · automatic device: %2</source>
         <translation>LibTorch %1 · automatisches Gerät: %2</translation>
     </message>
+    <message>
+        <source>%1 of %2 (%3 %)</source>
+        <translation>%1 von %2 (%3 %)</translation>
+    </message>
+    <message>
+        <source>No budget: the peak is %1.</source>
+        <translation>Kein Budget: die Spitze liegt bei %1.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Won&apos;t fit&lt;/b&gt;: %1.</source>
+        <translation>&lt;b&gt;Passt nicht&lt;/b&gt;: %1.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Tight&lt;/b&gt;: %1; less than 10 % stays free.</source>
+        <translation>&lt;b&gt;Knapp&lt;/b&gt;: %1; weniger als 10 % bleiben frei.</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Fits&lt;/b&gt;: %1.</source>
+        <translation>&lt;b&gt;Passt&lt;/b&gt;: %1.</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::CompareView</name>
@@ -1176,26 +1196,6 @@
         <translation>Effektiver Batch: %1</translation>
     </message>
     <message>
-        <source>%1 of %2 (%3 %)</source>
-        <translation>%1 von %2 (%3 %)</translation>
-    </message>
-    <message>
-        <source>No budget: the peak is %1.</source>
-        <translation>Kein Budget: die Spitze liegt bei %1.</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Won&apos;t fit&lt;/b&gt;: %1.</source>
-        <translation>&lt;b&gt;Passt nicht&lt;/b&gt;: %1.</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Tight&lt;/b&gt;: %1; less than 10 % stays free.</source>
-        <translation>&lt;b&gt;Knapp&lt;/b&gt;: %1; weniger als 10 % bleiben frei.</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Fits&lt;/b&gt;: %1.</source>
-        <translation>&lt;b&gt;Passt&lt;/b&gt;: %1.</translation>
-    </message>
-    <message>
         <source>Cannot create a temporary folder: %1</source>
         <translation>Temporärer Ordner kann nicht angelegt werden: %1</translation>
     </message>
@@ -1346,10 +1346,6 @@
         <translation>Speicherplan</translation>
     </message>
     <message>
-        <source>The memory planner (estimates of weights, gradients, optimizer state and activations against your budget, before anything runs) is not part of this build yet. Until it arrives, the Runs panel shows the measured peak memory of each run, and the Live tab shows memory step by step.</source>
-        <translation>Der Speicherplaner (Schätzungen für Gewichte, Gradienten, Optimiererzustand und Aktivierungen gegenüber Ihrem Budget, bevor etwas läuft) ist noch nicht Teil dieses Builds. Bis dahin zeigt die Läufe-Liste den gemessenen Spitzenspeicher jedes Laufs und der Reiter Live den Speicher Schritt für Schritt.</translation>
-    </message>
-    <message>
         <source>Setting</source>
         <translation>Einstellung</translation>
     </message>
@@ -1380,6 +1376,14 @@
     <message>
         <source>Settings are read-only while a run trains.</source>
         <translation>Während ein Lauf trainiert, sind die Einstellungen schreibgeschützt.</translation>
+    </message>
+    <message>
+        <source>Recommended for %1: %2</source>
+        <translation>Empfohlen für %1: %2</translation>
+    </message>
+    <message>
+        <source>No memory estimate: %1</source>
+        <translation>Keine Speicherschätzung: %1</translation>
     </message>
 </context>
 <context>

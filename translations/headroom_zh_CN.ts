@@ -270,6 +270,26 @@
         <source>LibTorch %1 · automatic device: %2</source>
         <translation>LibTorch %1 · 自动设备：%2</translation>
     </message>
+    <message>
+        <source>%1 of %2 (%3 %)</source>
+        <translation>%1 / %2（%3 %）</translation>
+    </message>
+    <message>
+        <source>No budget: the peak is %1.</source>
+        <translation>未设预算：峰值为 %1。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Won&apos;t fit&lt;/b&gt;: %1.</source>
+        <translation>&lt;b&gt;放不下&lt;/b&gt;：%1。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Tight&lt;/b&gt;: %1; less than 10 % stays free.</source>
+        <translation>&lt;b&gt;紧张&lt;/b&gt;：%1；剩余空间不足 10 %。</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;Fits&lt;/b&gt;: %1.</source>
+        <translation>&lt;b&gt;放得下&lt;/b&gt;：%1。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::CompareView</name>
@@ -1174,26 +1194,6 @@
         <translation>有效批次：%1</translation>
     </message>
     <message>
-        <source>%1 of %2 (%3 %)</source>
-        <translation>%1 / %2（%3 %）</translation>
-    </message>
-    <message>
-        <source>No budget: the peak is %1.</source>
-        <translation>未设预算：峰值为 %1。</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Won&apos;t fit&lt;/b&gt;: %1.</source>
-        <translation>&lt;b&gt;放不下&lt;/b&gt;：%1。</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Tight&lt;/b&gt;: %1; less than 10 % stays free.</source>
-        <translation>&lt;b&gt;紧张&lt;/b&gt;：%1；剩余空间不足 10 %。</translation>
-    </message>
-    <message>
-        <source>&lt;b&gt;Fits&lt;/b&gt;: %1.</source>
-        <translation>&lt;b&gt;放得下&lt;/b&gt;：%1。</translation>
-    </message>
-    <message>
         <source>Cannot create a temporary folder: %1</source>
         <translation>无法创建临时文件夹：%1</translation>
     </message>
@@ -1344,10 +1344,6 @@
         <translation>内存计划</translation>
     </message>
     <message>
-        <source>The memory planner (estimates of weights, gradients, optimizer state and activations against your budget, before anything runs) is not part of this build yet. Until it arrives, the Runs panel shows the measured peak memory of each run, and the Live tab shows memory step by step.</source>
-        <translation>内存规划器(在运行之前,根据预算估算权重、梯度、优化器状态和激活)尚未包含在此版本中。在此之前,运行列表显示每次运行实测的峰值内存,“实时”选项卡逐步显示内存。</translation>
-    </message>
-    <message>
         <source>Setting</source>
         <translation>设置</translation>
     </message>
@@ -1378,6 +1374,14 @@
     <message>
         <source>Settings are read-only while a run trains.</source>
         <translation>训练期间设置为只读。</translation>
+    </message>
+    <message>
+        <source>Recommended for %1: %2</source>
+        <translation>针对 %1 的推荐：%2</translation>
+    </message>
+    <message>
+        <source>No memory estimate: %1</source>
+        <translation>无内存估算：%1</translation>
     </message>
 </context>
 <context>

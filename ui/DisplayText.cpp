@@ -1,5 +1,8 @@
 #include "DisplayText.h"
 
+#include "wizard/WizardColors.h"
+
+#include <QLabel>
 #include <QLocale>
 
 namespace headroom::ui {
@@ -57,6 +60,71 @@ QStringList DisplayText::deviceLines(const DeviceReport &report) {
                  .arg(QString::fromStdString(report.torch_version),
                       QString::fromStdString(preferredDevice(report)));
     return lines;
+}
+
+DisplayText::Verdict DisplayText::verdict(const MemoryEstimate &estimate) {
+    constexpr double kTightShare = 0.9;
+    if (estimate.budget == 0) {
+        return Verdict::NoBudget;
+    }
+    if (estimate.peak > estimate.budget) {
+        return Verdict::DoesNotFit;
+    }
+    return double(estimate.peak) > kTightShare * double(estimate.budget) ? Verdict::Tight
+                                                                         : Verdict::Fits;
+}
+
+QString DisplayText::verdictHtml(const MemoryEstimate &estimate) {
+    const std::uint64_t budget = estimate.budget;
+    const QString numbers = budget > 0
+                                ? tr("%1 of %2 (%3 %)")
+                                      .arg(bytes(estimate.peak), bytes(budget))
+                                      .arg(qRound(100.0 * double(estimate.peak) / double(budget)))
+                                : bytes(estimate.peak);
+    QString text;
+    switch (verdict(estimate)) {
+    case Verdict::NoBudget:
+        text = tr("No budget: the peak is %1.").arg(numbers);
+        break;
+    case Verdict::DoesNotFit:
+        text = tr("<b>Won't fit</b>: %1.").arg(numbers);
+        break;
+    case Verdict::Tight:
+        text = tr("<b>Tight</b>: %1; less than 10 % stays free.").arg(numbers);
+        break;
+    case Verdict::Fits:
+        text = tr("<b>Fits</b>: %1.").arg(numbers);
+        break;
+    }
+    const QString details = QStringLiteral("%1 · %2").arg(
+        QString::fromStdString(estimate.model), QString::fromStdString(estimate.techniques));
+    return text + QStringLiteral("<br>") + details.toHtmlEscaped();
+}
+
+DisplayText::Verdict DisplayText::showVerdict(QLabel *label, const MemoryEstimate &estimate) {
+    const Verdict result = verdict(estimate);
+    label->setText(verdictHtml(estimate));
+    QPalette palette; // the application's, so a verdict that fits again loses its colour
+    if (result == Verdict::DoesNotFit || result == Verdict::Tight) {
+        palette = label->palette();
+        palette.setColor(QPalette::WindowText, result == Verdict::DoesNotFit
+                                                   ? problemColor(palette)
+                                                   : cautionColor(palette));
+    }
+    label->setPalette(palette);
+    return result;
+}
+
+QString DisplayText::planHtml(const Plan &plan) {
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b>").arg(QString::fromStdString(plan.summary).toHtmlEscaped());
+    for (const PlanDecision &decision : plan.decisions) {
+        lines << QStringLiteral("• <b>%1 = %2</b>: %3")
+                     .arg(QString::fromStdString(decision.setting),
+                          QString::fromStdString(decision.value),
+                          QString::fromStdString(decision.reason).toHtmlEscaped());
+    }
+    return lines.join(QStringLiteral("<br>"));
 }
 
 } // namespace headroom::ui

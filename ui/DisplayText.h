@@ -5,12 +5,15 @@
 // formatBytes / describeDevices are the command line's English equivalents.
 
 #include <headroom/devices.h>
+#include <headroom/plan.h>
 
 #include <QCoreApplication>
 #include <QString>
 #include <QStringList>
 
 #include <cstdint>
+
+class QLabel;
 
 namespace headroom::ui {
 
@@ -24,6 +27,16 @@ public:
     static QString deviceStatus(const DeviceReport &report);
     // One line per device kind, as in `headroom-cli devices`.
     static QStringList deviceLines(const DeviceReport &report);
+
+    // Whether a predicted peak fits its budget: tight is above 90 % of it.
+    enum class Verdict { Fits, Tight, DoesNotFit, NoBudget };
+    static Verdict verdict(const MemoryEstimate &estimate);
+    // "<b>Fits</b>: 1.2 GiB of 4.0 GiB (30 %).<br>model · techniques" (rich text).
+    static QString verdictHtml(const MemoryEstimate &estimate);
+    // Puts verdictHtml on the label, coloured for problems on the label's palette.
+    static Verdict showVerdict(QLabel *label, const MemoryEstimate &estimate);
+    // The planner's summary and one line per decision (rich text).
+    static QString planHtml(const Plan &plan);
 };
 
 } // namespace headroom::ui

@@ -1,8 +1,11 @@
 #include "PlanView.h"
 
 #include "ConfigKeyTexts.h"
+#include "DisplayText.h"
 #include "plots/PlotStyle.h"
+#include "wizard/MemoryBarsWidget.h"
 
+#include <headroom/plan.h>
 #include <headroom/project.h>
 
 #include <QComboBox>
@@ -60,16 +63,19 @@ public:
 PlanView::PlanView(QWidget *parent) : QWidget(parent) {
     setObjectName(QStringLiteral("planView"));
     auto *plan_box = new QGroupBox(tr("Memory plan"), this);
-    auto *plan_text = new QLabel(
-        tr("The memory planner (estimates of weights, gradients, optimizer state and "
-           "activations against your budget, before anything runs) is not part of this "
-           "build yet. Until it arrives, the Runs panel shows the measured peak memory of "
-           "each run, and the Live tab shows memory step by step."),
-        plan_box);
-    plan_text->setObjectName(QStringLiteral("planPlaceholder"));
-    plan_text->setWordWrap(true);
+    bars_ = new MemoryBarsWidget(plan_box);
+    verdict_ = new QLabel(plan_box);
+    verdict_->setObjectName(QStringLiteral("planVerdict"));
+    verdict_->setWordWrap(true);
+    verdict_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    recommendation_ = new QLabel(plan_box);
+    recommendation_->setObjectName(QStringLiteral("planRecommendation"));
+    recommendation_->setWordWrap(true);
+    recommendation_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     auto *plan_layout = new QVBoxLayout(plan_box);
-    plan_layout->addWidget(plan_text);
+    plan_layout->addWidget(bars_);
+    plan_layout->addWidget(verdict_);
+    plan_layout->addWidget(recommendation_);
 
     message_ = new QLabel(this);
     message_->setObjectName(QStringLiteral("settingsMessage"));
@@ -127,6 +133,7 @@ QString PlanView::load(const QString &project_path) {
     table_->setColumnWidth(ValueColumn, 140);
     filling_ = false;
     showMessage({}, false);
+    refreshPlan();
     return {};
 }
 
@@ -158,7 +165,29 @@ QString PlanView::setValue(const QString &key, const QString &value) {
         return QString::fromUtf8(error.what());
     }
     config_ = changed;
+    refreshPlan();
     return {};
+}
+
+// The planner's numbers for the saved config: they read the project (its tokenizer or schema
+// and memory history) in well under a millisecond, so this runs on the UI thread.
+void PlanView::refreshPlan() {
+    PlanRequest request;
+    request.project_path = project_path_.toStdString();
+    try {
+        const MemoryEstimate estimate = estimateMemory(request);
+        bars_->setEstimate(estimate);
+        DisplayText::showVerdict(verdict_, estimate);
+        recommendation_->setText(tr("Recommended for %1: %2")
+                                     .arg(DisplayText::bytes(estimate.budget),
+                                          DisplayText::planHtml(recommendPlan(request))));
+        recommendation_->setVisible(estimate.budget > 0);
+    } catch (const std::exception &error) {
+        bars_->clear();
+        verdict_->setText(
+            tr("No memory estimate: %1").arg(QString::fromUtf8(error.what()).toHtmlEscaped()));
+        recommendation_->clear();
+    }
 }
 
 void PlanView::onItemChanged(QTableWidgetItem *item) {

@@ -10,9 +10,11 @@ class QTableWidgetItem;
 
 namespace headroom::ui {
 
-// The Plan tab: the project's settings, editable through the engine's key registry (every
-// value is checked by the engine and a refusal shows its message), and the place of the
-// memory plan, which arrives with the planner.
+class MemoryBarsWidget;
+
+// The Plan tab: the planner's memory estimate and recommendation for the project's settings,
+// and the settings, editable through the engine's key registry (every value is checked by
+// the engine and a refusal shows its message; the estimate follows each change).
 class PlanView : public QWidget {
     Q_OBJECT
 
@@ -35,6 +37,7 @@ Q_SIGNALS:
 
 private:
     void onItemChanged(QTableWidgetItem *item);
+    void refreshPlan();
     void showValue(int row);
     void showMessage(const QString &text, bool error);
 
@@ -43,6 +46,9 @@ private:
     bool editable_ = true;
     bool filling_ = false;
     QLabel *message_ = nullptr;
+    MemoryBarsWidget *bars_ = nullptr;
+    QLabel *verdict_ = nullptr;
+    QLabel *recommendation_ = nullptr;
     QTableWidget *table_ = nullptr;
 };
 

@@ -8,8 +8,10 @@
 #include "sample_files.h"
 #include "training_support.h"
 #include "wizard/ConfigWizard.h"
+#include "wizard/MemoryBarsWidget.h"
 
 #include <headroom/config.h>
+#include <headroom/plan.h>
 #include <headroom/project.h>
 
 #include <QAction>
@@ -37,7 +39,7 @@ private Q_SLOTS:
     void planViewSavesValidValues();
     void planViewRefusesWithTheEnginesMessage_data();
     void planViewRefusesWithTheEnginesMessage();
-    void planViewShowsNoPlannerNumbers();
+    void planViewShowsThePlannersEstimate();
     void settingsRoundTrip();
     void recentProjectsAndGeometryAreRemembered();
     void droppingADataFileOffersANewProject();
@@ -136,12 +138,26 @@ void TestViews::planViewRefusesWithTheEnginesMessage() {
     QCOMPARE(headroom::Project::open(project.toStdString()).configJson(), before);
 }
 
-void TestViews::planViewShowsNoPlannerNumbers() {
+void TestViews::planViewShowsThePlannersEstimate() {
+    const QString project = newProject(QString("plan-estimate-%1.headroom").arg(++counter_));
     headroom::ui::PlanView view;
-    auto *placeholder = view.findChild<QLabel *>("planPlaceholder");
-    QVERIFY(placeholder);
-    QVERIFY(placeholder->text().contains("planner"));
-    QVERIFY(!placeholder->text().contains(QRegularExpression("\\d")));
+    QCOMPARE(view.load(project), QString());
+    auto *bars = view.findChild<headroom::ui::MemoryBarsWidget *>();
+    auto *verdict = view.findChild<QLabel *>("planVerdict");
+    QVERIFY(bars && verdict);
+    headroom::PlanRequest request;
+    request.project_path = project.toStdString();
+    QCOMPARE(bars->total(), headroom::estimateMemory(request).peak);
+    QVERIFY(verdict->text().contains("No budget"));
+
+    // Each saved change re-estimates: checkpointing shrinks the activations.
+    const quint64 plain = bars->total();
+    QCOMPARE(view.setValue("checkpointing", "1"), QString());
+    QVERIFY2(bars->total() < plain, qPrintable(QString::number(bars->total())));
+    QCOMPARE(view.setValue("memory.budget", "64KiB"), QString());
+    QVERIFY2(verdict->text().contains("Won't fit"), qPrintable(verdict->text()));
+    auto *recommendation = view.findChild<QLabel *>("planRecommendation");
+    QVERIFY(recommendation->text().contains("cannot fit"));
 }
 
 void TestViews::settingsRoundTrip() {

@@ -22,7 +22,6 @@
 namespace headroom::ui {
 
 namespace {
-constexpr double kTightShare = 0.9;
 
 // Thrown from the progress callbacks to abandon a verification.
 struct VerifyCancelled {};
@@ -215,16 +214,7 @@ void MemoryPlanPage::onControlChanged() {
 void MemoryPlanPage::refreshRecommendation() {
     try {
         plan_ = recommendPlan(settings_.config, settings_.facts, settings_.profile);
-        QStringList lines;
-        lines << QStringLiteral("<b>%1</b>")
-                     .arg(QString::fromStdString(plan_.summary).toHtmlEscaped());
-        for (const PlanDecision &decision : plan_.decisions) {
-            lines << QStringLiteral("• <b>%1 = %2</b>: %3")
-                         .arg(QString::fromStdString(decision.setting),
-                              QString::fromStdString(decision.value),
-                              QString::fromStdString(decision.reason).toHtmlEscaped());
-        }
-        recommendation_->setText(lines.join(QStringLiteral("<br>")));
+        recommendation_->setText(DisplayText::planHtml(plan_));
         use_recommended_->setEnabled(!plan_.overrides.empty() && !isVerifying());
     } catch (const std::exception &failure) {
         plan_ = Plan();
@@ -246,38 +236,7 @@ void MemoryPlanPage::reestimate() {
         return;
     }
     bars_->setEstimate(estimate_);
-    const std::uint64_t budget = estimate_.budget;
-    const QString numbers =
-        budget > 0 ? tr("%1 of %2 (%3 %)")
-                         .arg(DisplayText::bytes(estimate_.peak), DisplayText::bytes(budget))
-                         .arg(qRound(100.0 * double(estimate_.peak) / double(budget)))
-                   : DisplayText::bytes(estimate_.peak);
-    QString verdict;
-    QColor colour;
-    if (budget == 0) {
-        verdict_ = Verdict::NoBudget;
-        verdict = tr("No budget: the peak is %1.").arg(numbers);
-    } else if (estimate_.peak > budget) {
-        verdict_ = Verdict::DoesNotFit;
-        verdict = tr("<b>Won't fit</b>: %1.").arg(numbers);
-        colour = problemColor(palette());
-    } else if (double(estimate_.peak) > kTightShare * double(budget)) {
-        verdict_ = Verdict::Tight;
-        verdict = tr("<b>Tight</b>: %1; less than 10 % stays free.").arg(numbers);
-        colour = cautionColor(palette());
-    } else {
-        verdict_ = Verdict::Fits;
-        verdict = tr("<b>Fits</b>: %1.").arg(numbers);
-    }
-    const QString details = QStringLiteral("%1 · %2").arg(
-        QString::fromStdString(estimate_.model), QString::fromStdString(estimate_.techniques));
-    verdict_label_->setText(verdict + QStringLiteral("<br>") + details.toHtmlEscaped());
-    QPalette palette;
-    if (colour.isValid()) {
-        palette = verdict_label_->palette();
-        palette.setColor(QPalette::WindowText, colour);
-    }
-    verdict_label_->setPalette(palette);
+    verdict_ = DisplayText::showVerdict(verdict_label_, estimate_);
 }
 
 void MemoryPlanPage::useRecommendedPlan() {

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "DisplayText.h"
 #include "WizardSettings.h"
 
 #include <QWizardPage>
@@ -26,7 +27,7 @@ class MemoryPlanPage : public QWizardPage {
     Q_OBJECT
 
 public:
-    enum class Verdict { Fits, Tight, DoesNotFit, NoBudget };
+    using Verdict = DisplayText::Verdict;
 
     MemoryPlanPage(WizardSettings &settings, QWidget *parent = nullptr);
     ~MemoryPlanPage() override;
