@@ -58,21 +58,17 @@ void RunPoller::poll() {
             return;
         }
         QVector<StepMetrics> steps;
-        for (const StepMetrics &step : project.metrics(run_id_)) {
-            if (step.step > last_step_) {
-                steps.push_back(step);
-                last_step_ = step.step;
-            }
+        for (const StepMetrics &step : project.metrics(run_id_, last_step_)) {
+            steps.push_back(step);
+            last_step_ = step.step;
         }
         if (!steps.isEmpty()) {
             Q_EMIT stepsArrived(steps);
         }
         QVector<EvalMetrics> evals;
-        for (const EvalRecord &eval : project.evaluations(run_id_)) {
-            if (eval.metrics.step > last_eval_step_) {
-                evals.push_back(eval.metrics);
-                last_eval_step_ = eval.metrics.step;
-            }
+        for (const EvalRecord &eval : project.evaluations(run_id_, last_eval_step_)) {
+            evals.push_back(eval.metrics);
+            last_eval_step_ = eval.metrics.step;
         }
         if (!evals.isEmpty()) {
             Q_EMIT evalsArrived(evals);

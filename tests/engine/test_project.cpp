@@ -408,6 +408,11 @@ void TestProject::migratesVersion1WithBackup() {
     QCOMPARE(metrics[0].samples_digest, std::string("aa01"));
     QVERIFY(std::isnan(metrics[1].loss));
     QCOMPARE(metrics[1].micro_batch, 4);
+    // A reader following the run asks only for the steps after the last one it has.
+    const auto newer = project.metrics(1, metrics[0].step);
+    QCOMPARE(newer.size(), std::size_t{1});
+    QCOMPARE(newer[0].step, metrics[1].step);
+    QVERIFY(project.metrics(1, metrics[1].step).empty());
     QCOMPARE(project.events(1).size(), std::size_t{1});
     QCOMPARE(project.events(1)[0].event.details, std::string(R"({"from":8,"to":4})"));
     QVERIFY2(isIsoUtc(project.events(1)[0].recorded_at), project.events(1)[0].recorded_at.c_str());

@@ -149,10 +149,11 @@ public:
     // Latest checkpoint of this run or, following resumed_from, of the runs it continued.
     std::optional<CheckpointRecord> latestCheckpoint(std::int64_t run_id) const;
 
-    // Ordered by step. NaN and infinities round-trip (NaN is stored as the text 'NaN'; NULL
+    // Ordered by step, only the steps after `after_step` (a reader following a long run asks
+    // for what is new). NaN and infinities round-trip (NaN is stored as the text 'NaN'; NULL
     // means "no value" and reads as std::nullopt for the optional run figures).
-    std::vector<StepMetrics> metrics(std::int64_t run_id) const;
-    std::vector<EvalRecord> evaluations(std::int64_t run_id) const;
+    std::vector<StepMetrics> metrics(std::int64_t run_id, std::int64_t after_step = 0) const;
+    std::vector<EvalRecord> evaluations(std::int64_t run_id, std::int64_t after_step = 0) const;
     std::vector<EventRecord> events(std::int64_t run_id) const;
 
     // Memory history (see MemoryHistoryRecord); the newest first, at most `limit` rows.

@@ -380,9 +380,9 @@ std::optional<CheckpointRecord> Project::latestCheckpoint(std::int64_t run_id) c
     return std::nullopt;
 }
 
-std::vector<StepMetrics> Project::metrics(std::int64_t run_id) const {
+std::vector<StepMetrics> Project::metrics(std::int64_t run_id, std::int64_t after_step) const {
     Statement query(impl_->db, project::kSelectStepsSql);
-    query.bind(1, run_id);
+    query.bind(1, run_id).bind(2, after_step);
     std::vector<StepMetrics> rows;
     while (query.step("read the step metrics")) {
         rows.push_back(project::readStep(query));
@@ -390,9 +390,9 @@ std::vector<StepMetrics> Project::metrics(std::int64_t run_id) const {
     return rows;
 }
 
-std::vector<EvalRecord> Project::evaluations(std::int64_t run_id) const {
+std::vector<EvalRecord> Project::evaluations(std::int64_t run_id, std::int64_t after_step) const {
     Statement query(impl_->db, project::kSelectEvaluationsSql);
-    query.bind(1, run_id);
+    query.bind(1, run_id).bind(2, after_step);
     std::vector<EvalRecord> rows;
     while (query.step("read the evaluations")) {
         rows.push_back(project::readEvaluation(query));

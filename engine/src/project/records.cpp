@@ -124,12 +124,12 @@ const char *const kSelectStepsSql = R"sql(
 SELECT step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s, samples_per_s,
        mem_live, mem_peak, elapsed_s, samples_digest, mem_reserved, mem_rss, loss_scale,
        skipped_steps
-FROM metrics WHERE run_id = ?1 ORDER BY step
+FROM metrics WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
 const char *const kSelectEvaluationsSql = R"sql(
 SELECT run_id, step, loss, accuracy, rmse, examples
-FROM evaluations WHERE run_id = ?1 ORDER BY step
+FROM evaluations WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
 const char *const kSelectEventsSql = R"sql(
