@@ -3,6 +3,7 @@
 #include "BackgroundJob.h"
 #include "DisplayText.h"
 #include "WizardColors.h"
+#include "WizardForms.h"
 
 #include <headroom/data_preview.h>
 
@@ -75,18 +76,10 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     target_->setAccessibleName(tr("Target column"));
 
     auto *form = new QFormLayout;
-    const auto addRow = [this, form](const QString &text, QWidget *field) {
-        auto *label = new QLabel(text, this);
-        label->setBuddy(field);
-        form->addRow(label, field);
-        return label;
-    };
-    addRow(tr("&Recipe:"), recipe_);
-    auto *path_label = new QLabel(tr("&Data file:"), this);
-    path_label->setBuddy(data_path_);
-    form->addRow(path_label, path_row);
-    tokenizer_label_ = addRow(tr("&Tokenizer:"), tokenizer_);
-    target_label_ = addRow(tr("T&arget column:"), target_);
+    addBuddyRow(form, tr("&Recipe:"), recipe_, this);
+    form->addRow(buddyLabel(tr("&Data file:"), data_path_, this), path_row);
+    tokenizer_label_ = addBuddyRow(form, tr("&Tokenizer:"), tokenizer_, this);
+    target_label_ = addBuddyRow(form, tr("T&arget column:"), target_, this);
 
     status_ = new QLabel(this);
     status_->setObjectName(QStringLiteral("dataStatus"));

@@ -1,6 +1,7 @@
 #include "HardwarePage.h"
 
 #include "DisplayText.h"
+#include "WizardForms.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -83,12 +84,8 @@ HardwarePage::HardwarePage(WizardSettings &settings, QWidget *parent)
     note_->setForegroundRole(QPalette::PlaceholderText);
 
     auto *form = new QFormLayout;
-    auto *profile_label = new QLabel(tr("&Plan for:"), this);
-    profile_label->setBuddy(profile_);
-    auto *budget_label = new QLabel(tr("Memory &budget:"), this);
-    budget_label->setBuddy(budget_);
-    form->addRow(profile_label, profile_);
-    form->addRow(budget_label, budget_);
+    addBuddyRow(form, tr("&Plan for:"), profile_, this);
+    addBuddyRow(form, tr("Memory &budget:"), budget_, this);
     form->addRow(QString(), note_);
 
     auto *layout = new QVBoxLayout(this);

@@ -4,6 +4,7 @@
 #include "DisplayText.h"
 #include "MemoryBarsWidget.h"
 #include "WizardColors.h"
+#include "WizardForms.h"
 
 #include <headroom/workflow.h>
 
@@ -39,11 +40,6 @@ void setItemEnabled(QComboBox *combo, int index, bool enabled) {
                            : item->flags() & ~(Qt::ItemIsEnabled | Qt::ItemIsSelectable));
 }
 
-QLabel *labelFor(const QString &text, QWidget *buddy, QWidget *parent) {
-    auto *label = new QLabel(text, parent);
-    label->setBuddy(buddy);
-    return label;
-}
 } // namespace
 
 MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
@@ -86,12 +82,12 @@ MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
 
     auto *techniques = new QGroupBox(tr("Techniques"), this);
     auto *form = new QFormLayout(techniques);
-    form->addRow(labelFor(tr("&Precision:"), precision_, this), precision_);
+    form->addRow(buddyLabel(tr("&Precision:"), precision_, this), precision_);
     form->addRow(checkpointing_);
     form->addRow(adamw8bit_);
     form->addRow(offload_);
-    form->addRow(labelFor(tr("&Micro-batch:"), micro_batch_, this), micro_batch_);
-    form->addRow(labelFor(tr("&Accumulation:"), accumulation_, this), accumulation_);
+    form->addRow(buddyLabel(tr("&Micro-batch:"), micro_batch_, this), micro_batch_);
+    form->addRow(buddyLabel(tr("&Accumulation:"), accumulation_, this), accumulation_);
     form->addRow(QString(), effective_batch_);
 
     recommendation_ = new QLabel(this);

@@ -1,6 +1,7 @@
 #include "ModelSizePage.h"
 
 #include "WizardColors.h"
+#include "WizardForms.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -64,16 +65,10 @@ ModelSizePage::ModelSizePage(WizardSettings &settings, QWidget *parent)
     result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *form = new QFormLayout;
-    const auto addRow = [this, form](const QString &text, QWidget *field) {
-        auto *label = new QLabel(text, this);
-        label->setBuddy(field);
-        form->addRow(label, field);
-        return label;
-    };
-    addRow(tr("&Size:"), preset_);
-    params_label_ = addRow(tr("&Target parameters:"), target_params_);
-    context_label_ = addRow(tr("&Context length:"), context_);
-    hidden_label_ = addRow(tr("&Hidden widths:"), hidden_);
+    addBuddyRow(form, tr("&Size:"), preset_, this);
+    params_label_ = addBuddyRow(form, tr("&Target parameters:"), target_params_, this);
+    context_label_ = addBuddyRow(form, tr("&Context length:"), context_, this);
+    hidden_label_ = addBuddyRow(form, tr("&Hidden widths:"), hidden_, this);
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
