@@ -23,12 +23,12 @@ bool looksLikeOption(const std::string &argument) {
 
 } // namespace
 
-bool commandTrains(int argc, const char *const *argv) {
+bool commandComputes(int argc, const char *const *argv) {
     if (argc < 2) {
         return false;
     }
     const std::string command = argv[1];
-    return command == "train" || command == "fit";
+    return command == "train" || command == "fit" || command == "export";
 }
 
 int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &err) {

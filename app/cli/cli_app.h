@@ -7,8 +7,10 @@ namespace headroom::cli {
 // Parses the arguments, runs the chosen command and returns its exit code. Never throws.
 int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &err);
 
-// Whether the command trains (train, fit): only those are worth re-executing the process with
-// the tuned threading and allocator environment, which costs another LibTorch load (~0.4 s).
-bool commandTrains(int argc, const char *const *argv);
+// Whether the command computes with LibTorch (train, fit, export's LoRA merge): only those
+// re-execute the process with the tuned threading, BLAS and allocator environment, which costs
+// another LibTorch load (~0.4 s). They must all run with the same BLAS kernels, or a merge
+// done by export and the same merge done by train differ in the last bits.
+bool commandComputes(int argc, const char *const *argv);
 
 } // namespace headroom::cli

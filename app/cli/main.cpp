@@ -5,7 +5,7 @@
 #include <iostream>
 
 int main(int argc, char **argv) {
-    if (headroom::cli::commandTrains(argc, argv)) {
+    if (headroom::cli::commandComputes(argc, argv)) {
         headroom::relaunchWithTunedRuntime(argc, argv);
     }
     headroom::initializeEngine();
