@@ -1398,6 +1398,26 @@
         <source>&amp;Language:</source>
         <translation>语言(&amp;L)：</translation>
     </message>
+    <message>
+        <source>Colour theme</source>
+        <translation>配色主题</translation>
+    </message>
+    <message>
+        <source>Follow the system</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>&amp;Theme:</source>
+        <translation>主题(&amp;T)：</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::ReviewPage</name>

@@ -1,7 +1,9 @@
 #include "PreferencesDialog.h"
 
 #include "Language.h"
+#include "Theme.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QDialogButtonBox>
 #include <QFormLayout>
@@ -43,9 +45,18 @@ void PreferencesDialog::build() {
     restart_note_->setWordWrap(true);
     restart_note_->setText(tr("A new language applies after Headroom restarts."));
 
+    theme_ = new QComboBox(this);
+    theme_->setObjectName(QStringLiteral("themeCombo"));
+    theme_->setAccessibleName(tr("Colour theme"));
+    theme_->addItem(tr("Follow the system"), QStringLiteral("system"));
+    theme_->addItem(tr("Light"), QStringLiteral("light"));
+    theme_->addItem(tr("Dark"), QStringLiteral("dark"));
+    theme_->setCurrentIndex(std::max(0, theme_->findData(storedTheme(*settings_))));
+
     auto *form = new QFormLayout;
     form->addRow(tr("&Language:"), language_);
     form->addRow(QString(), restart_note_);
+    form->addRow(tr("&Theme:"), theme_);
 
     auto *buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     connect(buttons, &QDialogButtonBox::accepted, this, &PreferencesDialog::accept);
@@ -74,8 +85,16 @@ void PreferencesDialog::updateRestartNote() {
     restart_note_->setFont(font);
 }
 
+QString PreferencesDialog::selectedTheme() const {
+    return theme_->currentData().toString();
+}
+
 void PreferencesDialog::accept() {
     storeLanguage(*settings_, selectedLanguage());
+    storeTheme(*settings_, selectedTheme());
+    if (auto *app = qobject_cast<QApplication *>(QCoreApplication::instance())) {
+        applyTheme(*app, selectedTheme()); // at once, unlike the language
+    }
     settings_->sync();
     QDialog::accept();
 }

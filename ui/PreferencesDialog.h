@@ -10,8 +10,9 @@ class QSettings;
 
 namespace headroom::ui {
 
-// Application preferences. Today: the interface language, which applies the next time
-// Headroom starts (the dialog says so). OK stores the choice, Cancel leaves it alone.
+// Application preferences: the interface language, which applies the next time Headroom
+// starts (the dialog says so), and the colour theme, which applies at once. OK stores the
+// choices, Cancel leaves them alone.
 class PreferencesDialog : public QDialog {
     Q_OBJECT
 
@@ -24,6 +25,8 @@ public:
 
     // The language code selected in the dialog ("" follows the system).
     QString selectedLanguage() const;
+    // "system", "light" or "dark".
+    QString selectedTheme() const;
 
     void accept() override;
 
@@ -36,6 +39,7 @@ private:
     QString language_at_open_;
     QComboBox *language_ = nullptr;
     QLabel *restart_note_ = nullptr;
+    QComboBox *theme_ = nullptr;
 };
 
 } // namespace headroom::ui

@@ -1,5 +1,6 @@
 #include "Language.h"
 #include "MainWindow.h"
+#include "Theme.h"
 
 #include <headroom/engine.h>
 #include <headroom/version.h>
@@ -21,6 +22,7 @@ int main(int argc, char *argv[]) {
     const QSettings settings;
     headroom::ui::installLanguage(
         app, headroom::ui::localeForLanguage(headroom::ui::storedLanguage(settings)));
+    headroom::ui::applyTheme(app, headroom::ui::storedTheme(settings));
 
     QCommandLineParser parser;
     parser.setApplicationDescription(QApplication::translate(

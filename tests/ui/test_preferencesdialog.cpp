@@ -2,10 +2,14 @@
 // restart, stores the choice on OK and leaves it alone on Cancel.
 #include "Language.h"
 #include "PreferencesDialog.h"
+#include "Theme.h"
+#include "plots/PlotStyle.h"
 
+#include <QApplication>
 #include <QComboBox>
 #include <QLabel>
 #include <QSettings>
+#include <QStyle>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -23,6 +27,7 @@ private Q_SLOTS:
     void okStoresTheChoice();
     void cancelKeepsTheStoredChoice();
     void saysTheLanguageAppliesAfterRestart();
+    void themeAppliesAtOnceAndIsStored();
 
 private:
     QComboBox *combo(PreferencesDialog &dialog) {
@@ -111,6 +116,36 @@ void TestPreferencesDialog::saysTheLanguageAppliesAfterRestart() {
     QVERIFY(note->font().bold()); // a pending change is stressed
     combo(dialog)->setCurrentIndex(0);
     QVERIFY(!note->font().bold());
+}
+
+void TestPreferencesDialog::themeAppliesAtOnceAndIsStored() {
+    const QColor system_window = QApplication::palette().color(QPalette::Window);
+    const auto theme = [](PreferencesDialog &dialog) {
+        return dialog.findChild<QComboBox *>(QStringLiteral("themeCombo"));
+    };
+    {
+        PreferencesDialog dialog(*settings_);
+        QCOMPARE(dialog.selectedTheme(), QStringLiteral("system"));
+        theme(dialog)->setCurrentIndex(theme(dialog)->findData(QStringLiteral("dark")));
+        dialog.accept();
+    }
+    QCOMPARE(headroom::ui::storedTheme(*settings_), QStringLiteral("dark"));
+    QVERIFY(headroom::ui::plots::isDarkPalette(QApplication::palette()));
+    QCOMPARE(QApplication::style()->name().toLower(), QStringLiteral("fusion"));
+    {
+        PreferencesDialog dialog(*settings_);
+        QCOMPARE(dialog.selectedTheme(), QStringLiteral("dark")); // preselected
+        theme(dialog)->setCurrentIndex(theme(dialog)->findData(QStringLiteral("light")));
+        dialog.accept();
+    }
+    QVERIFY(!headroom::ui::plots::isDarkPalette(QApplication::palette()));
+    {
+        PreferencesDialog dialog(*settings_);
+        theme(dialog)->setCurrentIndex(theme(dialog)->findData(QStringLiteral("system")));
+        dialog.accept();
+    }
+    QVERIFY(!settings_->contains(headroom::ui::themeSettingsKey()));
+    QCOMPARE(QApplication::palette().color(QPalette::Window), system_window);
 }
 
 QTEST_MAIN(TestPreferencesDialog)
