@@ -292,6 +292,49 @@
         <source>&lt;b&gt;Fits&lt;/b&gt;: %1.</source>
         <translation>&lt;b&gt;Passt&lt;/b&gt;: %1.</translation>
     </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>This machine · %1 · %2</source>
+        <translation>Dieser Rechner · %1 · %2</translation>
+    </message>
+    <message>
+        <source>CUDA GPU · %1 (%2 class)</source>
+        <translation>CUDA-GPU · %1 (%2-Klasse)</translation>
+    </message>
+    <message>
+        <source>This Mac · %1 unified memory</source>
+        <translation>Dieser Mac · %1 gemeinsamer Speicher</translation>
+    </message>
+    <message>
+        <source>Apple silicon · %1 unified memory</source>
+        <translation>Apple Silicon · %1 gemeinsamer Speicher</translation>
+    </message>
+    <message numerus="yes">
+        <source>This machine&apos;s CPU · %n cores · %1 RAM</source>
+        <translation>
+            <numerusform>CPU dieses Rechners · %n Kern · %1 RAM</numerusform>
+            <numerusform>CPU dieses Rechners · %n Kerne · %1 RAM</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>CPU only · %1 RAM</source>
+        <translation>Nur CPU · %1 RAM</translation>
+    </message>
+    <message>
+        <source>the CUDA context and libraries keep about 6 % (at least 512 MiB)</source>
+        <translation>CUDA-Kontext und Bibliotheken belegen etwa 6 % (mindestens 512 MiB)</translation>
+    </message>
+    <message>
+        <source>macOS lets Metal use about 2/3 of unified memory up to 36 GB, 3/4 above</source>
+        <translation>macOS lässt Metal bis 36 GB etwa 2/3 des gemeinsamen Speichers nutzen, darüber 3/4</translation>
+    </message>
+    <message>
+        <source>the OS and desktop keep a quarter of RAM (at least 2 GiB)</source>
+        <translation>Betriebssystem und Desktop behalten ein Viertel des RAM (mindestens 2 GiB)</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::CompareView</name>

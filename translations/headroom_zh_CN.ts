@@ -290,6 +290,48 @@
         <source>&lt;b&gt;Fits&lt;/b&gt;: %1.</source>
         <translation>&lt;b&gt;放得下&lt;/b&gt;：%1。</translation>
     </message>
+    <message>
+        <source>%1 GB</source>
+        <translation>%1 GB</translation>
+    </message>
+    <message>
+        <source>This machine · %1 · %2</source>
+        <translation>本机 · %1 · %2</translation>
+    </message>
+    <message>
+        <source>CUDA GPU · %1 (%2 class)</source>
+        <translation>CUDA GPU · %1（%2 级别）</translation>
+    </message>
+    <message>
+        <source>This Mac · %1 unified memory</source>
+        <translation>本机 Mac · %1 统一内存</translation>
+    </message>
+    <message>
+        <source>Apple silicon · %1 unified memory</source>
+        <translation>Apple 芯片 · %1 统一内存</translation>
+    </message>
+    <message numerus="yes">
+        <source>This machine&apos;s CPU · %n cores · %1 RAM</source>
+        <translation>
+            <numerusform>本机 CPU · %n 核 · 内存 %1</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>CPU only · %1 RAM</source>
+        <translation>仅 CPU · 内存 %1</translation>
+    </message>
+    <message>
+        <source>the CUDA context and libraries keep about 6 % (at least 512 MiB)</source>
+        <translation>CUDA 上下文和库约占 6 %（至少 512 MiB）</translation>
+    </message>
+    <message>
+        <source>macOS lets Metal use about 2/3 of unified memory up to 36 GB, 3/4 above</source>
+        <translation>macOS 允许 Metal 使用约 2/3 的统一内存（36 GB 以上为 3/4）</translation>
+    </message>
+    <message>
+        <source>the OS and desktop keep a quarter of RAM (at least 2 GiB)</source>
+        <translation>操作系统和桌面保留四分之一内存（至少 2 GiB）</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::CompareView</name>

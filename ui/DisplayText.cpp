@@ -62,6 +62,48 @@ QStringList DisplayText::deviceLines(const DeviceReport &report) {
     return lines;
 }
 
+QString DisplayText::profileLabel(const HardwareProfile &profile, const DeviceReport &report) {
+    const QString gigabytes =
+        tr("%1 GB").arg(QLocale().toString(double(profile.memory_bytes) / double(1ull << 30), 'f',
+                                           profile.memory_bytes % (1ull << 30) == 0 ? 0 : 1));
+    switch (profile.kind) {
+    case ProfileKind::Cuda:
+        if (profile.detected) {
+            for (const CudaDeviceInfo &gpu : report.cuda) {
+                if (profile.device == "cuda:" + std::to_string(gpu.index)) {
+                    return tr("This machine · %1 · %2")
+                        .arg(QString::fromStdString(gpu.name), bytes(gpu.total_bytes));
+                }
+            }
+            return QString::fromStdString(profile.label);
+        }
+        return tr("CUDA GPU · %1 (%2 class)")
+            .arg(gigabytes, QString::fromStdString(profile.example));
+    case ProfileKind::Mps:
+        return profile.detected
+                   ? tr("This Mac · %1 unified memory").arg(bytes(profile.memory_bytes))
+                   : tr("Apple silicon · %1 unified memory").arg(gigabytes);
+    case ProfileKind::Cpu:
+        break;
+    }
+    return profile.detected
+               ? tr("This machine's CPU · %n cores · %1 RAM", nullptr, report.cpu.logical_cores)
+                     .arg(bytes(profile.memory_bytes))
+               : tr("CPU only · %1 RAM").arg(gigabytes);
+}
+
+QString DisplayText::profileNote(const HardwareProfile &profile) {
+    switch (profile.kind) {
+    case ProfileKind::Cuda:
+        return tr("the CUDA context and libraries keep about 6 % (at least 512 MiB)");
+    case ProfileKind::Mps:
+        return tr("macOS lets Metal use about 2/3 of unified memory up to 36 GB, 3/4 above");
+    case ProfileKind::Cpu:
+        break;
+    }
+    return tr("the OS and desktop keep a quarter of RAM (at least 2 GiB)");
+}
+
 DisplayText::Verdict DisplayText::verdict(const MemoryEstimate &estimate) {
     constexpr double kTightShare = 0.9;
     if (estimate.budget == 0) {

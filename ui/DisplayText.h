@@ -27,6 +27,10 @@ public:
     static QString deviceStatus(const DeviceReport &report);
     // One line per device kind, as in `headroom-cli devices`.
     static QStringList deviceLines(const DeviceReport &report);
+    // A hardware profile's name and where its default budget comes from, translated (the
+    // engine's label and note are the command line's English).
+    static QString profileLabel(const HardwareProfile &profile, const DeviceReport &report);
+    static QString profileNote(const HardwareProfile &profile);
 
     // Whether a predicted peak fits its budget: tight is above 90 % of it.
     enum class Verdict { Fits, Tight, DoesNotFit, NoBudget };

@@ -3,6 +3,8 @@
 #include "DisplayText.h"
 #include "Language.h"
 
+#include <headroom/plan.h>
+
 #include <QCoreApplication>
 #include <QtTest>
 
@@ -80,6 +82,26 @@ private Q_SLOTS:
             QString("CUDA 0: Test GPU · 8.0 GiB, 7.0 GiB free · compute capability 8.6 · bf16"));
         QCOMPARE(lines[2], QString("MPS: not in this LibTorch build"));
         QVERIFY(lines[3].startsWith("LibTorch 2.5.1 · automatic device: cuda"));
+    }
+
+    void profilesAreNamedInTheUiLanguage() {
+        installLanguage(*QCoreApplication::instance(), localeForLanguage("en"));
+        const DeviceReport report = machineWithGpu();
+        const HardwareProfile cuda8 = findHardwareProfile("cuda-8gb", report);
+        QCOMPARE(DisplayText::profileLabel(cuda8, report),
+                 QString("CUDA GPU · 8 GB (RTX 3070 / 4060 class)"));
+        QCOMPARE(DisplayText::profileLabel(cuda8, report), QString::fromStdString(cuda8.label));
+        QCOMPARE(DisplayText::profileLabel(findHardwareProfile("detected-cuda:0", report), report),
+                 QString("This machine · Test GPU · 8.0 GiB"));
+        QCOMPARE(DisplayText::profileLabel(findHardwareProfile("detected-cpu", report), report),
+                 QString("This machine's CPU · 8 cores · 32.0 GiB RAM"));
+        QVERIFY(DisplayText::profileNote(cuda8).contains("CUDA context"));
+
+        installLanguage(*QCoreApplication::instance(), localeForLanguage("de"));
+        QCOMPARE(DisplayText::profileLabel(findHardwareProfile("mps-16gb", report), report),
+                 QString("Apple Silicon · 16 GB gemeinsamer Speicher"));
+        QVERIFY(DisplayText::profileNote(findHardwareProfile("cpu-32gb", report))
+                    .contains("Betriebssystem"));
     }
 
     void germanTranslatesAndPluralises() {

@@ -50,7 +50,7 @@ HardwarePage::HardwarePage(WizardSettings &settings, QWidget *parent)
     profile_->setAccessibleName(tr("Hardware profile"));
     const auto addProfile = [this](const HardwareProfile &profile) {
         profiles_.push_back(profile);
-        profile_->addItem(QString::fromStdString(profile.label),
+        profile_->addItem(DisplayText::profileLabel(profile, settings_.devices),
                           QString::fromStdString(profile.id));
     };
     addHeading(profile_, tr("This machine"));
@@ -137,7 +137,7 @@ void HardwarePage::onProfileChanged() {
     setBudgetBytes(profile->budget_bytes);
     note_->setText(
         tr("%1 of physical memory. Default budget: %2.")
-            .arg(DisplayText::bytes(profile->memory_bytes), QString::fromStdString(profile->note)));
+            .arg(DisplayText::bytes(profile->memory_bytes), DisplayText::profileNote(*profile)));
     Q_EMIT completeChanged();
 }
 

@@ -21,8 +21,9 @@ enum class ProfileKind { Cpu, Cuda, Mps };
 std::string toString(ProfileKind kind); // "cpu" | "cuda" | "mps"
 
 struct HardwareProfile {
-    std::string id;    // "cuda-8gb", "mps-16gb", "cpu-32gb"; "detected-cpu", "detected-cuda:0"
-    std::string label; // "CUDA GPU · 8 GB"
+    std::string id;      // "cuda-8gb", "mps-16gb", "cpu-32gb"; "detected-cpu", "detected-cuda:0"
+    std::string label;   // "CUDA GPU · 8 GB (RTX 3070 / 4060 class)"
+    std::string example; // catalogue CUDA: the cards of this class, "RTX 3070 / 4060"
     ProfileKind kind = ProfileKind::Cpu;
     std::string device;             // the `device` key it sets: "cpu", "cuda", "cuda:1", "mps"
     std::uint64_t memory_bytes = 0; // physical: VRAM, unified memory or RAM

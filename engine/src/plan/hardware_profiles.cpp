@@ -40,7 +40,8 @@ HardwareProfile cudaProfile(int gigabytes_total, bool bf16, const char *example)
     profile.kind = ProfileKind::Cuda;
     profile.memory_bytes = static_cast<std::uint64_t>(gigabytes_total) * kGiB;
     profile.id = "cuda-" + std::to_string(gigabytes_total) + "gb";
-    profile.label = "CUDA GPU · " + gigabytes(profile.memory_bytes) + " (" + example + ")";
+    profile.example = example;
+    profile.label = "CUDA GPU · " + gigabytes(profile.memory_bytes) + " (" + example + " class)";
     profile.device = "cuda";
     profile.budget_bytes = cudaBudget(profile.memory_bytes);
     profile.bf16 = bf16;
@@ -79,14 +80,14 @@ std::vector<HardwareProfile> buildCatalogue() {
     for (const int size : {8, 16, 24, 32, 64, 128}) {
         profiles.push_back(mpsProfile(size));
     }
-    profiles.push_back(cudaProfile(4, false, "GTX 1650 class"));
-    profiles.push_back(cudaProfile(6, false, "RTX 2060 class"));
-    profiles.push_back(cudaProfile(8, true, "RTX 3070 / 4060 class"));
-    profiles.push_back(cudaProfile(12, true, "RTX 3060 / 4070 class"));
-    profiles.push_back(cudaProfile(16, true, "RTX 4060 Ti / 4080 class"));
-    profiles.push_back(cudaProfile(24, true, "RTX 3090 / 4090 class"));
-    profiles.push_back(cudaProfile(48, true, "RTX A6000 / L40 class"));
-    profiles.push_back(cudaProfile(80, true, "A100 / H100 class"));
+    profiles.push_back(cudaProfile(4, false, "GTX 1650"));
+    profiles.push_back(cudaProfile(6, false, "RTX 2060"));
+    profiles.push_back(cudaProfile(8, true, "RTX 3070 / 4060"));
+    profiles.push_back(cudaProfile(12, true, "RTX 3060 / 4070"));
+    profiles.push_back(cudaProfile(16, true, "RTX 4060 Ti / 4080"));
+    profiles.push_back(cudaProfile(24, true, "RTX 3090 / 4090"));
+    profiles.push_back(cudaProfile(48, true, "RTX A6000 / L40"));
+    profiles.push_back(cudaProfile(80, true, "A100 / H100"));
     for (const int size : {8, 16, 32, 64, 128}) {
         profiles.push_back(cpuProfile(static_cast<std::uint64_t>(size) * kGiB));
     }
