@@ -18,7 +18,9 @@
 
 namespace planner_benchmark {
 
-inline std::string sourceRoot() { return HEADROOM_SOURCE_DIR; }
+inline std::string sourceRoot() {
+    return HEADROOM_SOURCE_DIR;
+}
 
 inline std::string sampleCorpus() {
     return sourceRoot() + "/resources/sample/corpus.txt";

@@ -201,8 +201,8 @@ void TestCliPlan::profilesJsonIsOneObject() {
         QVERIFY2(!ids.contains(profile["id"].toString()), "profile ids are unique");
         ids << profile["id"].toString();
     }
-    for (const char *id : {"cuda-4gb", "cuda-8gb", "cuda-80gb", "mps-16gb", "mps-128gb",
-                           "cpu-32gb", "detected-cpu"}) {
+    for (const char *id : {"cuda-4gb", "cuda-8gb", "cuda-80gb", "mps-16gb", "mps-128gb", "cpu-32gb",
+                           "detected-cpu"}) {
         QVERIFY2(ids.contains(id), id);
     }
 }

@@ -2,6 +2,7 @@
 #include "data/example_stream.h"
 #include "train/recipe.h"
 #include "train/run_setup.h"
+#include "workflow/data_checks.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>
@@ -115,10 +116,7 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
     config.validate();
 
     const data::DataSpec spec = train::dataSpecFromConfig(config, request.project_path);
-    if (config.text("recipe") == "tabular" && spec.format != data::Format::Csv) {
-        throw ConfigError("recipe=tabular needs a CSV file; " + request.data_path + " reads as " +
-                          data::toString(spec.format));
-    }
+    workflow::requireCsvForTabular(config, spec, request.data_path);
     std::vector<std::string> lines;
     try {
         progress("checking " + request.data_path);

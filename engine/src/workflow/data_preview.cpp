@@ -4,6 +4,7 @@
 #include "data/tokenizer.h"
 #include "plan/model_facts.h"
 #include "train/run_setup.h"
+#include "workflow/data_checks.h"
 
 #include <headroom/data_preview.h>
 
@@ -26,10 +27,7 @@ data::DataSpec specFor(const Config &config, const std::string &data_path) {
     Config with_path = config;
     with_path.set("data.path", std::filesystem::absolute(data_path).lexically_normal().string());
     data::DataSpec spec = train::dataSpecFromConfig(with_path, "");
-    if (config.text("recipe") == "tabular" && spec.format != data::Format::Csv) {
-        throw InputError("recipe=tabular needs a CSV file; " + data_path + " reads as " +
-                         data::toString(spec.format));
-    }
+    workflow::requireCsvForTabular(config, spec, data_path);
     return spec;
 }
 
