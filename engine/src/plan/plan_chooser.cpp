@@ -42,7 +42,7 @@ SpeedFactors speedFactors(ProfileKind kind) {
     case ProfileKind::Cpu:
         break;
     }
-    return {0.73, 0.85, 0.94, 1}; // docs/BENCHMARKS.md, 10 M GPT on 2 cores
+    return {0.86, 0.66, 0.95, 1}; // docs/BENCHMARKS.md, 10 M GPT on 2 cores
 }
 
 // Small micro-batches waste time in per-call overhead; tokens per call decide it.
