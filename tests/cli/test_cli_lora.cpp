@@ -1,8 +1,9 @@
+#include "cli_support.h"
+
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMap>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtEndian>
 #include <QtTest>
@@ -24,11 +25,7 @@ private Q_SLOTS:
     void loraExportOfAPlainRunIsRefused();
 
 private:
-    struct Result {
-        int exit_code = -1;
-        QByteArray out;
-        QString err;
-    };
+    using Result = test_support::CliResult;
     // One safetensors file: tensor name -> raw bytes and shape, plus the metadata.
     struct Tensors {
         QMap<QString, QByteArray> data;
@@ -71,17 +68,7 @@ QList<QJsonObject> jsonLines(const QByteArray &out) {
 } // namespace
 
 TestCliLora::Result TestCliLora::cli(const QStringList &arguments) {
-    QProcess process;
-    process.start(QStringLiteral(HEADROOM_CLI_PATH), arguments);
-    if (!process.waitForFinished(300000)) {
-        process.kill();
-        return {};
-    }
-    Result result;
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = QString::fromUtf8(process.readAllStandardError());
-    return result;
+    return test_support::runCli(arguments);
 }
 
 TestCliLora::Tensors TestCliLora::readSafetensors(const QString &file) {

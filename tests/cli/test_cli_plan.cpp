@@ -1,8 +1,9 @@
+#include "cli_support.h"
+
 #include <QDir>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -24,11 +25,7 @@ private Q_SLOTS:
     void profilesJsonIsOneObject();
 
 private:
-    struct Result {
-        int exit_code = -1;
-        QByteArray out;
-        QString err;
-    };
+    using Result = test_support::CliResult;
     static Result cli(const QStringList &arguments);
     static QJsonObject parseObject(const QByteArray &out);
 
@@ -37,17 +34,7 @@ private:
 };
 
 TestCliPlan::Result TestCliPlan::cli(const QStringList &arguments) {
-    QProcess process;
-    process.start(QStringLiteral(HEADROOM_CLI_PATH), arguments);
-    if (!process.waitForFinished(300000)) {
-        process.kill();
-        return {};
-    }
-    Result result;
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = QString::fromUtf8(process.readAllStandardError());
-    return result;
+    return test_support::runCli(arguments);
 }
 
 QJsonObject TestCliPlan::parseObject(const QByteArray &out) {

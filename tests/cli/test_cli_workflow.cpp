@@ -1,3 +1,4 @@
+#include "cli_support.h"
 #include "sample_files.h"
 
 #include <QJsonArray>
@@ -28,11 +29,7 @@ private Q_SLOTS:
     void sentencePieceVocabularyTravelsWithTheWeights();
 
 private:
-    struct Result {
-        int exit_code = -1;
-        QByteArray out;
-        QString err;
-    };
+    using Result = test_support::CliResult;
     Result cli(const QStringList &arguments, const QByteArray &failpoint = {});
     QString path(const QString &name) const { return QDir(dir_.path()).filePath(name); }
     QString makeProject(const QString &name);
@@ -72,22 +69,7 @@ QList<QJsonObject> jsonLines(const QByteArray &out) {
 
 TestCliWorkflow::Result TestCliWorkflow::cli(const QStringList &arguments,
                                              const QByteArray &failpoint) {
-    QProcess process;
-    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-    if (!failpoint.isEmpty()) {
-        environment.insert("HEADROOM_FAILPOINT", QString::fromLatin1(failpoint));
-    }
-    process.setProcessEnvironment(environment);
-    process.start(QStringLiteral(HEADROOM_CLI_PATH), arguments);
-    if (!process.waitForFinished(300000)) {
-        process.kill();
-        return {};
-    }
-    Result result;
-    result.exit_code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-    result.out = process.readAllStandardOutput();
-    result.err = QString::fromUtf8(process.readAllStandardError());
-    return result;
+    return test_support::runCli(arguments, failpoint);
 }
 
 QString TestCliWorkflow::makeProject(const QString &name) {
