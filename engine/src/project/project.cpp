@@ -444,24 +444,9 @@ Project::memoryHistory(const std::string &device, const std::string &recipe, int
                predicted_peak, measured_peak
         FROM memory_history WHERE device = ?1 AND recipe = ?2 ORDER BY id DESC LIMIT ?3)sql");
     query.bind(1, device).bind(2, recipe).bind(3, std::int64_t{std::max(0, limit)});
-    auto bytes = [&query](int column) {
-        const std::int64_t value = query.integer(column);
-        return value < 0 ? std::uint64_t{0} : static_cast<std::uint64_t>(value);
-    };
     std::vector<MemoryHistoryRecord> rows;
     while (query.step("read the memory history")) {
-        MemoryHistoryRecord record;
-        record.id = query.integer(0);
-        record.recorded_at = query.text(1);
-        record.source = query.text(2);
-        record.run_id = query.isNull(3) ? 0 : query.integer(3);
-        record.device = query.text(4);
-        record.recipe = query.text(5);
-        record.config_json = query.text(6);
-        record.micro_batch = query.integer(7);
-        record.predicted_peak = bytes(8);
-        record.measured_peak = bytes(9);
-        rows.push_back(std::move(record));
+        rows.push_back(project::readMemoryHistory(query));
     }
     return rows;
 }

@@ -190,6 +190,21 @@ EventRecord readEvent(const Statement &row) {
     return record;
 }
 
+MemoryHistoryRecord readMemoryHistory(const Statement &row) {
+    MemoryHistoryRecord record;
+    record.id = row.integer(0);
+    record.recorded_at = row.text(1);
+    record.source = row.text(2);
+    record.run_id = row.isNull(3) ? 0 : row.integer(3);
+    record.device = row.text(4);
+    record.recipe = row.text(5);
+    record.config_json = row.text(6);
+    record.micro_batch = row.integer(7);
+    record.predicted_peak = unsignedBytes(row.integer(8));
+    record.measured_peak = unsignedBytes(row.integer(9));
+    return record;
+}
+
 RunRecord readRun(const Statement &row) {
     RunRecord run;
     run.id = row.integer(0);

@@ -24,8 +24,8 @@ void bindEvent(Statement &insert, std::int64_t run_id, const EngineEvent &event,
                const std::string &time);
 
 // Readers: the SELECT lists the columns in the order the matching read function expects.
-extern const char *const kSelectStepsSql;       // ?1 = run id
-extern const char *const kSelectEvaluationsSql; // ?1 = run id
+extern const char *const kSelectStepsSql;       // ?1 = run id, ?2 = after this step
+extern const char *const kSelectEvaluationsSql; // ?1 = run id, ?2 = after this step
 extern const char *const kSelectEventsSql;      // ?1 = run id
 extern const char *const kSelectRunsSql;        // all runs; append " WHERE id = ?1" for one
 extern const char *const kSelectCheckpointsSql; // ?1 = run id, by step, oldest first
@@ -33,6 +33,9 @@ StepMetrics readStep(const Statement &row);
 EvalRecord readEvaluation(const Statement &row);
 EventRecord readEvent(const Statement &row);
 RunRecord readRun(const Statement &row);
+// id, recorded_at, source, run_id, device, recipe, config_json, micro_batch, predicted_peak,
+// measured_peak
+MemoryHistoryRecord readMemoryHistory(const Statement &row);
 CheckpointRecord readCheckpoint(const Statement &row);
 
 } // namespace headroom::project
