@@ -146,14 +146,9 @@ QString DisplayText::verdictHtml(const MemoryEstimate &estimate) {
 DisplayText::Verdict DisplayText::showVerdict(QLabel *label, const MemoryEstimate &estimate) {
     const Verdict result = verdict(estimate);
     label->setText(verdictHtml(estimate));
-    QPalette palette; // the application's, so a verdict that fits again loses its colour
-    if (result == Verdict::DoesNotFit || result == Verdict::Tight) {
-        palette = label->palette();
-        palette.setColor(QPalette::WindowText, result == Verdict::DoesNotFit
-                                                   ? problemColor(palette)
-                                                   : cautionColor(palette));
-    }
-    label->setPalette(palette);
+    setTextTone(label, result == Verdict::DoesNotFit ? TextTone::Problem
+                       : result == Verdict::Tight    ? TextTone::Caution
+                                                     : TextTone::Normal);
     return result;
 }
 

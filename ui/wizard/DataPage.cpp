@@ -240,16 +240,14 @@ void DataPage::showStatus(const QString &text) {
     problem_.clear();
     status_->setProperty("error", false);
     status_->setText(text);
-    status_->setPalette(QPalette()); // back to the window's colours
+    setTextTone(status_, TextTone::Normal);
 }
 
 void DataPage::showProblem(const QString &problem) {
     problem_ = problem;
     status_->setProperty("error", true);
     status_->setText(problem);
-    QPalette palette = status_->palette();
-    palette.setColor(QPalette::WindowText, problemColor(palette));
-    status_->setPalette(palette);
+    setTextTone(status_, TextTone::Problem);
 }
 
 bool DataPage::isComplete() const {

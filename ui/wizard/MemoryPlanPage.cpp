@@ -343,12 +343,7 @@ void MemoryPlanPage::onVerified(const FitResult &result, const QString &error, b
 void MemoryPlanPage::showVerifyStatus(const QString &text, bool error) {
     verify_status_->setText(text);
     verify_status_->setProperty("error", error);
-    QPalette palette;
-    if (error) {
-        palette = verify_status_->palette();
-        palette.setColor(QPalette::WindowText, problemColor(palette));
-    }
-    verify_status_->setPalette(palette);
+    setTextTone(verify_status_, error ? TextTone::Problem : TextTone::Normal);
 }
 
 void MemoryPlanPage::updateButtons() {

@@ -186,7 +186,7 @@ void ModelSizePage::refreshParameterCount() {
         Q_EMIT completeChanged();
         return;
     }
-    QPalette palette; // the window's colours unless the size is refused
+    TextTone tone = TextTone::Normal; // unless the size is refused
     try {
         const MemoryEstimate estimate = estimateMemory(configWithSize(), settings_.facts);
         parameters_ = estimate.parameters;
@@ -195,10 +195,9 @@ void ModelSizePage::refreshParameterCount() {
                                   QString::fromStdString(estimate.model).toHtmlEscaped()));
     } catch (const std::exception &failure) {
         result_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
-        palette = result_->palette();
-        palette.setColor(QPalette::WindowText, problemColor(palette));
+        tone = TextTone::Problem;
     }
-    result_->setPalette(palette);
+    setTextTone(result_, tone);
     Q_EMIT completeChanged();
 }
 

@@ -198,12 +198,7 @@ void ReviewPage::setNavigationEnabled(bool enabled) {
 void ReviewPage::showStatus(const QString &text, bool error) {
     status_->setText(text);
     status_->setProperty("error", error);
-    QPalette palette;
-    if (error) {
-        palette = status_->palette();
-        palette.setColor(QPalette::WindowText, problemColor(palette));
-    }
-    status_->setPalette(palette);
+    setTextTone(status_, error ? TextTone::Problem : TextTone::Normal);
 }
 
 } // namespace headroom::ui
