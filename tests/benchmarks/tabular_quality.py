@@ -384,6 +384,17 @@ def has_evaluate(cli: Path) -> bool:
     return result.returncode == 0
 
 
+def startup_seconds(cli: Path, times: int = 3) -> float:
+    """The fixed cost in every Headroom time: `headroom-cli --version` (LibTorch load and
+    re-exec), the median of a few."""
+    samples = []
+    for _ in range(times):
+        started = time.perf_counter()
+        subprocess.run([str(cli), "--version"], capture_output=True)
+        samples.append(time.perf_counter() - started)
+    return statistics.median(samples)
+
+
 def run_headroom(data_set: DataSet, cli: Path, folder: Path, evaluate: bool,
                  timeout: float) -> dict:
     project = folder / "P.headroom"
@@ -509,9 +520,12 @@ def cpu_description() -> dict:
             "avx512": sorted(set(re.findall(r"\bavx512[a-z_0-9]*", text)))}
 
 
-def markdown(entries: list[dict], cpu: dict, args: argparse.Namespace) -> str:
+def markdown(entries: list[dict], cpu: dict, startup: Optional[float],
+             args: argparse.Namespace) -> str:
     lines = [f"CPU: {cpu['model']} ({cpu['cores']} cores); "
              f"AVX-512: {' '.join(cpu['avx512']) or 'none'}",
+             *([f"Headroom times include the CLI's start-up: `headroom-cli --version` takes "
+                f"{startup:.2f} s here."] if startup is not None else []),
              f"Split: 80/20 (stratified for classification), seed {args.seed}"
              + (f", {args.repeat} repeats (seeds {args.seed}..{args.seed + args.repeat - 1},"
                 " mean ± sd)" if args.repeat > 1 else "")
@@ -618,11 +632,12 @@ def main() -> int:
                         "summary": summarize(data_set, runs)})
 
     cpu = cpu_description()
-    print(markdown(entries, cpu, args))
+    startup = startup_seconds(args.headroom_cli) if headroom else None
+    print(markdown(entries, cpu, startup, args))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(
-            {"cpu": cpu, "seed": args.seed, "repeat": args.repeat,
+            {"cpu": cpu, "seed": args.seed, "repeat": args.repeat, "startup_seconds": startup,
              "headroom_cli": str(args.headroom_cli) if headroom else None,
              "python": sys.version.split()[0], "sets": entries}, indent=2) + "\n")
     return 0
