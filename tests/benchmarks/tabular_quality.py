@@ -384,6 +384,12 @@ def has_evaluate(cli: Path) -> bool:
     return result.returncode == 0
 
 
+def file_digest(path: Path) -> Optional[str]:
+    import hashlib
+
+    return hashlib.sha256(path.read_bytes()).hexdigest()[:16] if path.is_file() else None
+
+
 def startup_seconds(cli: Path, times: int = 3) -> float:
     """The fixed cost in every Headroom time: `headroom-cli --version` (LibTorch load and
     re-exec), the median of a few."""
@@ -608,6 +614,7 @@ def main() -> int:
         print("headroom-cli has no 'evaluate' command: Headroom trains, scores are "
               "'evaluate missing'", file=sys.stderr)
 
+    binary_before = file_digest(args.headroom_cli) if headroom else None
     entries = []
     for data_set in args.data_sets:
         frame, source = data_set.load(args.cache)
@@ -633,12 +640,17 @@ def main() -> int:
 
     cpu = cpu_description()
     startup = startup_seconds(args.headroom_cli) if headroom else None
+    binary_after = file_digest(args.headroom_cli) if headroom else None
+    if binary_after != binary_before:
+        print(f"WARNING: {args.headroom_cli} changed during the run (sha256 {binary_before} -> "
+              f"{binary_after}): the Headroom column mixes builds.\n")
     print(markdown(entries, cpu, startup, args))
     if args.json:
         args.json.parent.mkdir(parents=True, exist_ok=True)
         args.json.write_text(json.dumps(
             {"cpu": cpu, "seed": args.seed, "repeat": args.repeat, "startup_seconds": startup,
              "headroom_cli": str(args.headroom_cli) if headroom else None,
+             "headroom_cli_sha256": [binary_before, binary_after],
              "python": sys.version.split()[0], "sets": entries}, indent=2) + "\n")
     return 0
 
