@@ -7,7 +7,36 @@
 
 namespace headroom::compat {
 
-torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p) {
+namespace {
+
+// Explicit attention: one copy makes q, k and v contiguous batches of matrices, and baddbmm
+// folds the 1/sqrt(D) scale and the additive causal mask into the score product.
+torch::Tensor explicitAttention(const torch::Tensor &split, std::int64_t batch, std::int64_t length,
+                                std::int64_t heads, std::int64_t head_dim, double dropout_p,
+                                const WeightDropout &weight_dropout) {
+    const std::int64_t dim = heads * head_dim;
+    const torch::Tensor packed = split.contiguous().view({3, batch * heads, length, head_dim});
+    const torch::Tensor mask =
+        torch::full({length, length}, -std::numeric_limits<double>::infinity(), split.options())
+            .triu_(1);
+    const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
+    const torch::Tensor scores =
+        at::baddbmm(mask, packed[0], packed[1].transpose(1, 2), /*beta=*/1.0, scale);
+    torch::Tensor weights = at::softmax(scores, -1);
+    if (dropout_p > 0) {
+        weights = weight_dropout ? weight_dropout(weights)
+                                 : at::dropout(weights, dropout_p, /*train=*/true);
+    }
+    return at::bmm(weights, packed[2])
+        .view({batch, heads, length, head_dim})
+        .transpose(1, 2)
+        .reshape({batch * length, dim});
+}
+
+} // namespace
+
+torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p,
+                                  const WeightDropout &weight_dropout) {
     TORCH_CHECK(qkv.dim() == 3 && heads > 0 && qkv.size(2) % (3 * heads) == 0,
                 "causalSelfAttention: qkv must be [B, T, 3*dim] with dim divisible by ", heads,
                 " heads, got ", qkv.sizes());
@@ -19,32 +48,19 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
     const torch::Tensor split =
         qkv.view({batch, length, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
 #if HEADROOM_TORCH_AT_LEAST(2, 0)
-    // scaled_dot_product_attention takes the strided views as they are.
-    const torch::Tensor attended =
-        at::scaled_dot_product_attention(split[0], split[1], split[2], {}, dropout_p,
-                                         /*is_causal=*/true); // [B, H, T, D]
-    return attended.transpose(1, 2).reshape({batch * length, dim});
+    if (!(dropout_p > 0 && weight_dropout)) {
+        // scaled_dot_product_attention takes the strided views as they are.
+        const torch::Tensor attended =
+            at::scaled_dot_product_attention(split[0], split[1], split[2], {}, dropout_p,
+                                             /*is_causal=*/true); // [B, H, T, D]
+        return attended.transpose(1, 2).reshape({batch * length, dim});
+    }
 #else
     // 1.13 has only the private _scaled_dot_product_attention, whose CPU form builds a boolean
-    // mask, converts it and scales q in separate passes. Here one copy makes q, k and v
-    // contiguous batches of matrices, and baddbmm folds the 1/sqrt(D) scale and the additive
-    // mask into the score product.
-    const torch::Tensor packed = split.contiguous().view({3, batch * heads, length, head_dim});
-    const torch::Tensor mask =
-        torch::full({length, length}, -std::numeric_limits<double>::infinity(), qkv.options())
-            .triu_(1);
-    const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
-    const torch::Tensor scores =
-        at::baddbmm(mask, packed[0], packed[1].transpose(1, 2), /*beta=*/1.0, scale);
-    torch::Tensor weights = at::softmax(scores, -1);
-    if (dropout_p > 0) {
-        weights = at::dropout(weights, dropout_p, /*train=*/true);
-    }
-    return at::bmm(weights, packed[2])
-        .view({batch, heads, length, head_dim})
-        .transpose(1, 2)
-        .reshape({batch * length, dim});
+    // mask, converts it and scales q in separate passes: the explicit form is faster.
+    (void)dim;
 #endif
+    return explicitAttention(split, batch, length, heads, head_dim, dropout_p, weight_dropout);
 }
 
 } // namespace headroom::compat

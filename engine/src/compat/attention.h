@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 
 namespace headroom::compat {
 
@@ -12,6 +13,10 @@ namespace headroom::compat {
 // qkv: [B, T, 3*dim], the output of a fused projection: queries, keys, values, each with the
 // heads side by side (head h is columns h*D .. (h+1)*D-1, D = dim/heads).
 // Returns [B*T, dim] with the heads side by side again, ready for the output projection.
-torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p);
+// weight_dropout, when given, replaces the built-in dropout of the weights ([B*H, T, T]; keyed
+// dropout for exact replays): the fused 2.x kernel cannot take it, so the explicit form runs.
+using WeightDropout = std::function<torch::Tensor(const torch::Tensor &)>;
+torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p,
+                                  const WeightDropout &weight_dropout = {});
 
 } // namespace headroom::compat

@@ -2,6 +2,7 @@
 
 #include "compat/attention.h"
 #include "models/activation_checkpoint.h"
+#include "models/keyed_dropout.h"
 
 #include <algorithm>
 #include <array>
@@ -16,6 +17,15 @@ namespace headroom::models {
 namespace {
 
 constexpr double kInitStd = 0.02;
+
+// Dropout sites (models/keyed_dropout.h): the embedding's, then a stride per block holding its
+// attention weights, its two residual dropouts and its LoRA adapters' input dropouts.
+constexpr std::uint64_t kEmbeddingDropoutSite = 1;
+constexpr std::uint64_t kBlockSiteStride = 1000;
+constexpr std::uint64_t kAttentionWeightsSite = 1;
+constexpr std::uint64_t kAttentionResidualSite = 2;
+constexpr std::uint64_t kMlpResidualSite = 3;
+constexpr std::uint64_t kLoraSites = 10;
 
 void requirePositive(std::int64_t value, const char *name) {
     if (value < 1) {
@@ -163,11 +173,14 @@ void GptBlockImpl::enableLora(const LoraOptions &options) {
         throw std::invalid_argument("LoRA is already enabled on this GPT block");
     }
     freezeParameters(*this);
+    std::uint64_t adapter_site = dropout_site_ + kLoraSites;
     for (const LoraSite &site : loraSites()) {
         if (options.targets().count(site.target) != 0) {
-            adapters_.emplace(site.target, register_module(std::string("lora_") + site.target,
-                                                           LoraAdapter(site.linear, options)));
+            adapters_.emplace(site.target,
+                              register_module(std::string("lora_") + site.target,
+                                              LoraAdapter(site.linear, options, adapter_site)));
         }
+        ++adapter_site;
     }
 }
 
@@ -191,15 +204,18 @@ torch::Tensor GptBlockImpl::project(const std::string &target, torch::nn::Linear
     return adapter == adapters_.end() ? linear(x) : adapter->second(x);
 }
 
-torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x) {
+torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x, std::uint64_t which) {
     // at::dropout returns its input for p = 0 too; skipping it saves a dispatch per call.
-    return dropout_ > 0 && is_training() ? torch::dropout(x, dropout_, true) : x;
+    return dropout_ > 0 && is_training() ? keyedDropout(x, dropout_, dropout_site_ + which) : x;
 }
 
 torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch,
                                       std::int64_t length) {
+    const double p = is_training() ? dropout_ : 0.0;
+    const std::uint64_t site = dropout_site_ + kAttentionWeightsSite;
     const torch::Tensor attended = compat::causalSelfAttention(
-        project("qkv", qkv_, x).view({batch, length, -1}), heads_, is_training() ? dropout_ : 0.0);
+        project("qkv", qkv_, x).view({batch, length, -1}), heads_, p,
+        [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); });
     return project("attn_out", proj_, attended); // [B*T, dim]
 }
 
@@ -209,8 +225,9 @@ torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
     const std::int64_t length = x.size(1);
     // Work on [B*T, dim] so every Linear is one addmm.
     torch::Tensor h = x.reshape({batch * length, x.size(2)});
-    h = h + dropout(attention(ln1_(h), batch, length));
-    h = h + dropout(project("mlp_out", fc_out_, torch::gelu(project("mlp_in", fc_, ln2_(h)))));
+    h = h + dropout(attention(ln1_(h), batch, length), kAttentionResidualSite);
+    h = h + dropout(project("mlp_out", fc_out_, torch::gelu(project("mlp_in", fc_, ln2_(h)))),
+                    kMlpResidualSite);
     return h.view({batch, length, -1});
 }
 
@@ -223,6 +240,8 @@ GptImpl::GptImpl(const GptOptions &options) : options_(options) {
     blocks_ = register_module("blocks", torch::nn::ModuleList());
     for (std::int64_t layer = 0; layer < options_.layers(); ++layer) {
         typed_blocks_.emplace_back(options_);
+        typed_blocks_.back()->setDropoutSite(kBlockSiteStride *
+                                             static_cast<std::uint64_t>(layer + 1));
         blocks_->push_back(typed_blocks_.back());
     }
     ln_final_ = register_module(
@@ -308,7 +327,7 @@ torch::Tensor GptImpl::hidden(const torch::Tensor &tokens) {
     // Positions 0..T-1 are the first T rows: a slice, not an index lookup.
     torch::Tensor x = token_embedding_(tokens) + position_embedding_->weight.narrow(0, 0, length);
     if (options_.dropout() > 0 && is_training()) {
-        x = torch::dropout(x, options_.dropout(), true);
+        x = keyedDropout(x, options_.dropout(), kEmbeddingDropoutSite);
     }
     for (std::size_t index = 0; index < typed_blocks_.size(); ++index) {
         GptBlock &block = typed_blocks_[index];

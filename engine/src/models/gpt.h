@@ -60,6 +60,8 @@ public:
     // Merged weights (W + B A * alpha/rank) of the adapted Linears under their base names
     // relative to the block ("qkv.weight", "proj.weight", "fc.weight", "fc_out.weight").
     std::map<std::string, torch::Tensor> mergedLinearWeights() const;
+    // The block's position in the model, which keys its dropout masks (models/keyed_dropout.h).
+    void setDropoutSite(std::uint64_t site) { dropout_site_ = site; }
 
 private:
     // A projection LoRA can adapt: its target name, its weight's name in the block, the Linear.
@@ -70,13 +72,15 @@ private:
     };
     std::array<LoraSite, 4> loraSites() const;
     torch::Tensor attention(const torch::Tensor &x, std::int64_t batch, std::int64_t length);
-    torch::Tensor dropout(const torch::Tensor &x);
+    // Residual dropout; `which` tells the block's dropouts apart.
+    torch::Tensor dropout(const torch::Tensor &x, std::uint64_t which);
     // The projection `target` names applied to x: through its adapter when it has one.
     torch::Tensor project(const std::string &target, torch::nn::Linear &linear,
                           const torch::Tensor &x);
 
     std::int64_t heads_;
     double dropout_;
+    std::uint64_t dropout_site_ = 0;
     torch::nn::LayerNorm ln1_{nullptr};
     torch::nn::Linear qkv_{nullptr};  // fused query/key/value projection, dim -> 3*dim
     torch::nn::Linear proj_{nullptr}; // attention output projection (residual)

@@ -1,5 +1,7 @@
 #include "models/lora.h"
 
+#include "models/keyed_dropout.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -96,9 +98,10 @@ void validateLoraOptions(const LoraOptions &options) {
     requireKnownTargets(options.targets());
 }
 
-LoraAdapterImpl::LoraAdapterImpl(torch::nn::Linear base, const LoraOptions &options)
+LoraAdapterImpl::LoraAdapterImpl(torch::nn::Linear base, const LoraOptions &options,
+                                 std::uint64_t dropout_site)
     : base_(std::move(base)), scaling_(options.alpha() / static_cast<double>(options.rank())),
-      dropout_(options.dropout()) {
+      dropout_(options.dropout()), dropout_site_(dropout_site) {
     validateLoraOptions(options);
     const torch::Tensor &weight = base_->weight;
     const torch::TensorOptions like = weight.options().requires_grad(false);
@@ -111,7 +114,7 @@ LoraAdapterImpl::LoraAdapterImpl(torch::nn::Linear base, const LoraOptions &opti
 
 torch::Tensor LoraAdapterImpl::forward(const torch::Tensor &x) {
     const torch::Tensor input =
-        dropout_ > 0 && is_training() ? torch::dropout(x, dropout_, true) : x;
+        dropout_ > 0 && is_training() ? keyedDropout(x, dropout_, dropout_site_) : x;
     return base_(x) + torch::linear(torch::linear(input, a), b) * scaling_;
 }
 

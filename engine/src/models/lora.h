@@ -38,7 +38,9 @@ void validateLoraOptions(const LoraOptions &options);
 // parameters are only "a" and "b" and the base keeps its names in the enclosing module.
 class LoraAdapterImpl : public torch::nn::Module {
 public:
-    LoraAdapterImpl(torch::nn::Linear base, const LoraOptions &options);
+    // dropout_site keys the input dropout's masks (models/keyed_dropout.h).
+    LoraAdapterImpl(torch::nn::Linear base, const LoraOptions &options,
+                    std::uint64_t dropout_site = 0);
 
     // base(x) + dropout(x) A^T B^T * alpha/rank
     torch::Tensor forward(const torch::Tensor &x);
@@ -54,6 +56,7 @@ private:
     torch::nn::Linear base_;
     double scaling_;
     double dropout_;
+    std::uint64_t dropout_site_;
 };
 TORCH_MODULE(LoraAdapter);
 

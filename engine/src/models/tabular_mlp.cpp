@@ -1,5 +1,7 @@
 #include "models/tabular_mlp.h"
 
+#include "models/keyed_dropout.h"
+
 #include <algorithm>
 #include <stdexcept>
 #include <string>
@@ -144,10 +146,12 @@ torch::Tensor TabularMlpImpl::features(const torch::Tensor &numeric,
 torch::Tensor TabularMlpImpl::forward(const torch::Tensor &numeric,
                                       const torch::Tensor &categorical) {
     torch::Tensor x = features(numeric, categorical);
+    std::uint64_t site = 0;
     for (torch::nn::Linear &layer : hidden_) {
         x = torch::gelu(layer(x));
+        ++site;
         if (options_.dropout() > 0 && is_training()) {
-            x = torch::dropout(x, options_.dropout(), true);
+            x = keyedDropout(x, options_.dropout(), site);
         }
     }
     return head_(x);

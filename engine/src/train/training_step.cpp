@@ -1,6 +1,7 @@
 #include "device/system_memory.h"
 #include "memory/cpu_allocator.h"
 #include "memory/oom.h"
+#include "models/keyed_dropout.h"
 #include "project/timestamps.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
@@ -41,6 +42,14 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
     // smaller micro-batches: the effective batch, the schedule and the step count stay.
     double loss_value = 0;
     std::uint64_t live_at_start = 0;
+    // Whatever else draws from the global generator during the step draws the same numbers
+    // when the step is replayed after an out-of-memory error.
+    at::Generator cpu_generator = at::detail::getDefaultCPUGenerator();
+    torch::Tensor step_start_rng;
+    {
+        std::lock_guard<std::mutex> lock(cpu_generator.mutex());
+        step_start_rng = cpu_generator.get_state();
+    }
     for (;;) {
         optimizer_->zeroGrad();
         meter_->resetPeak();
@@ -58,6 +67,8 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
             }
             optimizer_->zeroGrad();
             recoverFromOutOfMemory(step, error.what(), step_start_state);
+            std::lock_guard<std::mutex> lock(cpu_generator.mutex());
+            cpu_generator.set_state(step_start_rng);
         }
     }
     meter_->injectOutOfMemory(0);
@@ -165,6 +176,12 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
             batch.push_back(&examples[i]);
         }
         const double share = static_cast<double>(batch.size()) / static_cast<double>(total);
+        // Dropout masks keyed by the step and each example's place in it, for forward and the
+        // backward's recomputation alike: the same whatever the micro-batch.
+        const models::ScopedDropoutKey dropout_key(
+            models::dropoutStepSeed(static_cast<std::uint64_t>(plan_.config.integer("train.seed")),
+                                    step),
+            static_cast<std::int64_t>(start), static_cast<std::int64_t>(batch.size()));
         torch::Tensor loss;
         {
             const compat::ScopedAutocastState autocast(autocastState());

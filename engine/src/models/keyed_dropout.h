@@ -1,0 +1,48 @@
+#pragma once
+
+#include <torch/torch.h>
+
+#include <cstdint>
+
+namespace headroom::models {
+
+// Dropout whose mask for an example depends only on the optimizer step, the example's place in
+// the step's effective batch and the dropout's place in the model — not on how the step is cut
+// into micro-batches, nor on what drew random numbers before. Out-of-memory recovery replays a
+// step in smaller micro-batches, and activation checkpointing recomputes a block in backward:
+// both then see the masks of the original pass, so a recovered run trains exactly like one
+// started at the smaller micro-batch.
+//
+// The trainer opens a scope per micro-batch (forward and backward). Without a scope (tests,
+// probes) or off the CPU, keyedDropout is plain torch::dropout on the global generator.
+class ScopedDropoutKey {
+public:
+    struct Key {
+        std::uint64_t step_seed = 0;
+        std::int64_t first_row = 0;
+        std::int64_t rows = 0;
+    };
+
+    // step_seed: one value per optimizer step; first_row: the micro-batch's first example within
+    // the step; rows: its examples.
+    ScopedDropoutKey(std::uint64_t step_seed, std::int64_t first_row, std::int64_t rows);
+    ~ScopedDropoutKey();
+    ScopedDropoutKey(const ScopedDropoutKey &) = delete;
+    ScopedDropoutKey &operator=(const ScopedDropoutKey &) = delete;
+
+    // The innermost open scope's key on this thread; nullptr outside any scope.
+    static const Key *current();
+
+private:
+    Key key_;
+    const Key *previous_;
+};
+
+// The seed of one optimizer step of a run.
+std::uint64_t dropoutStepSeed(std::uint64_t run_seed, std::int64_t step);
+
+// x holds the scope's examples outermost ([B, ...] or [B*T, ...] or [B*H, T, T]); site is a
+// number unique to this dropout within the model. p in [0, 1).
+torch::Tensor keyedDropout(const torch::Tensor &x, double p, std::uint64_t site);
+
+} // namespace headroom::models
