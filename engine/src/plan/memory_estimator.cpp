@@ -66,9 +66,15 @@ MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
     estimate.parameters = memory.parameters;
     estimate.trainable = memory.trainable;
     estimate.weights = memory.weights;
-    estimate.gradients = memory.gradients;
+    // The models say what is alive at the peak moment, when (without accumulation) gradients
+    // may not exist yet. A run's measured breakdown counts every gradient of the step as
+    // gradients and the rest of the step's peak as activations: the estimate is split the same
+    // way, so the Plan tab and `runs` name the same bytes alike. The sum does not change.
+    const std::uint64_t step_gradients = 4 * static_cast<std::uint64_t>(memory.trainable);
+    const std::uint64_t dynamic = memory.gradients + memory.activations;
+    estimate.gradients = std::min(step_gradients, dynamic);
+    estimate.activations = dynamic - estimate.gradients;
     estimate.optimizer = memory.optimizer;
-    estimate.activations = memory.activations;
     estimate.overhead = memory.overhead;
     estimate.host_bytes = memory.host;
     if (estimate.device != "cpu") {
