@@ -5,6 +5,7 @@
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
+#include "Theme.h"
 
 #include <headroom/version.h>
 
@@ -18,6 +19,8 @@
 #include <QProgressBar>
 #include <QStatusBar>
 #include <QToolBar>
+
+#include <utility>
 
 namespace headroom::ui {
 
@@ -91,6 +94,20 @@ void MainWindow::createActions() {
     stop_action_->setStatusTip(tr("Stop cleanly: the run writes a checkpoint first"));
     connect(stop_action_, &QAction::triggered, this, &MainWindow::stopRun);
 
+    const std::pair<QAction *, const char *> icons[] = {
+        {new_action_, "document-new"},
+        {open_action_, "document-open"},
+        {export_weights_action_, "document-export"},
+        {start_action_, "media-playback-start"},
+        {continue_action_, "media-playback-start"},
+        {pause_action_, "media-playback-pause"},
+        {resume_action_, "headroom-run-resume"},
+        {stop_action_, "media-playback-stop"},
+    };
+    for (const auto &[action, name] : icons) {
+        action->setIcon(actionIcon(QString::fromLatin1(name)));
+    }
+
     about_action_ = new QAction(tr("&About Headroom"), this);
     about_action_->setMenuRole(QAction::AboutRole);
     connect(about_action_, &QAction::triggered, this, &MainWindow::showAbout);
@@ -138,7 +155,11 @@ void MainWindow::createToolBar() {
     QToolBar *toolbar = addToolBar(tr("Main"));
     toolbar->setObjectName(QStringLiteral("mainToolBar"));
     toolbar->setMovable(false);
-    toolbar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+#ifdef Q_OS_MACOS
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextUnderIcon); // as Finder and Xcode do
+#else
+    toolbar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+#endif
     toolbar->addAction(new_action_);
     toolbar->addAction(open_action_);
     toolbar->addSeparator();

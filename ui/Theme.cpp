@@ -1,6 +1,7 @@
 #include "Theme.h"
 
 #include <QApplication>
+#include <QIcon>
 #include <QPalette>
 #include <QSettings>
 #include <QStyle>
@@ -91,6 +92,21 @@ void applyTheme(QApplication &app, const QString &code) {
     }
     QApplication::setStyle(QStyleFactory::create(system.style));
     QApplication::setPalette(system.palette);
+}
+
+QIcon actionIcon(const QString &name) {
+    static const bool installed = [] {
+        QStringList paths = QIcon::themeSearchPaths();
+        paths << QStringLiteral(":/icons/theme");
+        QIcon::setThemeSearchPaths(paths);
+        QIcon::setFallbackThemeName(QStringLiteral("headroom"));
+        if (QIcon::themeName().isEmpty()) {
+            QIcon::setThemeName(QStringLiteral("headroom"));
+        }
+        return true;
+    }();
+    (void)installed;
+    return QIcon::fromTheme(name);
 }
 
 } // namespace headroom::ui

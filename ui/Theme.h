@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QIcon>
 #include <QString>
 #include <QStringList>
 
@@ -23,5 +24,10 @@ void storeTheme(QSettings &settings, const QString &code);
 // Sets the application's style and palette for `code`. "system" restores what the platform
 // gave the application before the first call.
 void applyTheme(QApplication &app, const QString &code);
+
+// A toolbar/menu icon by its freedesktop name ("media-playback-start"): the desktop's icon
+// theme where it has one (Linux), else Headroom's bundled theme (resources/icons/theme), which
+// is all there is on macOS and Windows.
+QIcon actionIcon(const QString &name);
 
 } // namespace headroom::ui
