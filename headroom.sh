@@ -80,13 +80,19 @@ install_deps() {
   as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
 }
 
+# build [TARGET...]: everything (the test suite included), or only the named targets.
 build() {
   if [ ! -f "$build_dir/CMakeCache.txt" ]; then
     say "configuring (Release) in $build_dir"
     cmake -S "$repo_root" -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release
   fi
-  say "building with $jobs jobs"
-  cmake --build "$build_dir" --parallel "$jobs"
+  if [ "$#" -gt 0 ]; then
+    say "building $* with $jobs jobs"
+    cmake --build "$build_dir" --parallel "$jobs" --target "$@"
+  else
+    say "building with $jobs jobs"
+    cmake --build "$build_dir" --parallel "$jobs"
+  fi
 }
 
 has_display() {
@@ -141,7 +147,8 @@ run_tests() {
 
 command="${1:-}"
 case "$command" in
-  run) install_deps; build; run_app ;;
+  # The app and the CLI only: the 50-odd test executables are `test`'s to build.
+  run) install_deps; build headroom headroom-cli; run_app ;;
   test) install_deps; build; run_tests ;;
   deps) install_deps ;;
   build) install_deps; build ;;
