@@ -96,10 +96,6 @@
         <translation>Gemischte Genauigkeit: bf16-Autocast (CPU; CUDA ab Compute Capability 8.0), fp16-Autocast mit dynamischer Loss-Skalierung (CUDA); die Gewichte bleiben fp32</translation>
     </message>
     <message>
-        <source>Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block; recomputes activations in backward to save memory</source>
-        <translation>Activation Checkpointing (gpt): 0 = aus, 1 = jeder Block, k = jeder k-te Block; berechnet Aktivierungen im Rückwärtsschritt neu, um Speicher zu sparen</translation>
-    </message>
-    <message>
         <source>adamw keeps two fp32 moments (8 bytes per parameter); adamw8bit quantizes them block-wise (about 2 bytes per parameter)</source>
         <translation>adamw hält zwei fp32-Momente (8 Byte pro Parameter); adamw8bit quantisiert sie blockweise (etwa 2 Byte pro Parameter)</translation>
     </message>
@@ -156,10 +152,6 @@
         <translation>Schritte des linearen Aufwärmens vor dem Kosinus-Abfall</translation>
     </message>
     <message>
-        <source>Optimizer steps of the run</source>
-        <translation>Optimiererschritte des Laufs</translation>
-    </message>
-    <message>
         <source>AdamW weight decay</source>
         <translation>AdamW-Gewichtsverfall</translation>
     </message>
@@ -184,10 +176,6 @@
         <translation>Schritte zwischen Validierungen; 0 = nur am Ende</translation>
     </message>
     <message>
-        <source>Micro-batches per validation pass</source>
-        <translation>Micro-Batches pro Validierung</translation>
-    </message>
-    <message>
         <source>CPU threads for LibTorch; 0 = all cores</source>
         <translation>CPU-Threads für LibTorch; 0 = alle Kerne</translation>
     </message>
@@ -210,6 +198,30 @@
     <message>
         <source>Run whose latest checkpoint is the frozen base (required when lora.rank &gt; 0)</source>
         <translation>Lauf, dessen letzter Checkpoint die eingefrorene Basis ist (nötig, wenn lora.rank &gt; 0)</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block (true/on = 1, false/off = 0); recomputes activations in backward to save memory</source>
+        <translation>Aktivierungs-Checkpointing (gpt): 0 = aus, 1 = jeder Block, k = jeder k-te Block (true/on = 1, false/off = 0); berechnet Aktivierungen im Rückwärtsdurchlauf neu, um Speicher zu sparen</translation>
+    </message>
+    <message>
+        <source>Optimizer steps of the run (derived from train.epochs when that is set)</source>
+        <translation>Optimiererschritte des Laufs (aus train.epochs abgeleitet, wenn das gesetzt ist)</translation>
+    </message>
+    <message>
+        <source>Passes over the training split (tabular); above 0 the run&apos;s steps follow from it: epochs x training rows / effective batch. 0 = use train.steps</source>
+        <translation>Durchläufe über den Trainingsanteil (tabular); über 0 ergeben sich die Schritte des Laufs daraus: Epochen x Trainingszeilen / effektiver Batch. 0 = train.steps verwenden</translation>
+    </message>
+    <message>
+        <source>Stop after this many validation passes without a lower validation loss and make the best checkpoint the run&apos;s result; 0 = off (true/on = 10)</source>
+        <translation>Nach so vielen Validierungsdurchläufen ohne niedrigeren Validierungsverlust anhalten und den besten Checkpoint zum Ergebnis des Laufs machen; 0 = aus (true/on = 10)</translation>
+    </message>
+    <message>
+        <source>Loss weights per class (tabular classification): balanced = inverse class frequency; auto = square root of that when the largest class has 4 or more times the rows of the smallest, else none</source>
+        <translation>Verlustgewichte je Klasse (tabulare Klassifikation): balanced = umgekehrte Klassenhäufigkeit; auto = deren Quadratwurzel, wenn die größte Klasse mindestens 4-mal so viele Zeilen hat wie die kleinste, sonst keine</translation>
+    </message>
+    <message>
+        <source>Micro-batches per validation pass; 0 = the whole validation split</source>
+        <translation>Mikro-Batches je Validierungsdurchlauf; 0 = der ganze Validierungsanteil</translation>
     </message>
 </context>
 <context>
@@ -425,6 +437,10 @@
     <message>
         <source>Run %1</source>
         <translation>Lauf %1</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>Validierung</translation>
     </message>
 </context>
 <context>
@@ -1594,6 +1610,26 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Techniques</source>
         <translation>Techniken</translation>
+    </message>
+    <message>
+        <source>accuracy %1 %</source>
+        <translation>Genauigkeit %1 %</translation>
+    </message>
+    <message>
+        <source>RMSE %1</source>
+        <translation>RMSE %1</translation>
+    </message>
+    <message>
+        <source> · R² %1</source>
+        <translation> · R² %1</translation>
+    </message>
+    <message>
+        <source> (best: step %1)</source>
+        <translation> (bester: Schritt %1)</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>Validierung</translation>
     </message>
 </context>
 <context>

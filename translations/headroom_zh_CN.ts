@@ -96,10 +96,6 @@
         <translation>混合精度：bf16 autocast（CPU；CUDA 需计算能力 8.0 及以上），fp16 autocast 配合动态损失缩放（CUDA）；权重保持 fp32</translation>
     </message>
     <message>
-        <source>Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block; recomputes activations in backward to save memory</source>
-        <translation>激活检查点（gpt）：0 = 关闭，1 = 每个块，k = 每第 k 个块；在反向传播中重新计算激活以节省内存</translation>
-    </message>
-    <message>
         <source>adamw keeps two fp32 moments (8 bytes per parameter); adamw8bit quantizes them block-wise (about 2 bytes per parameter)</source>
         <translation>adamw 保存两个 fp32 矩（每个参数 8 字节）；adamw8bit 按块量化它们（每个参数约 2 字节）</translation>
     </message>
@@ -156,10 +152,6 @@
         <translation>余弦衰减之前的线性预热步数</translation>
     </message>
     <message>
-        <source>Optimizer steps of the run</source>
-        <translation>本次运行的优化器步数</translation>
-    </message>
-    <message>
         <source>AdamW weight decay</source>
         <translation>AdamW 权重衰减</translation>
     </message>
@@ -184,10 +176,6 @@
         <translation>验证之间的步数；0 = 仅在结束时</translation>
     </message>
     <message>
-        <source>Micro-batches per validation pass</source>
-        <translation>每次验证的微批次数</translation>
-    </message>
-    <message>
         <source>CPU threads for LibTorch; 0 = all cores</source>
         <translation>LibTorch 使用的 CPU 线程数；0 = 全部核心</translation>
     </message>
@@ -210,6 +198,30 @@
     <message>
         <source>Run whose latest checkpoint is the frozen base (required when lora.rank &gt; 0)</source>
         <translation>其最新检查点作为冻结基座的运行（lora.rank &gt; 0 时必需）</translation>
+    </message>
+    <message>
+        <source>Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block (true/on = 1, false/off = 0); recomputes activations in backward to save memory</source>
+        <translation>激活检查点（gpt）：0 = 关闭，1 = 每个块，k = 每隔 k 个块（true/on = 1，false/off = 0）；在反向传播中重新计算激活以节省内存</translation>
+    </message>
+    <message>
+        <source>Optimizer steps of the run (derived from train.epochs when that is set)</source>
+        <translation>本次运行的优化器步数（设置了 train.epochs 时由其推出）</translation>
+    </message>
+    <message>
+        <source>Passes over the training split (tabular); above 0 the run&apos;s steps follow from it: epochs x training rows / effective batch. 0 = use train.steps</source>
+        <translation>遍历训练集的轮数（表格）；大于 0 时运行步数由此得出：轮数 × 训练行数 / 有效批大小。0 = 使用 train.steps</translation>
+    </message>
+    <message>
+        <source>Stop after this many validation passes without a lower validation loss and make the best checkpoint the run&apos;s result; 0 = off (true/on = 10)</source>
+        <translation>连续这么多次验证的验证损失都没有降低时停止，并以最佳检查点作为运行结果；0 = 关闭（true/on = 10）</translation>
+    </message>
+    <message>
+        <source>Loss weights per class (tabular classification): balanced = inverse class frequency; auto = square root of that when the largest class has 4 or more times the rows of the smallest, else none</source>
+        <translation>各类别的损失权重（表格分类）：balanced = 类别频率的倒数；auto = 当最大类别的行数至少是最小类别的 4 倍时取其平方根，否则不加权</translation>
+    </message>
+    <message>
+        <source>Micro-batches per validation pass; 0 = the whole validation split</source>
+        <translation>每次验证的微批次数；0 = 整个验证集</translation>
     </message>
 </context>
 <context>
@@ -422,6 +434,10 @@
     <message>
         <source>Run %1</source>
         <translation>运行 %1</translation>
+    </message>
+    <message>
+        <source>validation</source>
+        <translation>验证</translation>
     </message>
 </context>
 <context>
@@ -1591,6 +1607,26 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Techniques</source>
         <translation>技术</translation>
+    </message>
+    <message>
+        <source>accuracy %1 %</source>
+        <translation>准确率 %1 %</translation>
+    </message>
+    <message>
+        <source>RMSE %1</source>
+        <translation>RMSE %1</translation>
+    </message>
+    <message>
+        <source> · R² %1</source>
+        <translation> · R² %1</translation>
+    </message>
+    <message>
+        <source> (best: step %1)</source>
+        <translation>（最佳：第 %1 步）</translation>
+    </message>
+    <message>
+        <source>Validation</source>
+        <translation>验证</translation>
     </message>
 </context>
 <context>

@@ -1,6 +1,7 @@
 #include "CompareView.h"
 
 #include "DisplayText.h"
+#include "RunsPanel.h"
 #include "plots/PlotStyle.h"
 #include "plots/PlotWidget.h"
 
@@ -188,10 +189,11 @@ void CompareView::fillTable(const std::vector<const RunRecord *> &runs) {
         QString key;
         QStringList values;
     };
-    std::vector<Row> rows = {{tr("status"), {}},        {tr("steps"), {}},
-                             {tr("final loss"), {}},    {tr("final validation loss"), {}},
-                             {tr("peak memory"), {}},   {tr("mean throughput"), {}},
-                             {tr("OOM back-offs"), {}}, {tr("ran on"), {}}};
+    std::vector<Row> rows = {{tr("status"), {}},          {tr("steps"), {}},
+                             {tr("final loss"), {}},      {tr("final validation loss"), {}},
+                             {tr("validation"), {}},      {tr("peak memory"), {}},
+                             {tr("mean throughput"), {}}, {tr("OOM back-offs"), {}},
+                             {tr("ran on"), {}}};
     std::vector<Config> configs;
     for (const RunRecord *run : runs) {
         const RunSeries *data = series(run->id);
@@ -199,14 +201,15 @@ void CompareView::fillTable(const std::vector<const RunRecord *> &runs) {
         rows[1].values << QStringLiteral("%1 / %2").arg(run->last_step).arg(run->target_steps);
         rows[2].values << optionalLoss(run->final_loss);
         rows[3].values << optionalLoss(run->final_val_loss);
-        rows[4].values << DisplayText::bytes(run->peak_bytes);
-        rows[5].values << (data && !data->throughput.isEmpty()
+        rows[4].values << validationFigures(*run);
+        rows[5].values << DisplayText::bytes(run->peak_bytes);
+        rows[6].values << (data && !data->throughput.isEmpty()
                                ? (data->throughput_in_tokens ? tr("%1 tokens/s")
                                                              : tr("%1 samples/s"))
                                      .arg(data->meanThroughput(), 0, 'f', 0)
                                : QStringLiteral("–"));
-        rows[6].values << QString::number(run->oom_recoveries);
-        rows[7].values << QString::fromStdString(run->device);
+        rows[7].values << QString::number(run->oom_recoveries);
+        rows[8].values << QString::fromStdString(run->device);
         try {
             configs.push_back(Config::fromJson(run->config_json));
         } catch (const std::exception &) {

@@ -45,7 +45,8 @@ const char *const kDescriptions[] = {
                       "fp16 autocast with dynamic loss scaling (CUDA); weights stay fp32"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th "
-                      "block; recomputes activations in backward to save memory"),
+                      "block (true/on = 1, false/off = 0); recomputes activations in backward to "
+                      "save memory"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "adamw keeps two fp32 moments (8 bytes per parameter); adamw8bit quantizes "
                       "them block-wise (about 2 bytes per parameter)"),
@@ -71,14 +72,26 @@ const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys", "Peak learning rate (AdamW)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Final learning rate as a share of train.lr"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Linear warm-up steps before cosine decay"),
-    QT_TRANSLATE_NOOP("ConfigKeys", "Optimizer steps of the run"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Optimizer steps of the run (derived from train.epochs when that is set)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Passes over the training split (tabular); above 0 the run's steps follow "
+                      "from it: epochs x training rows / effective batch. 0 = use train.steps"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Stop after this many validation passes without a lower validation loss and "
+                      "make the best checkpoint the run's result; 0 = off (true/on = 10)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Loss weights per class (tabular classification): balanced = inverse class "
+                      "frequency; auto = square root of that when the largest class has 4 or "
+                      "more times the rows of the smallest, else none"),
     QT_TRANSLATE_NOOP("ConfigKeys", "AdamW weight decay"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Clip the gradient norm to this; 0 = off"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Seed of initialization, dropout and shuffling"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Steps between checkpoints; 0 = only at the end"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Checkpoints kept per run; older ones are deleted"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Steps between validation passes; 0 = only at the end"),
-    QT_TRANSLATE_NOOP("ConfigKeys", "Micro-batches per validation pass"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Micro-batches per validation pass; 0 = the whole validation split"),
     QT_TRANSLATE_NOOP("ConfigKeys", "CPU threads for LibTorch; 0 = all cores"),
     QT_TRANSLATE_NOOP(
         "ConfigKeys",

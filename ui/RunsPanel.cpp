@@ -12,6 +12,8 @@
 #include <QTableWidget>
 #include <QVBoxLayout>
 
+#include <nlohmann/json.hpp>
+
 namespace headroom::ui {
 
 namespace {
@@ -21,6 +23,29 @@ QString lossText(const std::optional<double> &loss) {
     return loss ? QString::number(*loss, 'f', 4) : QStringLiteral("–");
 }
 } // namespace
+
+QString validationFigures(const RunRecord &run) {
+    const nlohmann::json summary = nlohmann::json::parse(run.summary_json, nullptr, false);
+    if (!summary.is_object()) {
+        return QStringLiteral("–");
+    }
+    QString text;
+    if (summary.contains("val_accuracy")) {
+        text = RunsPanel::tr("accuracy %1 %")
+                   .arg(100.0 * summary.value("val_accuracy", 0.0), 0, 'f', 1);
+    } else if (summary.contains("val_rmse")) {
+        text = RunsPanel::tr("RMSE %1").arg(summary.value("val_rmse", 0.0), 0, 'g', 4);
+        if (summary.contains("val_r2")) {
+            text += RunsPanel::tr(" · R² %1").arg(summary.value("val_r2", 0.0), 0, 'f', 3);
+        }
+    } else {
+        return QStringLiteral("–");
+    }
+    if (summary.contains("best_step")) {
+        text += RunsPanel::tr(" (best: step %1)").arg(summary.value("best_step", std::int64_t{0}));
+    }
+    return text;
+}
 
 QString runStatusText(RunStatus status) {
     switch (status) {
@@ -52,11 +77,11 @@ RunsPanel::RunsPanel(QWidget *parent) : QWidget(parent) {
     subtitle_->setTextInteractionFlags(Qt::TextSelectableByMouse);
     subtitle_->setWordWrap(true);
 
-    table_ = new QTableWidget(0, 9, this);
+    table_ = new QTableWidget(0, 10, this);
     table_->setObjectName(QStringLiteral("runsTable"));
     table_->setHorizontalHeaderLabels({tr("Run"), tr("Status"), tr("Steps"), tr("Loss"),
-                                       tr("Val. loss"), tr("Peak memory"), tr("OOM recoveries"),
-                                       tr("Device"), tr("Techniques")});
+                                       tr("Val. loss"), tr("Validation"), tr("Peak memory"),
+                                       tr("OOM recoveries"), tr("Device"), tr("Techniques")});
     table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     table_->setSelectionMode(QAbstractItemView::SingleSelection);
@@ -118,6 +143,7 @@ QString RunsPanel::load(const QString &project_path) {
             QStringLiteral("%1 / %2").arg(run->last_step).arg(run->target_steps),
             lossText(run->final_loss),
             lossText(run->final_val_loss),
+            validationFigures(*run),
             DisplayText::bytes(run->peak_bytes),
             QString::number(run->oom_recoveries),
             QString::fromStdString(run->device),

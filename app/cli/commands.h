@@ -24,6 +24,7 @@ CommandRunner addNewCommand(CLI::App &app, Streams streams);
 CommandRunner addTrainCommand(CLI::App &app, Streams streams);
 CommandRunner addRunsCommand(CLI::App &app, Streams streams);
 CommandRunner addExportCommand(CLI::App &app, Streams streams);
+CommandRunner addEvaluateCommand(CLI::App &app, Streams streams);
 CommandRunner addEstimateCommand(CLI::App &app, Streams streams);
 CommandRunner addFitCommand(CLI::App &app, Streams streams);
 CommandRunner addProfilesCommand(CLI::App &app, Streams streams);

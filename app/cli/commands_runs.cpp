@@ -91,6 +91,36 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
                           run.started_at.c_str(), from.c_str(), describeTechniques(run).c_str());
             streams.out << line;
         }
+        // The validation figures of the latest run that has them (its best checkpoint's with
+        // early stopping).
+        for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
+            const nlohmann::json summary = nlohmann::json::parse(
+                run->summary_json.empty() ? "{}" : run->summary_json, nullptr, false);
+            if (!summary.is_object() ||
+                (!summary.contains("val_accuracy") && !summary.contains("val_rmse"))) {
+                continue;
+            }
+            std::string text = "\nrun " + std::to_string(run->id) + " validation";
+            if (summary.contains("best_step")) {
+                text += " (best checkpoint, step " +
+                        std::to_string(summary.value("best_step", std::int64_t{0})) + ")";
+            }
+            char figures[160];
+            if (summary.contains("val_accuracy")) {
+                std::snprintf(figures, sizeof figures, ": accuracy %.2f%%",
+                              100.0 * summary.value("val_accuracy", 0.0));
+            } else {
+                std::snprintf(figures, sizeof figures, ": RMSE %.4g, R² %.3f",
+                              summary.value("val_rmse", 0.0), summary.value("val_r2", 0.0));
+            }
+            streams.out << text << figures;
+            if (summary.contains("early_stopped_at")) {
+                streams.out << "; stopped early at step "
+                            << summary.value("early_stopped_at", std::int64_t{0});
+            }
+            streams.out << '\n';
+            break;
+        }
         // Where the memory of the latest measured run went.
         for (auto run = runs.rbegin(); run != runs.rend(); ++run) {
             const nlohmann::json summary = nlohmann::json::parse(

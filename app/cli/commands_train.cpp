@@ -75,6 +75,7 @@ public:
                                          {"loss", finiteOrNull(m.loss)},
                                          {"accuracy", finiteOrNull(m.accuracy)},
                                          {"rmse", finiteOrNull(m.rmse)},
+                                         {"r2", finiteOrNull(m.r2)},
                                          {"examples", m.examples}};
             streams_.out << line.dump() << '\n' << std::flush;
         }
@@ -86,8 +87,12 @@ public:
                                   ", accuracy %.1f%%", 100.0 * m.accuracy);
         }
         if (std::isfinite(m.rmse)) {
-            std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used), ", RMSE %.4g",
-                          m.rmse);
+            used += std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                                  ", RMSE %.4g", m.rmse);
+        }
+        if (std::isfinite(m.r2)) {
+            std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used), ", R² %.3f",
+                          m.r2);
         }
         streams_.err << text << " (" << m.examples << " examples)\n" << std::flush;
     }

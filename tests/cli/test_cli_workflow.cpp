@@ -19,6 +19,9 @@ private Q_SLOTS:
     void newRejectsBadInput();
     void trainPrintsContractJsonLines();
     void trainStopsAndResumes();
+    void trainRefusesMoreStepsThanTheRunHas();
+    void booleanWordsSwitchTechniques();
+    void evaluateMeasuresAHeldOutFile();
     void sigtermStopsWithACheckpoint();
     void nanLossExitsWithThree();
     void impossibleBudgetExitsWithThree();
@@ -183,6 +186,70 @@ void TestCliWorkflow::trainStopsAndResumes() {
     const Result forbidden = cli({"train", project, "--resume", "--set", "model.dim=32"});
     QCOMPARE(forbidden.exit_code, 2);
     QVERIFY(forbidden.err.contains("cannot change model.dim"));
+}
+
+void TestCliWorkflow::trainRefusesMoreStepsThanTheRunHas() {
+    const QString project = makeProject("too-many.headroom");
+    const Result fresh = cli({"train", project, "--steps", "10"});
+    QCOMPARE(fresh.exit_code, 2);
+    QVERIFY2(fresh.err.contains("--steps 10 asks for more steps than the run has") &&
+                 fresh.err.contains("train.steps=6") && fresh.err.contains("--set train.steps=N"),
+             qPrintable(fresh.err));
+    const Result none = cli({"runs", project, "--json"});
+    QCOMPARE(none.exit_code, 0);
+    QVERIFY2(!none.out.contains("\"id\""), none.out.constData()); // refused before any run began
+
+    QCOMPARE(cli({"train", project, "--steps", "4"}).exit_code, 0);
+    const Result resumed = cli({"train", project, "--resume", "--steps", "3"});
+    QCOMPARE(resumed.exit_code, 2);
+    QVERIFY2(resumed.err.contains("at step 4 of 6, so 2 remain"), qPrintable(resumed.err));
+    QCOMPARE(cli({"train", project, "--resume", "--steps", "2"}).exit_code, 0);
+}
+
+void TestCliWorkflow::booleanWordsSwitchTechniques() {
+    const Result created = cli(QStringList{"new", path("words.headroom"), "--recipe", "gpt",
+                                           "--data", corpus_, "--set", "checkpointing=true"} +
+                               kTiny);
+    QCOMPARE(created.exit_code, 0);
+    const Result estimate = cli({"estimate", path("words.headroom"), "--json"});
+    QCOMPARE(estimate.exit_code, 0);
+    QVERIFY2(estimate.out.contains("checkpointing every block"), estimate.out.constData());
+    const Result bad = cli({"estimate", path("words.headroom"), "--set", "checkpointing=maybe"});
+    QCOMPARE(bad.exit_code, 2);
+    QVERIFY2(bad.err.contains("1 = every block") || bad.err.contains("true/on/yes (= 1)"),
+             qPrintable(bad.err));
+}
+
+void TestCliWorkflow::evaluateMeasuresAHeldOutFile() {
+    const QString train =
+        test_support::writeFile(QDir(dir_.path()), "train.csv", test_support::tabularCsv(300));
+    QByteArray held_out = test_support::tabularCsv(360);
+    // The last 60 rows as their own file, with the header.
+    const QList<QByteArray> lines = held_out.split('\n');
+    QByteArray test = lines.first() + '\n';
+    for (int i = 301; i < lines.size(); ++i) {
+        if (!lines[i].isEmpty()) {
+            test += lines[i] + '\n';
+        }
+    }
+    const QString test_file = test_support::writeFile(QDir(dir_.path()), "test.csv", test);
+    const QString project = path("tabular.headroom");
+    const Result created = cli({"new", project, "--recipe", "tabular", "--data", train});
+    QCOMPARE(created.exit_code, 0);
+    QVERIFY2(created.out.contains("train.epochs=") && created.out.contains("early stopping"),
+             created.out.constData());
+    QCOMPARE(cli({"train", project, "--set", "train.epochs=3"}).exit_code, 0);
+    const Result evaluated = cli({"evaluate", project, "--data", test_file, "--json"});
+    QCOMPARE(evaluated.exit_code, 0);
+    const QJsonObject report = QJsonDocument::fromJson(evaluated.out).object();
+    QCOMPARE(report["examples"].toInt(), 60);
+    QCOMPARE(report["task"].toString(), QString("classification"));
+    QVERIFY(report["accuracy"].toDouble() > 0.5);
+    QVERIFY(!report.contains("r2"));
+
+    const Result missing = cli({"evaluate", project, "--data", path("nope.csv")});
+    QCOMPARE(missing.exit_code, 2);
+    QVERIFY2(missing.err.contains("nope.csv: no such file"), qPrintable(missing.err));
 }
 
 void TestCliWorkflow::sigtermStopsWithACheckpoint() {

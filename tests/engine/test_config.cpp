@@ -54,6 +54,37 @@ void TestConfig::acceptsGoodValues_data() {
     QTest::newRow("path") << "data.path"
                           << "data/corpus.txt"
                           << "data/corpus.txt";
+    // Settings that read as on/off take the words people type.
+    QTest::newRow("checkpointing=true") << "checkpointing"
+                                        << "true"
+                                        << "1";
+    QTest::newRow("checkpointing=On") << "checkpointing"
+                                      << "On"
+                                      << "1";
+    QTest::newRow("checkpointing=no") << "checkpointing"
+                                      << "no"
+                                      << "0";
+    QTest::newRow("checkpointing=2") << "checkpointing"
+                                     << "2"
+                                     << "2";
+    QTest::newRow("offload yes") << "offload.optimizer"
+                                 << "yes"
+                                 << "on";
+    QTest::newRow("offload false") << "offload.optimizer"
+                                   << "false"
+                                   << "off";
+    QTest::newRow("expandable segments 1") << "memory.expandable_segments"
+                                           << "1"
+                                           << "on";
+    QTest::newRow("early stopping on") << "train.early_stopping"
+                                       << "on"
+                                       << "10";
+    QTest::newRow("early stopping off") << "train.early_stopping"
+                                        << "off"
+                                        << "0";
+    QTest::newRow("whole validation split") << "train.eval_batches"
+                                            << "0"
+                                            << "0";
 }
 
 void TestConfig::acceptsGoodValues() {
@@ -108,6 +139,16 @@ void TestConfig::rejectsBadValuesNamingKeyAndAccepted_data() {
     QTest::newRow("format") << "data.format"
                             << "parquet"
                             << "auto, text, jsonl, csv";
+    // The message says what the number means and that the words work.
+    QTest::newRow("checkpointing word") << "checkpointing"
+                                        << "sometimes"
+                                        << "true/on/yes (= 1) or false/off/no (= 0)";
+    QTest::newRow("no words for a count") << "train.steps"
+                                          << "true"
+                                          << "a whole number from 1";
+    QTest::newRow("epochs") << "train.epochs"
+                            << "-1"
+                            << "a number from 0";
 }
 
 void TestConfig::rejectsBadValuesNamingKeyAndAccepted() {
@@ -160,6 +201,9 @@ void TestConfig::crossKeyValidation_data() {
     QTest::newRow("tabular needs csv")
         << QStringList{"data.path=x.jsonl", "recipe=tabular", "data.format=jsonl"}
         << "tabular data must be csv";
+    QTest::newRow("epochs need a known row count")
+        << QStringList{"data.path=x.txt", "train.epochs=3"}
+        << "train.epochs works for recipe=tabular";
     QTest::newRow("stride beyond window")
         << QStringList{"data.path=x.txt", "model.seq_len=32", "data.stride=64"} << "data.stride";
 }

@@ -33,6 +33,7 @@ constexpr int kPreviewRows = 6;
 struct CheckResult {
     DataPreview preview;
     ModelFacts facts;
+    std::vector<PlanDecision> defaults;
     QString error;
 };
 } // namespace
@@ -188,6 +189,7 @@ void DataPage::startCheck() {
             try {
                 result->preview = previewData(config, path, kPreviewRows);
                 result->facts = modelFactsFor(config, path);
+                result->defaults = dataDefaults(config, path);
             } catch (const std::exception &failure) {
                 result->error = QString::fromUtf8(failure.what());
             }
@@ -228,6 +230,7 @@ void DataPage::startCheck() {
                                       .arg(DisplayText::bytes(preview.bytes)));
                 showStatus(tr("The data file reads cleanly."));
                 settings_.facts = result->facts;
+                settings_.data_defaults = result->defaults;
                 settings_.facts_known = true;
                 checked_ok_ = true;
             }
@@ -261,6 +264,15 @@ bool DataPage::validatePage() {
     settings_.config = currentConfig();
     if (recipe_->currentData().toString() == QLatin1String("gpt")) {
         settings_.config.set("data.target", "");
+    }
+    // Settings an earlier visit took from another file or recipe go back to their defaults.
+    for (const std::string &key : applied_defaults_) {
+        settings_.config.set(key, findConfigKey(key)->default_value);
+    }
+    applied_defaults_.clear();
+    for (const PlanDecision &decision : settings_.data_defaults) {
+        settings_.config.set(decision.setting, decision.value);
+        applied_defaults_.push_back(decision.setting);
     }
     settings_.data_path = data_path_->text().trimmed();
     // createProject stores it relative to the project; the config needs one to validate.

@@ -64,6 +64,7 @@ private:
     bool checked_ok_ = false;
     QString problem_;
     QStringList columns_;
+    std::vector<std::string> applied_defaults_; // keys the data's defaults set last time
 };
 
 } // namespace headroom::ui

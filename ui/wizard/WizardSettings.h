@@ -6,6 +6,8 @@
 
 #include <QString>
 
+#include <vector>
+
 namespace headroom::ui {
 
 // What the config wizard's pages fill in, shared by all of them. The config holds every key the
@@ -19,6 +21,9 @@ struct WizardSettings {
     QString data_path;
     ModelFacts facts; // of the data file with the current recipe, tokenizer and target
     bool facts_known = false;
+    // Training settings chosen from the data (tabular: batch, learning rate, epochs, early
+    // stopping...), applied to config when the data page is accepted.
+    std::vector<PlanDecision> data_defaults;
 };
 
 } // namespace headroom::ui

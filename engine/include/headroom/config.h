@@ -30,6 +30,9 @@ struct KeySpec {
     double minimum = 0;               // Integer / Real: inclusive bounds
     double maximum = 0;
     std::string description;
+    // Integer keys with a natural on/off reading: the value "true"/"on"/"yes" stands for
+    // (e.g. "1" for checkpointing); "false"/"off"/"no" is 0. Empty: numbers only.
+    std::string true_value;
 };
 
 // Every key a project, the wizard and `--set` understand, in display order.

@@ -31,4 +31,10 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
 // InputError as previewData does.
 ModelFacts modelFactsFor(const Config &config, const std::string &data_path);
 
+// The training settings a tabular project takes from its data (batch, learning rate, epochs,
+// validation every epoch over the whole split, early stopping, shuffling), each with its reason,
+// as `headroom-cli new` applies them to the keys the user did not set. Empty for recipe=gpt.
+// Throws InputError as previewData does.
+std::vector<PlanDecision> dataDefaults(const Config &config, const std::string &data_path);
+
 } // namespace headroom

@@ -32,6 +32,7 @@ struct EvalMetrics {
     double accuracy = 0;
     double rmse = 0;
     std::int64_t examples = 0;
+    double r2 = 0; // regression: 1 - squared error / variance of the targets; NaN otherwise
 };
 
 // Something that happened during a run: "checkpoint", "nan_loss", "eval", "oom_recovered", ...

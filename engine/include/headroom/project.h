@@ -148,6 +148,9 @@ public:
     std::vector<CheckpointRecord> checkpoints(std::int64_t run_id) const;
     // Latest checkpoint of this run or, following resumed_from, of the runs it continued.
     std::optional<CheckpointRecord> latestCheckpoint(std::int64_t run_id) const;
+    // The checkpoint that is the run's result: the best one (summary "best_step", runs with
+    // early stopping) when it is still recorded, else the latest.
+    std::optional<CheckpointRecord> resultCheckpoint(std::int64_t run_id) const;
 
     // Ordered by step, only the steps after `after_step` (a reader following a long run asks
     // for what is new). NaN and infinities round-trip (NaN is stored as the text 'NaN'; NULL

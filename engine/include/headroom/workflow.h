@@ -1,5 +1,7 @@
 #pragma once
 
+#include <headroom/metrics.h>
+
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -48,6 +50,21 @@ LoraExport parseLoraExport(const std::string &text);
 std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                            const std::string &safetensors_path,
                            LoraExport lora = LoraExport::Default);
+
+// A run's result weights measured on a data file with the training data's layout (a held-out
+// test set: the same CSV columns, or text for gpt).
+struct EvaluationReport {
+    std::int64_t run_id = 0;
+    std::int64_t step = 0; // of the checkpoint evaluated
+    bool latest = true;    // false: the best checkpoint (early stopping), not the last
+    std::string task;      // "classification" | "regression" | "language-model"
+    EvalMetrics metrics;   // accuracy or RMSE and R^2 where the task has them, else NaN
+};
+// run_id 0 = the newest run with a checkpoint. Every record of the file is evaluated on the
+// CPU. Throws InputError: unknown run, no checkpoint, missing file, a record that does not fit
+// the training data (unknown column or class: FILE:LINE: problem).
+EvaluationReport evaluateRun(const std::string &project_path, std::int64_t run_id,
+                             const std::string &data_path);
 
 // What a run used to save memory, as `runs` and the desktop show it: "bf16 · checkpointing
 // every block · 8-bit AdamW" from the run's summary once it ended (ladder rungs included), else

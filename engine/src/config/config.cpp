@@ -1,10 +1,13 @@
 #include <headroom/config.h>
 #include <headroom/units.h>
 
+#include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 namespace headroom {
@@ -81,8 +84,33 @@ bool isPositiveIntegerList(const std::string &value) {
     return count > 0 && value.back() != ',';
 }
 
+// true/on/yes and false/off/no in any letter case; nothing for other text.
+std::optional<bool> booleanWord(const std::string &value) {
+    std::string lower;
+    for (const char c : value) {
+        lower.push_back(static_cast<char>(std::tolower(static_cast<unsigned char>(c))));
+    }
+    if (lower == "true" || lower == "on" || lower == "yes") {
+        return true;
+    }
+    if (lower == "false" || lower == "off" || lower == "no") {
+        return false;
+    }
+    return std::nullopt;
+}
+
+bool isOnOffChoice(const KeySpec &spec) {
+    return spec.type == KeyType::Choice && spec.choices.size() == 2 &&
+           std::find(spec.choices.begin(), spec.choices.end(), "on") != spec.choices.end() &&
+           std::find(spec.choices.begin(), spec.choices.end(), "off") != spec.choices.end();
+}
+
 // Validates one value against its key and returns the stored (normalized) text.
 std::string normalize(const KeySpec &spec, const std::string &value) {
+    if (isOnOffChoice(spec) && (booleanWord(value) || value == "1" || value == "0")) {
+        const bool on = value == "1" || (value != "0" && *booleanWord(value));
+        return on ? "on" : "off";
+    }
     switch (spec.type) {
     case KeyType::Choice:
         for (const std::string &accepted : spec.choices) {
@@ -92,10 +120,19 @@ std::string normalize(const KeySpec &spec, const std::string &value) {
         }
         reject(spec, value, "one of " + joined(spec.choices, ", "));
     case KeyType::Integer: {
+        if (!spec.true_value.empty()) {
+            if (const std::optional<bool> word = booleanWord(value)) {
+                return *word ? spec.true_value : "0";
+            }
+        }
         long long number = 0;
         if (!parseInteger(value, number) || static_cast<double>(number) < spec.minimum ||
             static_cast<double>(number) > spec.maximum) {
-            reject(spec, value, rangeText(spec, "a whole number"));
+            reject(spec, value,
+                   rangeText(spec, "a whole number") +
+                       (spec.true_value.empty() ? std::string()
+                                                : ", or true/on/yes (= " + spec.true_value +
+                                                      ") or false/off/no (= 0)"));
         }
         return std::to_string(number);
     }
@@ -107,13 +144,13 @@ std::string normalize(const KeySpec &spec, const std::string &value) {
         return value;
     }
     case KeyType::Boolean:
-        if (value == "true" || value == "1" || value == "yes" || value == "on") {
-            return "true";
+        if (const std::optional<bool> word = booleanWord(value)) {
+            return *word ? "true" : "false";
         }
-        if (value == "false" || value == "0" || value == "no" || value == "off") {
-            return "false";
+        if (value == "1" || value == "0") {
+            return value == "1" ? "true" : "false";
         }
-        reject(spec, value, "true or false");
+        reject(spec, value, "true or false (on/off, yes/no, 1/0)");
     case KeyType::Bytes:
         if (value == "none" || parseBytes(value)) {
             return value;
@@ -212,6 +249,10 @@ void Config::validate() const {
         if (integer("model.params") == 0 && integer("model.dim") % integer("model.heads") != 0) {
             throw ConfigError("model.dim (" + text("model.dim") +
                               ") must be divisible by model.heads (" + text("model.heads") + ")");
+        }
+        if (real("train.epochs") > 0) {
+            throw ConfigError("train.epochs works for recipe=tabular, whose row count is known; "
+                              "for recipe=gpt set train.steps instead (and train.epochs=0)");
         }
     } else if (recipe == "tabular") {
         if (format != "auto" && format != "csv") {

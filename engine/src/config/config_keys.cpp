@@ -35,6 +35,12 @@ KeySpec real(const char *name, const char *default_value, double minimum, double
     return spec;
 }
 
+// An integer key that also reads true/on/yes as `true_value` and false/off/no as 0.
+KeySpec onOff(KeySpec spec, const char *true_value) {
+    spec.true_value = true_value;
+    return spec;
+}
+
 KeySpec text(const char *name, const char *default_value, KeyType type, const char *description) {
     KeySpec spec;
     spec.name = name;
@@ -86,9 +92,11 @@ std::vector<KeySpec> buildKeys() {
         choice("precision", "fp32", {"fp32", "bf16", "fp16"},
                "Mixed precision: bf16 autocast (CPU; CUDA from compute capability 8.0), fp16 "
                "autocast with dynamic loss scaling (CUDA); weights stay fp32"),
-        integer("checkpointing", "0", 0, 1024,
-                "Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block; "
-                "recomputes activations in backward to save memory"),
+        onOff(integer("checkpointing", "0", 0, 1024,
+                      "Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th "
+                      "block (true/on = 1, false/off = 0); recomputes activations in backward to "
+                      "save memory"),
+              "1"),
         choice("optimizer", "adamw", {"adamw", "adamw8bit"},
                "adamw keeps two fp32 moments (8 bytes per parameter); adamw8bit quantizes them "
                "block-wise (about 2 bytes per parameter)"),
@@ -116,7 +124,19 @@ std::vector<KeySpec> buildKeys() {
         real("train.lr", "0.0003", 1e-9, 10, "Peak learning rate (AdamW)"),
         real("train.min_lr_ratio", "0.1", 0, 1, "Final learning rate as a share of train.lr"),
         integer("train.warmup_steps", "10", 0, 1e9, "Linear warm-up steps before cosine decay"),
-        integer("train.steps", "200", 1, 1e9, "Optimizer steps of the run"),
+        integer("train.steps", "200", 1, 1e9,
+                "Optimizer steps of the run (derived from train.epochs when that is set)"),
+        real("train.epochs", "0", 0, 1e6,
+             "Passes over the training split (tabular); above 0 the run's steps follow from it: "
+             "epochs x training rows / effective batch. 0 = use train.steps"),
+        onOff(integer("train.early_stopping", "0", 0, 1e6,
+                      "Stop after this many validation passes without a lower validation loss "
+                      "and make the best checkpoint the run's result; 0 = off (true/on = 10)"),
+              "10"),
+        choice("train.class_weights", "auto", {"auto", "none", "balanced"},
+               "Loss weights per class (tabular classification): balanced = inverse class "
+               "frequency; auto = square root of that when the largest class has 4 or more "
+               "times the rows of the smallest, else none"),
         real("train.weight_decay", "0.01", 0, 10, "AdamW weight decay"),
         real("train.grad_clip", "1.0", 0, 1e9, "Clip the gradient norm to this; 0 = off"),
         integer("train.seed", "1234", 0, 9007199254740992.0,
@@ -127,7 +147,8 @@ std::vector<KeySpec> buildKeys() {
                 "Checkpoints kept per run; older ones are deleted"),
         integer("train.eval_every", "50", 0, 1e9,
                 "Steps between validation passes; 0 = only at the end"),
-        integer("train.eval_batches", "8", 1, 1e6, "Micro-batches per validation pass"),
+        integer("train.eval_batches", "8", 0, 1e6,
+                "Micro-batches per validation pass; 0 = the whole validation split"),
         integer("train.threads", "0", 0, 4096, "CPU threads for LibTorch; 0 = all cores"),
 
         // --- LoRA (train/lora_setup.cpp): low-rank adapters on a frozen base run (gpt) ---

@@ -48,8 +48,9 @@ struct TargetStats {
     bool integer = true;
     std::int64_t first_text_line = 0; // first line whose target is not a number
     std::string first_text;
-    std::map<std::string, double> labels; // both splits; at most kMaxCategories + 1
-    RunningMoments moments;               // training split
+    std::map<std::string, double> labels;             // both splits; at most kMaxCategories + 1
+    std::map<std::string, std::int64_t> train_counts; // rows per label in the training split
+    RunningMoments moments;                           // training split
 };
 
 std::vector<std::string> sortedLabels(const TargetStats &target) {
@@ -118,6 +119,10 @@ void decideTask(const DataSpec &spec, const TargetStats &target, const std::stri
                                 (target.numeric ? " (use task=regression)" : ""));
         }
         schema.classes = sortedLabels(target);
+        for (const std::string &label : schema.classes) {
+            const auto count = target.train_counts.find(label);
+            schema.class_counts.push_back(count == target.train_counts.end() ? 0 : count->second);
+        }
         reason += " (" + std::to_string(schema.classes.size()) + " classes)";
     } else {
         schema.target_mean = target.moments.mean;
@@ -193,6 +198,9 @@ TabularSchema inferTabularSchema(const DataSpec &spec) {
         }
         if (target.labels.size() <= kMaxCategories) {
             target.labels.emplace(label, value);
+            if (train) {
+                ++target.train_counts[label];
+            }
         }
     }
     if (schema.train_rows == 0) {

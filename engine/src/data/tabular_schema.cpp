@@ -27,6 +27,7 @@ std::string TabularSchema::toJson() const {
         {"target", target},
         {"task", classification ? "classification" : "regression"},
         {"classes", classes},
+        {"class_counts", class_counts},
         {"target_mean", target_mean},
         {"target_stddev", target_stddev},
         {"train_rows", train_rows},
@@ -63,6 +64,14 @@ TabularSchema TabularSchema::fromJson(const std::string &json) {
         }
         schema.classification = task == "classification";
         schema.classes = root.at("classes").get<std::vector<std::string>>();
+        if (const auto counts = root.find("class_counts"); counts != root.end()) {
+            schema.class_counts = counts->get<std::vector<std::int64_t>>();
+            if (schema.class_counts.size() != schema.classes.size()) {
+                throw std::runtime_error(
+                    "tabular schema: " + std::to_string(schema.class_counts.size()) +
+                    " class counts for " + std::to_string(schema.classes.size()) + " classes");
+            }
+        }
         schema.target_mean = root.at("target_mean").get<double>();
         schema.target_stddev = root.at("target_stddev").get<double>();
         schema.train_rows = root.at("train_rows").get<std::int64_t>();

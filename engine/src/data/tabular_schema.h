@@ -27,7 +27,10 @@ struct TabularSchema {
     std::string target;
     bool classification = true;
     std::vector<std::string> classes; // classification: class index -> label
-    double target_mean = 0;           // regression: targets are standardized
+    // classification: training rows per class (parallel to classes); empty in schemas stored
+    // before the counts were kept.
+    std::vector<std::int64_t> class_counts;
+    double target_mean = 0; // regression: targets are standardized
     double target_stddev = 1;
     std::int64_t train_rows = 0;
     std::int64_t validation_rows = 0;

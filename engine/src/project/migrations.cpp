@@ -115,6 +115,11 @@ CREATE TABLE memory_history (
 CREATE INDEX memory_history_by_device ON memory_history (device, recipe);
 )sql";
 
+// Version 5: validation of regression runs reports R^2 beside RMSE.
+constexpr const char *kVersion4To5 = R"sql(
+ALTER TABLE evaluations ADD COLUMN r2 REAL;
+)sql";
+
 // steps[N] takes a file from version N to N + 1.
 const std::vector<std::function<void(Database &)>> &migrationSteps() {
     static const std::vector<std::function<void(Database &)>> steps = {
@@ -126,6 +131,7 @@ const std::vector<std::function<void(Database &)>> &migrationSteps() {
         [](Database &db) { db.exec(kVersion1To2, "migrate schema version 1 to 2"); },
         [](Database &db) { db.exec(kVersion2To3, "migrate schema version 2 to 3"); },
         [](Database &db) { db.exec(kVersion3To4, "migrate schema version 3 to 4"); },
+        [](Database &db) { db.exec(kVersion4To5, "migrate schema version 4 to 5"); },
     };
     return steps;
 }

@@ -380,6 +380,21 @@ std::optional<CheckpointRecord> Project::latestCheckpoint(std::int64_t run_id) c
     return std::nullopt;
 }
 
+std::optional<CheckpointRecord> Project::resultCheckpoint(std::int64_t run_id) const {
+    if (const std::optional<RunRecord> record = run(run_id)) {
+        const nlohmann::json summary = nlohmann::json::parse(record->summary_json, nullptr, false);
+        const auto best = summary.is_object() ? summary.find("best_step") : summary.end();
+        if (summary.is_object() && best != summary.end() && best->is_number_integer()) {
+            for (const CheckpointRecord &checkpoint : checkpoints(run_id)) {
+                if (checkpoint.step == best->get<std::int64_t>()) {
+                    return checkpoint;
+                }
+            }
+        }
+    }
+    return latestCheckpoint(run_id);
+}
+
 std::vector<StepMetrics> Project::metrics(std::int64_t run_id, std::int64_t after_step) const {
     Statement query(impl_->db, project::kSelectStepsSql);
     query.bind(1, run_id).bind(2, after_step);

@@ -68,11 +68,11 @@ ON CONFLICT (run_id, step) DO UPDATE SET
 )sql";
 
 const char *const kUpsertEvaluationSql = R"sql(
-INSERT INTO evaluations (run_id, step, loss, accuracy, rmse, examples, time)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+INSERT INTO evaluations (run_id, step, loss, accuracy, rmse, examples, time, r2)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, accuracy = excluded.accuracy, rmse = excluded.rmse,
-    examples = excluded.examples, time = excluded.time
+    examples = excluded.examples, time = excluded.time, r2 = excluded.r2
 )sql";
 
 const char *const kInsertEventSql = R"sql(
@@ -107,7 +107,8 @@ void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m
         .bindReal(4, m.accuracy)
         .bindReal(5, m.rmse)
         .bind(6, m.examples)
-        .bind(7, time);
+        .bind(7, time)
+        .bindReal(8, m.r2);
 }
 
 void bindEvent(Statement &insert, std::int64_t run_id, const EngineEvent &event,
@@ -128,7 +129,7 @@ FROM metrics WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
 const char *const kSelectEvaluationsSql = R"sql(
-SELECT run_id, step, loss, accuracy, rmse, examples
+SELECT run_id, step, loss, accuracy, rmse, examples, r2
 FROM evaluations WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
@@ -176,6 +177,7 @@ EvalRecord readEvaluation(const Statement &row) {
     record.metrics.accuracy = row.real(3);
     record.metrics.rmse = row.real(4);
     record.metrics.examples = row.integer(5);
+    record.metrics.r2 = row.real(6);
     return record;
 }
 

@@ -3,6 +3,9 @@
 #include "data/example_stream.h"
 #include "memory/oom.h"
 
+#include <cmath>
+#include <limits>
+
 namespace headroom::train {
 
 namespace {
@@ -62,6 +65,26 @@ EvaluationOutcome evaluateSplit(Recipe &recipe, data::ExampleStream &stream, std
     }
     module->train();
     return outcome;
+}
+
+EvalMetrics evalMetrics(const EvalTotals &totals, const Recipe &recipe, std::int64_t step) {
+    constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+    EvalMetrics metrics;
+    metrics.step = step;
+    metrics.examples = totals.examples;
+    const auto count = static_cast<double>(totals.examples);
+    metrics.loss = totals.loss_sum / count;
+    metrics.accuracy = recipe.reportsAccuracy() ? totals.correct / count : kNaN;
+    metrics.rmse = recipe.reportsRmse() ? std::sqrt(totals.squared_error / count) : kNaN;
+    metrics.r2 = kNaN;
+    if (recipe.reportsRmse()) {
+        // Squared deviation of the targets from their mean: sum y^2 - (sum y)^2 / n.
+        const double spread = totals.target_squares - totals.target_sum * totals.target_sum / count;
+        if (spread > 0) {
+            metrics.r2 = 1.0 - totals.squared_error / spread;
+        }
+    }
+    return metrics;
 }
 
 } // namespace headroom::train

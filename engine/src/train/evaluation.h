@@ -2,6 +2,8 @@
 
 #include "train/recipe.h"
 
+#include <headroom/metrics.h>
+
 #include <cstdint>
 #include <functional>
 
@@ -24,5 +26,9 @@ struct EvaluationOutcome {
 EvaluationOutcome evaluateSplit(Recipe &recipe, data::ExampleStream &stream, std::int64_t limit,
                                 std::int64_t micro_batch,
                                 const std::function<void()> &before_batch = {});
+
+// The figures of a pass: mean loss, accuracy (classification), RMSE and R^2 (regression); NaN
+// where the recipe does not report a figure. totals.examples must be above 0.
+EvalMetrics evalMetrics(const EvalTotals &totals, const Recipe &recipe, std::int64_t step);
 
 } // namespace headroom::train

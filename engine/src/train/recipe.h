@@ -23,9 +23,11 @@ using ExampleBatch = std::vector<const data::Example *>;
 
 // Sums over a validation pass; a recipe adds what it can measure.
 struct EvalTotals {
-    double loss_sum = 0;      // sum of per-example losses
-    double correct = 0;       // classification
-    double squared_error = 0; // regression, in the target's original units
+    double loss_sum = 0;       // sum of per-example losses
+    double correct = 0;        // classification
+    double squared_error = 0;  // regression, in the target's original units
+    double target_sum = 0;     // regression: sum and sum of squares of the targets (original
+    double target_squares = 0; // units), for R^2
     std::int64_t examples = 0;
 };
 
@@ -45,7 +47,7 @@ public:
     // Tokens an example contributes to throughput (gpt: seq_len; tabular: 0).
     virtual std::int64_t tokensPerExample() const = 0;
     virtual bool reportsAccuracy() const = 0;
-    virtual bool reportsRmse() const = 0;
+    virtual bool reportsRmse() const = 0; // and R^2
     // "GPT · 4 layers · dim 128 · 4 heads · 0.82 M parameters"
     virtual std::string describe() const = 0;
 
@@ -64,6 +66,9 @@ std::vector<std::int64_t> parseHiddenWidths(const std::string &text);
 
 std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
                                       torch::Device device);
+// Loss weight per class for train.class_weights (none | balanced | auto) on the schema's
+// training class counts; empty when every class weighs the same.
+std::vector<double> classWeights(const std::string &mode, const data::TabularSchema &schema);
 std::unique_ptr<Recipe> makeTabularRecipe(const Config &config, const data::TabularSchema &schema,
                                           torch::Device device);
 

@@ -13,6 +13,8 @@ namespace {
 // Keys that may differ when resuming: they change neither the model nor the data order.
 const std::set<std::string> &resumableKeys() {
     static const std::set<std::string> keys = {"train.steps",
+                                               "train.epochs",
+                                               "train.early_stopping",
                                                "train.checkpoint_every",
                                                "train.keep_checkpoints",
                                                "train.eval_every",
@@ -25,15 +27,32 @@ const std::set<std::string> &resumableKeys() {
     return keys;
 }
 
+bool setsKey(const std::vector<std::string> &overrides, const std::string &key) {
+    for (const std::string &assignment : overrides) {
+        if (assignment.compare(0, assignment.find('='), key) == 0) {
+            return true;
+        }
+    }
+    return false;
+}
+
+// A train.steps given with --set is the run's length even where the project counts epochs.
+void applyOverrides(Config &config, const std::vector<std::string> &overrides) {
+    for (const std::string &assignment : overrides) {
+        config.setAssignment(assignment);
+    }
+    if (setsKey(overrides, "train.steps") && !setsKey(overrides, "train.epochs")) {
+        config.set("train.epochs", "0");
+    }
+}
+
 } // namespace
 
 RunPlan planRun(Project &project, const std::vector<std::string> &overrides, bool resume) {
     RunPlan plan;
     if (!resume) {
         plan.config = Config::fromJson(project.configJson());
-        for (const std::string &assignment : overrides) {
-            plan.config.setAssignment(assignment);
-        }
+        applyOverrides(plan.config, overrides);
         plan.config.validate();
         return plan;
     }
@@ -59,9 +78,7 @@ RunPlan planRun(Project &project, const std::vector<std::string> &overrides, boo
 
     const Config saved = Config::fromJson(readCheckpointMeta(plan.checkpoint_path).config_json);
     plan.config = saved;
-    for (const std::string &assignment : overrides) {
-        plan.config.setAssignment(assignment);
-    }
+    applyOverrides(plan.config, overrides);
     for (const auto &[key, value] : plan.config.values()) {
         if (value != saved.text(key) && resumableKeys().count(key) == 0) {
             throw ConfigError("cannot change " + key +
@@ -69,7 +86,9 @@ RunPlan planRun(Project &project, const std::vector<std::string> &overrides, boo
                               "the data order); start a new run without --resume instead");
         }
     }
-    if (plan.config.integer("train.steps") <= plan.resume_from->step) {
+    // With train.epochs the step count follows from the data; the trainer checks it then.
+    if (plan.config.real("train.epochs") <= 0 &&
+        plan.config.integer("train.steps") <= plan.resume_from->step) {
         throw ConfigError("nothing to resume: the checkpoint is at step " +
                           std::to_string(plan.resume_from->step) + " and train.steps is " +
                           plan.config.text("train.steps") + "; raise it with --set train.steps=N");

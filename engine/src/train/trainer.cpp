@@ -14,6 +14,7 @@
 #include "train/lora_setup.h"
 #include "train/recipe.h"
 #include "train/run_config.h"
+#include "train/run_length.h"
 #include "train/run_setup.h"
 #include "train/schedule.h"
 #include "train/training_run.h"
@@ -155,7 +156,14 @@ void TrainingRun::setUp() {
     schedule_.peak_lr = config.real("train.lr");
     schedule_.min_ratio = config.real("train.min_lr_ratio");
     schedule_.warmup_steps = config.integer("train.warmup_steps");
-    schedule_.total_steps = config.integer("train.steps");
+    schedule_.total_steps = resolveTotalSteps(plan_.config, data_);
+
+    if (plan_.resume_from && schedule_.total_steps <= plan_.resume_from->step) {
+        throw ConfigError("nothing to resume: the checkpoint is at step " +
+                          std::to_string(plan_.resume_from->step) + " and the run has " +
+                          std::to_string(schedule_.total_steps) +
+                          " steps; make it longer with --set train.epochs=N or train.steps=N");
+    }
 
     const data::TabularSchema *schema = data_.schema ? &*data_.schema : nullptr;
     train_stream_ = std::make_unique<data::ExampleStream>(data_.spec, data::Split::Train,
@@ -188,7 +196,11 @@ void TrainingRun::setUp() {
 
     stop_after_ = schedule_.total_steps;
     if (request_.max_steps > 0) {
-        stop_after_ = std::min(stop_after_, step_ + request_.max_steps);
+        if (step_ + request_.max_steps > schedule_.total_steps) {
+            throw ConfigError(tooManyStepsMessage(plan_.config, request_.max_steps, step_,
+                                                  schedule_.total_steps));
+        }
+        stop_after_ = step_ + request_.max_steps;
     }
     record_.id =
         project_->beginRun(config.toJson(), device_name_, schedule_.total_steps, plan_.resumed_run);
@@ -212,6 +224,25 @@ void TrainingRun::setUp() {
                  std::to_string(step_),
              {{"from_run", plan_.resumed_run}, {"checkpoint", plan_.resume_from->path}});
     }
+}
+
+void TrainingRun::stopEarly() {
+    early_stopped_ = true;
+    if (last_checkpoint_step_ != step_) {
+        writeCheckpoint(train_stream_->saveState());
+    }
+    const std::string patience = plan_.config.text("train.early_stopping");
+    const std::string message = "stopped early at step " + std::to_string(step_) + " of " +
+                                std::to_string(schedule_.total_steps) + ": " + patience +
+                                " validation passes without improvement; the best checkpoint, "
+                                "step " +
+                                std::to_string(best_step_) +
+                                ", is the run's result (export and evaluate use it)";
+    emit("early_stopped", message,
+         {{"best_step", best_step_},
+          {"patience", plan_.config.integer("train.early_stopping")},
+          {"best_val_loss", best_eval_ ? best_eval_->loss : 0.0}});
+    finish(RunStatus::Finished, message);
 }
 
 bool TrainingRun::waitWhilePaused() {
@@ -254,8 +285,13 @@ void TrainingRun::trainLoop() {
         if (eval_every > 0 && step_ % eval_every == 0) {
             evaluate();
         }
-        if (checkpoint_every > 0 && step_ % checkpoint_every == 0) {
+        if (checkpoint_every > 0 && step_ % checkpoint_every == 0 &&
+            last_checkpoint_step_ != step_) {
             writeCheckpoint(train_stream_->saveState());
+        }
+        if (early_stop_due_) {
+            stopEarly();
+            return;
         }
     }
     if (last_eval_step_ != step_) {

@@ -54,8 +54,10 @@ MemoryHistoryRecord runMemoryHistory(const RunRecord &run, const Config &config,
 
 void TrainingRun::evaluate() {
     last_eval_step_ = step_;
-    const std::int64_t limit =
-        plan_.config.integer("train.eval_batches") * plan_.config.integer("train.micro_batch");
+    const std::int64_t eval_batches = plan_.config.integer("train.eval_batches");
+    const std::int64_t limit = eval_batches == 0
+                                   ? std::numeric_limits<std::int64_t>::max()
+                                   : eval_batches * plan_.config.integer("train.micro_batch");
     bool inject_oom = failpoints_.at("oom_eval", step_);
     EvaluationOutcome outcome;
     const compat::ScopedAutocastState autocast(autocastState());
@@ -88,19 +90,47 @@ void TrainingRun::evaluate() {
     if (totals.examples == 0) {
         return; // no validation split (data.validation_fraction=0 or a tiny file)
     }
-    EvalMetrics metrics;
-    metrics.step = step_;
-    metrics.examples = totals.examples;
-    const auto count = static_cast<double>(totals.examples);
-    metrics.loss = totals.loss_sum / count;
-    metrics.accuracy = recipe_->reportsAccuracy() ? totals.correct / count
-                                                  : std::numeric_limits<double>::quiet_NaN();
-    metrics.rmse = recipe_->reportsRmse() ? std::sqrt(totals.squared_error / count)
-                                          : std::numeric_limits<double>::quiet_NaN();
+    const EvalMetrics metrics = evalMetrics(totals, *recipe_, step_);
     writer_->post(metrics);
     hub_.eval(metrics);
     record_.final_val_loss = metrics.loss;
     last_eval_ = metrics;
+    trackBest(metrics);
+}
+
+namespace {
+
+// Whether `candidate` beats `best`: a lower validation loss (cross-entropy, or the squared
+// error RMSE comes from), by more than a relative 1e-4 (scikit-learn's tol) so rounding is no
+// progress. Not accuracy: on a validation split of a few dozen rows it moves in steps of
+// several points and picks noise.
+bool betterEvaluation(const EvalMetrics &candidate, const EvalMetrics &best) {
+    constexpr double kMinRelativeImprovement = 1e-4;
+    return candidate.loss < best.loss - kMinRelativeImprovement * std::abs(best.loss);
+}
+
+} // namespace
+
+void TrainingRun::trackBest(const EvalMetrics &metrics) {
+    if (!std::isfinite(metrics.loss)) {
+        return;
+    }
+    if (best_eval_ && !betterEvaluation(metrics, *best_eval_)) {
+        ++evals_without_improvement_;
+        const std::int64_t patience = plan_.config.integer("train.early_stopping");
+        early_stop_due_ = patience > 0 && evals_without_improvement_ >= patience;
+        return;
+    }
+    best_eval_ = metrics;
+    evals_without_improvement_ = 0;
+    if (plan_.config.integer("train.early_stopping") > 0) {
+        // The weights export and evaluate use: kept on disk whatever train.keep_checkpoints
+        // says. Taken at the end of step_, so the stream's state is that step's too.
+        best_step_ = step_;
+        if (last_checkpoint_step_ != step_) {
+            writeCheckpoint(train_stream_->saveState());
+        }
+    }
 }
 
 void TrainingRun::writeCheckpoint(const std::string &data_state) {
@@ -167,6 +197,9 @@ void TrainingRun::pruneCheckpoints() {
     std::sort(checkpoints.begin(), checkpoints.end(),
               [](const CheckpointRecord &a, const CheckpointRecord &b) { return a.step < b.step; });
     for (std::size_t i = 0; i + keep < checkpoints.size(); ++i) {
+        if (checkpoints[i].step == best_step_) {
+            continue;
+        }
         project_->removeCheckpoint(checkpoints[i].id);
         std::error_code ignored;
         std::filesystem::remove(
@@ -203,11 +236,24 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
     if (!ladder_tried_.empty()) {
         summary["ladder"] = ladder_tried_;
     }
-    if (last_eval_ && std::isfinite(last_eval_->accuracy)) {
-        summary["val_accuracy"] = last_eval_->accuracy;
+    // With early stopping the run's result is its best checkpoint: its figures are the run's.
+    const std::optional<EvalMetrics> &result_eval = best_step_ >= 0 ? best_eval_ : last_eval_;
+    if (result_eval && std::isfinite(result_eval->accuracy)) {
+        summary["val_accuracy"] = result_eval->accuracy;
     }
-    if (last_eval_ && std::isfinite(last_eval_->rmse)) {
-        summary["val_rmse"] = last_eval_->rmse;
+    if (result_eval && std::isfinite(result_eval->rmse)) {
+        summary["val_rmse"] = result_eval->rmse;
+    }
+    if (result_eval && std::isfinite(result_eval->r2)) {
+        summary["val_r2"] = result_eval->r2;
+    }
+    if (best_step_ >= 0 && best_eval_) {
+        summary["best_step"] = best_step_;
+        summary["best_val_loss"] = best_eval_->loss;
+        record_.final_val_loss = best_eval_->loss;
+    }
+    if (early_stopped_) {
+        summary["early_stopped_at"] = step_;
     }
     if (data_.schema) {
         summary["task"] = data_.schema->classification ? "classification" : "regression";

@@ -126,10 +126,15 @@ private:
     // kLeakWatchSteps steps: something keeps tensors alive from step to step.
     void watchForLeaks(std::int64_t step);
     void evaluate();
+    // Keeps the best validation result (a checkpoint at its step when early stopping is on)
+    // and decides whether early stopping is due.
+    void trackBest(const EvalMetrics &metrics);
     void writeCheckpoint(const std::string &data_state);
     // Deletes this run's checkpoints beyond the newest train.keep_checkpoints.
     void pruneCheckpoints();
     bool waitWhilePaused();
+    // Ends the run after train.early_stopping passes without a better validation result.
+    void stopEarly();
     void finish(RunStatus status, const std::string &message);
     // An event at the current step, or at `step` where it happened inside one.
     void emit(const std::string &kind, const std::string &message, nlohmann::json details = {},
@@ -176,6 +181,11 @@ private:
     std::int64_t last_eval_step_ = -1;
     std::uint64_t epoch_ = 0;
     std::optional<EvalMetrics> last_eval_;
+    std::optional<EvalMetrics> best_eval_;
+    std::int64_t best_step_ = -1; // early stopping: the checkpoint that is the run's result
+    std::int64_t evals_without_improvement_ = 0;
+    bool early_stop_due_ = false;
+    bool early_stopped_ = false;
     RunStatus failed_status_ = RunStatus::Failed;
     Clock::time_point started_;
     RunResult result_;

@@ -1,6 +1,8 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
+#include "plan/tabular_defaults.h"
 #include "train/recipe.h"
+#include "train/run_length.h"
 #include "train/run_setup.h"
 #include "workflow/data_checks.h"
 
@@ -10,7 +12,9 @@
 #include <headroom/workflow.h>
 
 #include <filesystem>
+#include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 namespace headroom {
 
@@ -75,10 +79,49 @@ std::vector<std::string> describePrepared(const Config &config,
     }
     const std::int64_t micro_batch = config.integer("train.micro_batch");
     const std::int64_t accumulation = config.integer("train.accumulation");
-    lines.push_back("training " + config.text("train.steps") + " steps, effective batch " +
+    std::string length = config.text("train.steps") + " steps";
+    if (prepared.schema && config.real("train.epochs") > 0) {
+        length = "up to " + config.text("train.epochs") + " epochs (" +
+                 std::to_string(train::stepsForEpochs(config.real("train.epochs"),
+                                                      prepared.schema->train_rows,
+                                                      micro_batch * accumulation)) +
+                 " steps)";
+    }
+    if (config.integer("train.early_stopping") > 0) {
+        length += ", early stopping after " + config.text("train.early_stopping") +
+                  " validation passes without improvement";
+    }
+    lines.push_back("training " + length + ", effective batch " +
                     std::to_string(micro_batch * accumulation) + " (micro-batch " +
                     std::to_string(micro_batch) + " x " + std::to_string(accumulation) + "), lr " +
                     config.text("train.lr") + ", device " + config.text("device"));
+    return lines;
+}
+
+// Keys the user chose: every key of the config JSON (the wizard writes them all) and of --set.
+std::set<std::string> givenKeys(const NewProjectRequest &request) {
+    std::set<std::string> keys;
+    if (!request.config_json.empty()) {
+        const nlohmann::json document = nlohmann::json::parse(request.config_json);
+        for (const auto &item : document.items()) {
+            keys.insert(item.key());
+        }
+    }
+    for (const std::string &assignment : request.overrides) {
+        keys.insert(assignment.substr(0, assignment.find('=')));
+    }
+    return keys;
+}
+
+// Tabular settings chosen from the data for every key the user left alone; one line each.
+std::vector<std::string> applyTabularDefaults(Config &config, const data::TabularSchema &schema,
+                                              const std::set<std::string> &given) {
+    std::vector<std::string> lines;
+    for (const PlanDecision &decision : plan::tabularDefaults(schema, config, given)) {
+        config.set(decision.setting, decision.value);
+        lines.push_back((lines.empty() ? "defaults " : "         ") + decision.setting + "=" +
+                        decision.value + " (" + decision.reason + ")");
+    }
     return lines;
 }
 
@@ -128,6 +171,15 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
     std::optional<Project> project = Project::create(request.project_path, config.toJson());
     try {
         const train::PreparedData prepared = train::prepareData(config, *project, progress);
+        if (prepared.schema) {
+            const std::vector<std::string> chosen =
+                applyTabularDefaults(config, *prepared.schema, givenKeys(request));
+            if (!chosen.empty()) {
+                config.validate();
+                project->setConfigJson(config.toJson());
+            }
+            lines.insert(lines.end(), chosen.begin(), chosen.end());
+        }
         for (const std::string &line : describePrepared(config, prepared)) {
             lines.push_back(line);
         }

@@ -3,6 +3,7 @@
 #include "data/tabular_schema.h"
 #include "data/tokenizer.h"
 #include "plan/model_facts.h"
+#include "plan/tabular_defaults.h"
 #include "train/run_setup.h"
 #include "workflow/data_checks.h"
 
@@ -59,6 +60,18 @@ ModelFacts modelFactsFor(const Config &config, const std::string &data_path) {
     }
     try {
         return plan::tabularFacts(data::inferTabularSchema(spec));
+    } catch (const data::DataError &error) {
+        throw InputError(error.what());
+    }
+}
+
+std::vector<PlanDecision> dataDefaults(const Config &config, const std::string &data_path) {
+    if (config.text("recipe") != "tabular") {
+        return {};
+    }
+    try {
+        return plan::tabularDefaults(data::inferTabularSchema(specFor(config, data_path)), config,
+                                     {});
     } catch (const data::DataError &error) {
         throw InputError(error.what());
     }

@@ -98,7 +98,7 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                            const std::string &safetensors_path, LoraExport lora) {
     Project project = Project::openForReading(project_path);
     requireRun(project, run_id);
-    const std::optional<CheckpointRecord> checkpoint = project.latestCheckpoint(run_id);
+    const std::optional<CheckpointRecord> checkpoint = project.resultCheckpoint(run_id);
     if (!checkpoint) {
         throw InputError("run " + std::to_string(run_id) + " has no checkpoint to export");
     }
