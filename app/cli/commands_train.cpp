@@ -53,6 +53,7 @@ public:
                                          {"loss_scale", m.loss_scale},
                                          {"skipped_steps", m.skipped_steps},
                                          {"grad_norm", finiteOrNull(m.grad_norm)},
+                                         {"elapsed_s", m.elapsed_s},
                                          {"samples_digest", m.samples_digest}};
             streams_.out << line.dump() << '\n' << std::flush;
         }

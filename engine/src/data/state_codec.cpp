@@ -6,10 +6,21 @@
 
 namespace headroom::data {
 
-void StateWriter::u64(std::uint64_t value) {
-    for (int i = 0; i < 8; ++i) {
-        bytes_.push_back(static_cast<char>((value >> (8 * i)) & 0xFF));
+namespace {
+
+// Little-endian, whatever the host: the bytes go into checkpoints that move between machines.
+template <typename Word> void appendLittleEndian(std::string &bytes, Word value) {
+    char buffer[sizeof(Word)];
+    for (std::size_t i = 0; i < sizeof(Word); ++i) {
+        buffer[i] = static_cast<char>((value >> (8 * i)) & 0xFF);
     }
+    bytes.append(buffer, sizeof(Word));
+}
+
+} // namespace
+
+void StateWriter::u64(std::uint64_t value) {
+    appendLittleEndian(bytes_, value);
 }
 
 void StateWriter::f64(double value) {
@@ -25,11 +36,9 @@ void StateWriter::str(const std::string &value) {
 
 void StateWriter::tokens(const std::vector<std::int32_t> &values) {
     u64(values.size());
+    bytes_.reserve(bytes_.size() + 4 * values.size());
     for (const std::int32_t value : values) {
-        const auto bits = static_cast<std::uint32_t>(value);
-        for (int i = 0; i < 4; ++i) {
-            bytes_.push_back(static_cast<char>((bits >> (8 * i)) & 0xFF));
-        }
+        appendLittleEndian(bytes_, static_cast<std::uint32_t>(value));
     }
 }
 
@@ -37,6 +46,7 @@ void StateWriter::example(const Example &value) {
     u64(value.id);
     tokens(value.tokens);
     u64(value.numeric.size());
+    bytes_.reserve(bytes_.size() + 8 * (value.numeric.size() + value.categorical.size() + 2));
     for (const float number : value.numeric) {
         f64(number);
     }

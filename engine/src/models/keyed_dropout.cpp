@@ -1,6 +1,6 @@
 #include "models/keyed_dropout.h"
 
-#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Dispatch.h>
 
 namespace headroom::models {
 
@@ -48,16 +48,30 @@ torch::Tensor keyedDropout(const torch::Tensor &x, double p, std::uint64_t site)
     if (key == nullptr || !x.device().is_cpu() || key->rows <= 0 || x.numel() % key->rows != 0) {
         return torch::dropout(x, p, true);
     }
-    // In x's dtype, as at::dropout makes its noise: the same bytes saved for backward.
+    // In x's dtype, as at::dropout makes its noise: the same bytes saved for backward. Each
+    // element's keep/drop is a hash of (row seed, element index), so a row's mask needs no
+    // generator state and the rows can be filled in any order.
     torch::Tensor mask = torch::empty(x.sizes(), x.options());
-    const torch::Tensor rows = mask.view({key->rows, -1});
+    const std::int64_t per_row = mask.numel() / key->rows;
     const std::uint64_t site_seed = mix(key->step_seed ^ mix(site + 0x632be59bd9b4e019ULL));
-    for (std::int64_t row = 0; row < key->rows; ++row) {
-        const auto example = static_cast<std::uint64_t>(key->first_row + row);
-        at::Generator generator = at::detail::createCPUGenerator(mix(site_seed ^ example));
-        rows[row].bernoulli_(1.0 - p, generator);
-    }
-    mask.div_(1.0 - p);
+    const auto keep_below = static_cast<std::uint64_t>((1.0 - p) * 0x1.0p24);
+    const double scale = 1.0 / (1.0 - p);
+    AT_DISPATCH_FLOATING_TYPES_AND2(
+        at::kBFloat16, at::kHalf, mask.scalar_type(), "keyedDropout", [&] {
+            scalar_t *data = mask.data_ptr<scalar_t>();
+            const auto kept = static_cast<scalar_t>(scale);
+            const auto dropped = static_cast<scalar_t>(0);
+            for (std::int64_t row = 0; row < key->rows; ++row) {
+                const std::uint64_t row_seed =
+                    mix(site_seed ^ static_cast<std::uint64_t>(key->first_row + row));
+                scalar_t *out = data + row * per_row;
+                for (std::int64_t i = 0; i < per_row; ++i) {
+                    const std::uint64_t bits =
+                        mix(row_seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i));
+                    out[i] = (bits >> 40) < keep_below ? kept : dropped;
+                }
+            }
+        });
     return x * mask;
 }
 

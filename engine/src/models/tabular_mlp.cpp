@@ -80,6 +80,8 @@ TabularMlpImpl::TabularMlpImpl(const TabularMlpOptions &options) : options_(opti
         width = options_.hidden()[layer];
     }
     head_ = register_module("head", torch::nn::Linear(width, options_.outputs()));
+    // Not a buffer: checkpoints hold exactly the parameters they always held.
+    cardinality_limits_ = torch::tensor(options_.cardinalities(), torch::kLong);
 }
 
 const TabularMlpOptions &TabularMlpImpl::options() const {
@@ -120,9 +122,12 @@ torch::Tensor TabularMlpImpl::features(const torch::Tensor &numeric,
     if (features > 0) {
         parts.push_back(numeric);
     }
-    if (columns > 0 && categorical.size(0) > 0) {
-        // One reduction per batch: tabular models are small and a clear error beats an
-        // out-of-range index deep inside the embedding kernel.
+    if (columns > 0 && categorical.size(0) > 0 &&
+        (categorical.lt(0) | categorical.ge(cardinality_limits_.to(categorical.device())))
+            .any()
+            .item<bool>()) {
+        // One check per batch (a clear error beats an out-of-range index deep inside the
+        // embedding kernel); only a bad batch looks for the column to name.
         const torch::Tensor low = std::get<0>(categorical.min(0)).cpu();
         const torch::Tensor high = std::get<0>(categorical.max(0)).cpu();
         for (std::int64_t column = 0; column < columns; ++column) {

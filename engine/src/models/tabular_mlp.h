@@ -50,6 +50,7 @@ private:
     std::vector<torch::nn::Embedding> embeddings_; // one per categorical column
     std::vector<torch::nn::Linear> hidden_;
     torch::nn::Linear head_{nullptr};
+    torch::Tensor cardinality_limits_; // [C] int64: ids must be below these
 };
 TORCH_MODULE(TabularMlp);
 

@@ -16,20 +16,13 @@ constexpr std::int64_t kMaxEpochs = 200;
 // Early stopping waits this many epochs, and at least kPatienceSteps optimizer steps: a small
 // set has few steps per epoch and a noisy validation split.
 constexpr std::int64_t kPatience = 20;
-constexpr std::int64_t kPatienceSteps = 400;
+constexpr std::int64_t kPatienceSteps = 150;
 constexpr std::int64_t kMaxShuffleRows = 200000;
 
+// An eighth of the training rows, within 32..256: a small set still gets several steps per
+// epoch, and a large one steps that are not all overhead.
 std::int64_t batchForRows(std::int64_t rows) {
-    if (rows <= 2000) {
-        return 32;
-    }
-    if (rows <= 10000) {
-        return 64;
-    }
-    if (rows <= 50000) {
-        return 128;
-    }
-    return 256;
+    return std::clamp<std::int64_t>(rows / 8, 32, 256);
 }
 
 } // namespace
@@ -56,7 +49,7 @@ std::vector<PlanDecision> tabularDefaults(const data::TabularSchema &schema, con
         {"train.micro_batch", std::to_string(batch),
          "batch of " + std::to_string(batch) + " for " + std::to_string(rows) + " training rows"});
     all.push_back({"train.accumulation", "1", "a small MLP needs no accumulation"});
-    all.push_back({"train.lr", "0.001", "AdamW's usual rate for a small MLP"});
+    all.push_back({"train.lr", "0.002", "AdamW's rate for a small MLP at these batch sizes"});
     if (!length_given) {
         all.push_back({"train.epochs", std::to_string(epochs),
                        "at most " + std::to_string(epochs) + " passes (" + epoch_text +

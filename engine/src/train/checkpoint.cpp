@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <stdexcept>
 
 namespace headroom::train {
@@ -65,8 +66,11 @@ torch::serialize::InputArchive openArchive(const std::string &path) {
 
 } // namespace
 
-void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer &optimizer,
-                    const CheckpointMeta &meta, const DynamicLossScaler *scaler) {
+namespace {
+
+torch::serialize::OutputArchive checkpointArchive(torch::nn::Module &model, Optimizer &optimizer,
+                                                  const CheckpointMeta &meta,
+                                                  const DynamicLossScaler *scaler) {
     torch::serialize::OutputArchive archive;
     archive.write("format", c10::IValue(kCheckpointFormat));
     archive.write("step", c10::IValue(meta.step));
@@ -89,7 +93,16 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer
         scaler->save(scaler_archive);
         archive.write("loss_scaler", scaler_archive);
     }
+    return archive;
+}
 
+// Writes through a temporary file, then syncs and renames it into place. `produce` hands the
+// bytes to `sink`; a short write is remembered and reported rather than thrown from inside
+// (see below).
+void writeThroughTemporary(
+    const std::string &path,
+    const std::function<void(const std::function<std::size_t(const void *, std::size_t)> &)>
+        &produce) {
     const std::string temp_path = path + ".partial";
     std::FILE *file = std::fopen(temp_path.c_str(), "wb");
     if (file == nullptr) {
@@ -100,7 +113,7 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer
     // whole buffer was taken, and the first failure is kept and reported here instead.
     int write_error = 0;
     try {
-        archive.save_to([&](const void *data, std::size_t size) -> std::size_t {
+        produce([&](const void *data, std::size_t size) -> std::size_t {
             if (write_error == 0 && size > 0 && std::fwrite(data, 1, size, file) != size) {
                 write_error = errno != 0 ? errno : EIO;
             }
@@ -123,6 +136,29 @@ void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer
         throw std::runtime_error(path + ": cannot write checkpoint: " + std::strerror(write_error));
     }
     util::commitFile(temp_path, path);
+}
+
+} // namespace
+
+void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer &optimizer,
+                    const CheckpointMeta &meta, const DynamicLossScaler *scaler) {
+    torch::serialize::OutputArchive archive = checkpointArchive(model, optimizer, meta, scaler);
+    writeThroughTemporary(path, [&archive](const auto &sink) { archive.save_to(sink); });
+}
+
+std::string serializeCheckpoint(torch::nn::Module &model, Optimizer &optimizer,
+                                const CheckpointMeta &meta, const DynamicLossScaler *scaler) {
+    std::string bytes;
+    checkpointArchive(model, optimizer, meta, scaler)
+        .save_to([&bytes](const void *data, std::size_t size) -> std::size_t {
+            bytes.append(static_cast<const char *>(data), size);
+            return size;
+        });
+    return bytes;
+}
+
+void writeCheckpointBytes(const std::string &path, const std::string &bytes) {
+    writeThroughTemporary(path, [&bytes](const auto &sink) { sink(bytes.data(), bytes.size()); });
 }
 
 CheckpointMeta readCheckpointMeta(const std::string &path) {

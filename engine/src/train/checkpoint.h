@@ -26,6 +26,13 @@ struct CheckpointMeta {
 void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer &optimizer,
                     const CheckpointMeta &meta, const DynamicLossScaler *scaler = nullptr);
 
+// The bytes saveCheckpoint would write, kept in memory (a small model's best checkpoint is held
+// until it is worth a file), and writing such bytes as saveCheckpoint does.
+std::string serializeCheckpoint(torch::nn::Module &model, Optimizer &optimizer,
+                                const CheckpointMeta &meta,
+                                const DynamicLossScaler *scaler = nullptr);
+void writeCheckpointBytes(const std::string &path, const std::string &bytes);
+
 // Reads meta only (to rebuild the model with the checkpoint's config before loading it).
 CheckpointMeta readCheckpointMeta(const std::string &path);
 

@@ -226,6 +226,31 @@ void TrainingRun::setUp() {
     }
 }
 
+void TrainingRun::refreshStreamAnchor() {
+    // Serializing the stream costs about its shuffle buffer; doing it once per this many
+    // examples keeps it a small share of a step however small the model is.
+    constexpr std::int64_t kExamplesPerBufferBetweenAnchors = 8;
+    const std::int64_t drawn = (step_ - anchor_.step) * shape_.effective_batch;
+    const std::int64_t spacing =
+        kExamplesPerBufferBetweenAnchors *
+        std::max<std::int64_t>(plan_.config.integer("data.shuffle_buffer"), 1024);
+    if (anchor_.step < 0 || drawn >= spacing) {
+        anchor_.state = train_stream_->saveState();
+        anchor_.step = step_;
+    }
+}
+
+std::string TrainingRun::rewindToStepStart() {
+    train_stream_->restoreState(anchor_.state);
+    data::Example skipped;
+    for (std::int64_t i = (step_ - anchor_.step) * shape_.effective_batch; i > 0; --i) {
+        train_stream_->next(skipped);
+    }
+    anchor_.state = train_stream_->saveState();
+    anchor_.step = step_;
+    return anchor_.state;
+}
+
 void TrainingRun::stopEarly() {
     early_stopped_ = true;
     if (last_checkpoint_step_ != step_) {
@@ -273,11 +298,11 @@ void TrainingRun::trainLoop() {
     const std::int64_t checkpoint_every = plan_.config.integer("train.checkpoint_every");
     const std::int64_t eval_every = plan_.config.integer("train.eval_every");
     while (step_ < stop_after_) {
-        const std::string step_start_state = train_stream_->saveState();
-        if (control_.stop.load() || !waitWhilePaused() || !trainOneStep(step_start_state)) {
+        refreshStreamAnchor();
+        if (control_.stop.load() || !waitWhilePaused() || !trainOneStep()) {
             hub_.state(SessionState::Stopping, "stopping at step " + std::to_string(step_));
             if (last_checkpoint_step_ != step_) {
-                writeCheckpoint(step_start_state);
+                writeCheckpoint(rewindToStepStart());
             }
             finish(RunStatus::Stopped, "stopped at step " + std::to_string(step_));
             return;

@@ -127,18 +127,25 @@ void TrainingRun::trackBest(const EvalMetrics &metrics) {
         // The weights export and evaluate use: kept on disk whatever train.keep_checkpoints
         // says. Taken at the end of step_, so the stream's state is that step's too.
         best_step_ = step_;
-        if (last_checkpoint_step_ != step_) {
+        if (last_checkpoint_step_ == step_) {
+            return;
+        }
+        // A small model improves often and its checkpoint is cheap to hold: it waits in
+        // memory until the next checkpoint or the run's end, and a better one replaces it
+        // without ever touching the disk.
+        constexpr std::int64_t kHeldBestParameters = std::int64_t{2} << 20;
+        if (recipe_->parameterCount() <= kHeldBestParameters) {
+            pending_best_.step = step_;
+            pending_best_.bytes =
+                serializeCheckpoint(*recipe_->module(), *optimizer_,
+                                    checkpointMeta(train_stream_->saveState()), scaler_.get());
+        } else {
             writeCheckpoint(train_stream_->saveState());
         }
     }
 }
 
-void TrainingRun::writeCheckpoint(const std::string &data_state) {
-    const std::string relative =
-        "run-" + std::to_string(record_.id) + "/step-" + std::to_string(step_) + ".pt";
-    const std::filesystem::path path = std::filesystem::path(project_->dataDirectory()) / relative;
-    std::filesystem::create_directories(path.parent_path());
-
+CheckpointMeta TrainingRun::checkpointMeta(const std::string &data_state) const {
     CheckpointMeta meta;
     meta.step = step_;
     meta.run_id = record_.id;
@@ -146,17 +153,49 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
     meta.data_state = data_state;
     meta.micro_batch = shape_.micro_batch;
     meta.techniques = techniques_.toJson();
-    {
-        at::Generator generator = at::detail::getDefaultCPUGenerator();
-        std::lock_guard<std::mutex> lock(generator.mutex());
-        meta.cpu_rng_state = generator.get_state();
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    meta.cpu_rng_state = generator.get_state();
+    return meta;
+}
+
+void TrainingRun::writeCheckpoint(const std::string &data_state) {
+    if (pending_best_.step == step_) {
+        flushPendingBest(); // the best of this very step is this step's checkpoint
+        last_checkpoint_step_ = step_;
+        return;
     }
+    flushPendingBest();
+    const CheckpointMeta meta = checkpointMeta(data_state);
+    storeCheckpointFile(step_, [&](const std::string &path) {
+        saveCheckpoint(path, *recipe_->module(), *optimizer_, meta, scaler_.get());
+    });
+    last_checkpoint_step_ = step_;
+}
+
+void TrainingRun::flushPendingBest() {
+    if (pending_best_.step < 0) {
+        return;
+    }
+    const PendingCheckpoint pending = std::move(pending_best_);
+    pending_best_ = {};
+    storeCheckpointFile(pending.step, [&pending](const std::string &path) {
+        writeCheckpointBytes(path, pending.bytes);
+    });
+}
+
+void TrainingRun::storeCheckpointFile(std::int64_t step,
+                                      const std::function<void(const std::string &)> &write) {
+    const std::string relative =
+        "run-" + std::to_string(record_.id) + "/step-" + std::to_string(step) + ".pt";
+    const std::filesystem::path path = std::filesystem::path(project_->dataDirectory()) / relative;
+    std::filesystem::create_directories(path.parent_path());
     CheckpointRecord checkpoint;
     checkpoint.run_id = record_.id;
-    checkpoint.step = step_;
+    checkpoint.step = step;
     checkpoint.path = relative;
     try {
-        saveCheckpoint(path.string(), *recipe_->module(), *optimizer_, meta, scaler_.get());
+        write(path.string());
         checkpoint.sha256 = util::sha256File(path.string());
         checkpoint.bytes = std::filesystem::file_size(path);
         // A recorded checkpoint is where a resumed run starts: every metric up to it must be
@@ -177,15 +216,14 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
                 : "there is no earlier checkpoint";
         throw RunFailure{
             FailureKind::CannotContinue,
-            "cannot save the checkpoint at step " + std::to_string(step_) + ": " +
+            "cannot save the checkpoint at step " + std::to_string(step) + ": " +
                 std::string(error.what()).substr(0, std::string(error.what()).find('\n')) + "; " +
                 kept + ". Free disk space or fix the folder's permissions, then " + kContinueHint,
             RunStatus::Paused};
     }
-    last_checkpoint_step_ = step_;
     pruneCheckpoints();
-    emit("checkpoint", "checkpoint at step " + std::to_string(step_),
-         {{"path", relative}, {"sha256", checkpoint.sha256}, {"bytes", checkpoint.bytes}});
+    emit("checkpoint", "checkpoint at step " + std::to_string(step),
+         {{"path", relative}, {"sha256", checkpoint.sha256}, {"bytes", checkpoint.bytes}}, step);
 }
 
 void TrainingRun::pruneCheckpoints() {
@@ -208,6 +246,14 @@ void TrainingRun::pruneCheckpoints() {
 }
 
 void TrainingRun::finish(RunStatus status, const std::string &message) {
+    if (project_ && record_.id != 0) {
+        try {
+            flushPendingBest();
+        } catch (const RunFailure &) {
+            // The disk refused it; the run's result falls back to its latest checkpoint.
+            best_step_ = -1;
+        }
+    }
     if (writer_) {
         try {
             writer_->flush();

@@ -8,6 +8,7 @@
 #include "data/example_stream.h"
 #include "memory/memory_meter.h"
 #include "train/batch_shape.h"
+#include "train/checkpoint.h"
 #include "train/failpoints.h"
 #include "train/fused_adamw.h"
 #include "train/loss_scaler.h"
@@ -22,6 +23,7 @@
 #include <headroom/project.h>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -96,15 +98,14 @@ private:
     void setUp();
     void trainLoop();
     // Trains optimizer step `step_`+1; returns false when a stop abandoned it.
-    bool trainOneStep(const std::string &step_start_state);
+    bool trainOneStep();
     // Forward and backward over every micro-batch of the step; returns false when a stop
     // abandoned it. Throws what the model throws (out-of-memory included).
     bool accumulateGradients(const std::vector<data::Example> &examples, std::int64_t step,
                              double &loss_value);
     // Halves the micro-batch after an out-of-memory error, or pauses the run with a diagnosis
     // (RunFailure) when nothing is left to try.
-    void recoverFromOutOfMemory(std::int64_t step, const std::string &error,
-                                const std::string &step_start_state);
+    void recoverFromOutOfMemory(std::int64_t step, const std::string &error);
     MemorySample sampleMemory() const;
 
     // training_techniques.cpp: memory meter and budget, techniques, optimizer, ladder.
@@ -130,9 +131,22 @@ private:
     // and decides whether early stopping is due.
     void trackBest(const EvalMetrics &metrics);
     void writeCheckpoint(const std::string &data_state);
+    CheckpointMeta checkpointMeta(const std::string &data_state) const;
+    // Writes the held best checkpoint, if there is one.
+    void flushPendingBest();
+    // Writes a checkpoint file of `step` with `write`, records it and prunes older ones; a
+    // failure pauses the run (RunFailure) with the last good checkpoint kept.
+    void storeCheckpointFile(std::int64_t step,
+                             const std::function<void(const std::string &)> &write);
     // Deletes this run's checkpoints beyond the newest train.keep_checkpoints.
     void pruneCheckpoints();
     bool waitWhilePaused();
+    // The data position of a step's start is needed only when a step is abandoned (stop,
+    // out-of-memory pause). Instead of serializing the stream before every step, an anchor is
+    // kept every few buffers' worth of examples and the stream is replayed from it on demand.
+    void refreshStreamAnchor();
+    // Moves the training stream back to the start of step step_ + 1; returns that position.
+    std::string rewindToStepStart();
     // Ends the run after train.early_stopping passes without a better validation result.
     void stopEarly();
     void finish(RunStatus status, const std::string &message);
@@ -180,9 +194,17 @@ private:
     std::int64_t last_checkpoint_step_ = -1;
     std::int64_t last_eval_step_ = -1;
     std::uint64_t epoch_ = 0;
+    struct StreamAnchor {
+        std::string state;
+        std::int64_t step = -1;
+    } anchor_;
     std::optional<EvalMetrics> last_eval_;
     std::optional<EvalMetrics> best_eval_;
     std::int64_t best_step_ = -1; // early stopping: the checkpoint that is the run's result
+    struct PendingCheckpoint {
+        std::int64_t step = -1;
+        std::string bytes;
+    } pending_best_; // the best checkpoint of a small model, not written yet
     std::int64_t evals_without_improvement_ = 0;
     bool early_stop_due_ = false;
     bool early_stopped_ = false;

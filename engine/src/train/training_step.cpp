@@ -17,7 +17,7 @@
 
 namespace headroom::train {
 
-bool TrainingRun::trainOneStep(const std::string &step_start_state) {
+bool TrainingRun::trainOneStep() {
     const Clock::time_point step_started = Clock::now();
     const std::int64_t step = step_ + 1;
     const auto effective_batch = static_cast<std::size_t>(shape_.effective_batch);
@@ -57,7 +57,7 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
         try {
             if (!accumulateGradients(examples, step, loss_value)) {
                 optimizer_->zeroGrad();
-                train_stream_->restoreState(step_start_state);
+                rewindToStepStart();
                 return false;
             }
             break;
@@ -66,7 +66,7 @@ bool TrainingRun::trainOneStep(const std::string &step_start_state) {
                 throw;
             }
             optimizer_->zeroGrad();
-            recoverFromOutOfMemory(step, error.what(), step_start_state);
+            recoverFromOutOfMemory(step, error.what());
             std::lock_guard<std::mutex> lock(cpu_generator.mutex());
             cpu_generator.set_state(step_start_rng);
         }
@@ -196,8 +196,7 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
     return true;
 }
 
-void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &error,
-                                         const std::string &step_start_state) {
+void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &error) {
     const MemorySample memory = sampleMemory();
     const std::string first_line = error.substr(0, error.find('\n'));
     const std::optional<BatchShape> smaller = backoff_->next(shape_);
@@ -226,7 +225,7 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
               {"budget", budget},
               {"device", device_name_}},
              step);
-        train_stream_->restoreState(step_start_state);
+        const std::string step_start_state = rewindToStepStart();
         if (last_checkpoint_step_ != step_) {
             writeCheckpoint(step_start_state);
         }
