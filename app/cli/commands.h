@@ -27,5 +27,6 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams);
 CommandRunner addEstimateCommand(CLI::App &app, Streams streams);
 CommandRunner addFitCommand(CLI::App &app, Streams streams);
 CommandRunner addProfilesCommand(CLI::App &app, Streams streams);
+CommandRunner addTokenizeCommand(CLI::App &app, Streams streams);
 
 } // namespace headroom::cli

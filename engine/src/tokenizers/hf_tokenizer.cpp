@@ -23,7 +23,7 @@ TokenizedText HfTokenizer::Impl::encode(const std::string &text, bool add_specia
         if (piece.added_id >= 0) {
             const tokenizers::AddedToken *token = added.byId(piece.added_id);
             out.ids.push_back(piece.added_id);
-            out.pieces.push_back(token != nullptr ? token->content : std::string());
+            out.pieces.push_back(piece.text); // as matched: " [MASK] " with lstrip/rstrip
             out.offsets.emplace_back(piece.begin, piece.end);
             out.special.push_back(token != nullptr && token->special);
             continue;
@@ -35,8 +35,10 @@ TokenizedText HfTokenizer::Impl::encode(const std::string &text, bool add_specia
         model->tokenize(piece.text, tokens);
         for (const tokenizers::ModelToken &token : tokens) {
             out.ids.push_back(token.id);
-            const std::string *spelled = model->vocab().token(token.id);
-            out.pieces.push_back(spelled != nullptr ? *spelled : std::string());
+            const std::string *spelled = token.spelled_as_text ? nullptr : model->vocab().token(token.id);
+            out.pieces.push_back(spelled != nullptr
+                                     ? *spelled
+                                     : piece.text.substr(token.start, token.end - token.start));
             out.offsets.push_back(tokenizers::inputRange(piece, token.start, token.end));
             out.special.push_back(false);
         }

@@ -19,6 +19,9 @@ struct ModelToken {
     std::int32_t id;
     std::uint32_t start;
     std::uint32_t end;
+    // The token's string is the text it covers, not the vocabulary's spelling of its id (a
+    // Unigram unknown piece).
+    bool spelled_as_text = false;
 };
 
 // Token string <-> id. Ids need not be contiguous.

@@ -160,7 +160,7 @@ public:
             if (!unk_id_) {
                 throw std::runtime_error("Unigram: the model has no unknown token (unk_id)");
             }
-            out.push_back({*unk_id_, start32, end32});
+            out.push_back({*unk_id_, start32, end32, true});
         }
     }
 
