@@ -1,0 +1,71 @@
+// Deterministic test texts for the tokenizer interop test: multilingual prose, emoji, CJK,
+// code, whitespace runs, digits, contractions, and the tokenizer's own special tokens inside
+// the text. Shared by generate.js (reference ids) and benchmark.js (throughput).
+'use strict';
+
+const fragments = [
+  'Hello world', 'The quick brown fox jumps over the lazy dog.', "I'm sure you're right, they've said it's fine; we'll see.",
+  "DON'T SHOUT! It'S OK, I'LL try.", 'Café crème brûlée à la française — naïve coöperation.', 'Straße, Größe, Fuß.',
+  'Привет, как дела? Всё хорошо.', 'Γειά σου Κόσμε! ΣΊΣΥΦΟΣ ς σ', 'مرحبا بالعالم', 'שלום עולם', 'नमस्ते दुनिया, क्या हाल है?',
+  'こんにちは世界、今日はいい天気ですね。', '你好，世界！我们今天学习分词器。', '안녕하세요 세계', 'สวัสดีชาวโลก', 'Xin chào thế giới',
+  '😀😃😄 👍🏽 👨‍👩‍👧‍👦 🇫🇷 ❤️ ✨', '🤖 tokens: 🧪🧬', 'İstanbul ıı İİ', 'ﬁnancial ﬀ ①②③ ½ ² ㎏ Ⅻ', 'ＦＵＬＬＷＩＤＴＨ　ｔｅｘｔ',
+  'def f(x):\n    return x ** 2  # square\n', 'for (int i = 0; i < 10; ++i) {\n\tsum += a[i];\n}\n', '<div class="x">&nbsp;</div>',
+  '{"key": [1, 2, 3], "nested": {"a": null}}', 'SELECT * FROM users WHERE id = 42;', 'https://example.com/path?q=1&r=two#frag',
+  'user@example.org', '$ git commit -m "fix: tokens"', '1234567890', '3.14159265358979', '-42 +17 1e10 0x1F 1,000,000.00',
+  '2024-05-17T12:34:56Z', 'Version 1.2.3-rc.4', 'a1b2c3 123abc abc123', '   leading spaces', 'trailing spaces   ',
+  'multiple     spaces     inside', 'tabs\t\tand\ttabs', 'new\nlines\n\n\nmany', '\r\nwindows\r\nline ends', ' \n \n ',
+  '  \t \u00a0 \u3000 mixed\u2003spaces', 'zero\u200bwidth\u200djoiner', 'combining e\u0301 a\u0308 n\u0303', 'Ǆ ǅ ǆ ẞ ß',
+  '...!!!???', '--- *** ___ ===', '«quotes» „Anführungszeichen" “curly” ‘single’', '(parentheses) [brackets] {braces}',
+  "it's rock'n'roll ma'am", "'s 't 're 've 'm 'll 'd", 'ALL CAPS SENTENCE HERE', 'MiXeD CaSe WoRdS', 'x', ' ', '',
+  'supercalifragilisticexpialidocious', 'pneumonoultramicroscopicsilicovolcanoconiosis', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaa',
+  '\u2581already\u2581has\u2581metaspace', 'Ġalready Ġbyte Ċlevel', '<0x41> <unk> [UNK] ##ing', '\u0000nul\u0001ctl\u007f',
+  '\ufffd replacement \ufeff bom', 'math: ∑ ∫ √ ∞ ≤ ≥ ≠ ± × ÷', 'arrows → ← ↑ ↓ ⇒', 'currency € £ ¥ ₹ ₿',
+];
+
+// xorshift32, seeded: the same texts on every machine.
+function rng(seed) {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13; s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5; s >>>= 0;
+    return s / 4294967296;
+  };
+}
+
+const joiners = [' ', '', '  ', '\n', '\n\n', '\t', ' \n', '. ', ', ', '   '];
+
+// `count` texts; `specials` are the tokenizer's added tokens, put inside some texts.
+function makeTexts(count, specials, seed = 17) {
+  const random = rng(seed);
+  const pick = (list) => list[Math.floor(random() * list.length)];
+  const texts = fragments.slice();
+  for (const s of specials.slice(0, 8)) {
+    texts.push(s, `${s}Hello`, `${s} Hello`, `Hello${s}`, `Hello ${s} world`, `${s}\nHello`, `a${s}${s}b`, ` ${s}  x`);
+  }
+  while (texts.length < count) {
+    const parts = [];
+    const n = 1 + Math.floor(random() * 5);
+    for (let i = 0; i < n; ++i) {
+      if (specials.length > 0 && random() < 0.12) {
+        parts.push(pick(specials));
+      } else {
+        let f = pick(fragments);
+        if (random() < 0.3) {
+          const chars = Array.from(f); // whole code points: no lone surrogates
+          const a = Math.floor(random() * chars.length);
+          f = chars.slice(a, a + 1 + Math.floor(random() * 20)).join('');
+        }
+        parts.push(f);
+      }
+      parts.push(pick(joiners));
+    }
+    let text = parts.join('');
+    if (random() < 0.1) text = ' ' + text;
+    if (random() < 0.05) text = text.toUpperCase();
+    texts.push(text);
+  }
+  return texts.slice(0, count);
+}
+
+module.exports = { makeTexts, fragments };
