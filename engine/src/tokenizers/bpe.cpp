@@ -1,6 +1,8 @@
 #include "tokenizers/models.h"
 #include "tokenizers/unicode.h"
 
+#include <headroom/tokenizer.h>
+
 #include <algorithm>
 #include <mutex>
 #include <shared_mutex>
@@ -210,7 +212,7 @@ private:
                 if (!unk_id_) {
                     std::string message;
                     unknown(message);
-                    throw std::runtime_error(message);
+                    throw TokenizerError(message);
                 }
                 if (unk_pending_id >= 0 && options_.fuse_unk) {
                     unk_pending_len += byte_len;

@@ -1,5 +1,7 @@
 #include "tokenizers/json_reader.h"
 
+#include <algorithm>
+
 namespace headroom::tokenizers {
 
 namespace {
@@ -102,6 +104,9 @@ std::int64_t JsonNode::integer(const std::string &key, std::int64_t fallback) co
 
 std::string JsonNode::type() const {
     expectObject();
+    if (std::count(path_.begin(), path_.end(), '/') > 32) {
+        fail("components nested too deeply");
+    }
     return at("type").string();
 }
 

@@ -10,6 +10,10 @@ void Vocab::add(const std::string &token, std::int32_t id) {
         return;
     }
     const auto index = static_cast<std::size_t>(id);
+    if (index >= to_token_.size() && index > 2 * to_id_.size() + 4096) {
+        sparse_[id] = token;
+        return;
+    }
     if (index >= to_token_.size()) {
         to_token_.resize(index + 1);
         has_.resize(index + 1, false);

@@ -33,8 +33,12 @@ public:
         return it == to_id_.end() ? std::nullopt : std::optional<std::int32_t>(it->second);
     }
     const std::string *token(std::int32_t id) const {
-        return id >= 0 && static_cast<std::size_t>(id) < to_token_.size() && has_[id] ? &to_token_[id]
-                                                                                     : nullptr;
+        if (id >= 0 && static_cast<std::size_t>(id) < to_token_.size()) {
+            return has_[static_cast<std::size_t>(id)] ? &to_token_[static_cast<std::size_t>(id)]
+                                                      : nullptr;
+        }
+        const auto it = sparse_.find(id);
+        return it == sparse_.end() ? nullptr : &it->second;
     }
     std::size_t size() const { return to_id_.size(); }
     const std::unordered_map<std::string, std::int32_t> &map() const { return to_id_; }
@@ -43,6 +47,7 @@ private:
     std::unordered_map<std::string, std::int32_t> to_id_;
     std::vector<std::string> to_token_;
     std::vector<bool> has_;
+    std::unordered_map<std::int32_t, std::string> sparse_; // ids far beyond the others
 };
 
 class Model {

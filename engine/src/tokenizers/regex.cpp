@@ -2,6 +2,8 @@
 
 #include "tokenizers/unicode.h"
 
+#include <headroom/tokenizer.h>
+
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <stdexcept>
@@ -64,8 +66,10 @@ void Regex::findMatches(std::string_view text,
             if (rc == PCRE2_ERROR_NOMATCH) {
                 return;
             }
-            throw std::runtime_error("regular expression failed (PCRE2 error " +
-                                     std::to_string(rc) + ")");
+            PCRE2_UCHAR message[256];
+            pcre2_get_error_message(rc, message, sizeof message);
+            throw TokenizerError("regular expression '" + pattern_ + "' failed: " +
+                                 reinterpret_cast<const char *>(message));
         }
         const PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(data);
         const std::size_t start = ovector[0], end = ovector[1];

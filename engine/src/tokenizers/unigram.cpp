@@ -1,6 +1,8 @@
 #include "tokenizers/models.h"
 #include "tokenizers/unicode.h"
 
+#include <headroom/tokenizer.h>
+
 #include <limits>
 #include <stdexcept>
 
@@ -92,7 +94,7 @@ public:
             });
             if (!has_single) {
                 if (!unk_id_) {
-                    throw std::runtime_error("Unigram: the model has no unknown token (unk_id)");
+                    throw TokenizerError("Unigram: the model has no unknown token (unk_id)");
                 }
                 Node &target = best[start + char_len];
                 const double candidate = base + unk_score_;
@@ -158,7 +160,7 @@ public:
                 }
             }
             if (!unk_id_) {
-                throw std::runtime_error("Unigram: the model has no unknown token (unk_id)");
+                throw TokenizerError("Unigram: the model has no unknown token (unk_id)");
             }
             out.push_back({*unk_id_, start32, end32, true});
         }

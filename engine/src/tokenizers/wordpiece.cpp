@@ -1,6 +1,8 @@
 #include "tokenizers/models.h"
 #include "tokenizers/unicode.h"
 
+#include <headroom/tokenizer.h>
+
 #include <stdexcept>
 
 namespace headroom::tokenizers {
@@ -55,7 +57,7 @@ private:
     std::int32_t unkId() const {
         const auto id = vocab_.find(unk_token_);
         if (!id) {
-            throw std::runtime_error("WordPiece: unknown token '" + unk_token_ +
+            throw TokenizerError("WordPiece: unknown token '" + unk_token_ +
                                      "' is not in the vocabulary");
         }
         return *id;
@@ -77,7 +79,7 @@ public:
         if (!id) {
             id = vocab_.find(unk_token_);
             if (!id) {
-                throw std::runtime_error("WordLevel: unknown token '" + unk_token_ +
+                throw TokenizerError("WordLevel: unknown token '" + unk_token_ +
                                          "' is not in the vocabulary");
             }
         }
