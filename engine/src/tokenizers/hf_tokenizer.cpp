@@ -43,10 +43,63 @@ TokenizedText HfTokenizer::Impl::encode(const std::string &text, bool add_specia
             out.special.push_back(false);
         }
     }
+    if (truncation) {
+        truncate(out, add_special_tokens);
+    }
     if (post_processor) {
         post_processor->process(out, add_special_tokens);
     }
+    if (padding) {
+        pad(out);
+    }
     return out;
+}
+
+namespace {
+
+template <typename T> void keep(std::vector<T> &items, std::size_t count, bool from_left) {
+    if (items.size() <= count) {
+        return;
+    }
+    if (from_left) {
+        items.erase(items.begin(), items.end() - static_cast<std::ptrdiff_t>(count));
+    } else {
+        items.resize(count);
+    }
+}
+
+} // namespace
+
+void HfTokenizer::Impl::truncate(TokenizedText &encoding, bool add_special_tokens) const {
+    if (truncation->only_second) {
+        throw TokenizerError(source + ": truncation strategy OnlySecond needs a second sequence");
+    }
+    const std::size_t added_count =
+        add_special_tokens && post_processor ? post_processor->addedTokens() : 0;
+    // The reference subtracts without a check (an underflow there); zero room keeps nothing.
+    const std::size_t max_length =
+        truncation->max_length > added_count ? truncation->max_length - added_count : 0;
+    const bool left = truncation->from_left;
+    keep(encoding.ids, max_length, left);
+    keep(encoding.pieces, max_length, left);
+    keep(encoding.offsets, max_length, left);
+    keep(encoding.special, max_length, left);
+}
+
+void HfTokenizer::Impl::pad(TokenizedText &encoding) const {
+    std::size_t length = padding->fixed != 0 ? padding->fixed : encoding.ids.size();
+    if (padding->multiple_of > 0 && length % padding->multiple_of != 0) {
+        length += padding->multiple_of - length % padding->multiple_of;
+    }
+    if (encoding.ids.size() >= length) {
+        return;
+    }
+    const std::size_t count = length - encoding.ids.size();
+    const auto at = [&](auto &items) { return padding->on_left ? items.begin() : items.end(); };
+    encoding.ids.insert(at(encoding.ids), count, padding->pad_id);
+    encoding.pieces.insert(at(encoding.pieces), count, padding->pad_token);
+    encoding.offsets.insert(at(encoding.offsets), count, std::pair<std::size_t, std::size_t>(0, 0));
+    encoding.special.insert(at(encoding.special), count, true);
 }
 
 std::string HfTokenizer::Impl::decode(const std::vector<std::int32_t> &ids,

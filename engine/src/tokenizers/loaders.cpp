@@ -46,6 +46,71 @@ std::vector<AddedToken> readAddedTokens(const JsonNode &root) {
     return tokens;
 }
 
+std::size_t size(const JsonNode &node) {
+    const std::int64_t value = node.integer();
+    if (value < 0) {
+        node.fail("expected a non-negative integer");
+    }
+    return static_cast<std::size_t>(value);
+}
+
+bool leftOrRight(const JsonNode &node, const std::string &key) {
+    if (!node.has(key)) {
+        return false;
+    }
+    const std::string direction = node.at(key).string();
+    if (direction != "Left" && direction != "Right") {
+        node.at(key).fail("unknown direction '" + direction + "' (expected Left or Right)");
+    }
+    return direction == "Left";
+}
+
+Truncation readTruncation(const JsonNode &node) {
+    node.expectObject();
+    Truncation truncation;
+    truncation.max_length = size(node.at("max_length"));
+    truncation.from_left = leftOrRight(node, "direction");
+    const std::string strategy = node.string("strategy", "LongestFirst");
+    if (strategy != "LongestFirst" && strategy != "OnlyFirst" && strategy != "OnlySecond") {
+        node.at("strategy").fail("unknown truncation strategy '" + strategy +
+                                 "' (expected LongestFirst, OnlyFirst, OnlySecond)");
+    }
+    truncation.only_second = strategy == "OnlySecond";
+    return truncation;
+}
+
+Padding readPadding(const JsonNode &node) {
+    node.expectObject();
+    Padding padding;
+    if (node.has("strategy")) {
+        const JsonNode strategy = node.at("strategy");
+        if (strategy.json().is_object()) {
+            padding.fixed = size(strategy.at("Fixed"));
+        } else if (strategy.string() != "BatchLongest") {
+            strategy.fail("unknown padding strategy (expected \"BatchLongest\" or {\"Fixed\": N})");
+        }
+    }
+    // A padded sequence is allocated: refuse lengths no model takes.
+    constexpr std::size_t kMaxPadding = std::size_t{1} << 24;
+    if (padding.fixed > kMaxPadding) {
+        node.at("strategy").fail("padding length too large");
+    }
+    padding.on_left = leftOrRight(node, "direction");
+    if (node.has("pad_to_multiple_of")) {
+        padding.multiple_of = size(node.at("pad_to_multiple_of"));
+        if (padding.multiple_of > kMaxPadding) {
+            node.at("pad_to_multiple_of").fail("padding multiple too large");
+        }
+    }
+    const std::int64_t pad_id = node.integer("pad_id", 0);
+    if (pad_id < 0 || pad_id > INT32_MAX) {
+        node.at("pad_id").fail("token id out of range");
+    }
+    padding.pad_id = static_cast<std::int32_t>(pad_id);
+    padding.pad_token = node.string("pad_token", "[PAD]");
+    return padding;
+}
+
 } // namespace
 
 std::string readFile(const std::string &path) {
@@ -81,10 +146,10 @@ std::unique_ptr<HfTokenizer::Impl> loadTokenizerJson(const std::string &json, co
     impl->source = name;
     try {
         if (root.has("truncation")) {
-            root.at("truncation").fail("truncation is not supported (set it to null)");
+            impl->truncation = readTruncation(root.at("truncation"));
         }
         if (root.has("padding")) {
-            root.at("padding").fail("padding is not supported (set it to null)");
+            impl->padding = readPadding(root.at("padding"));
         }
         if (root.has("normalizer")) {
             impl->normalizer = makeNormalizer(root.at("normalizer"));

@@ -48,6 +48,13 @@ public:
         }
         encoding = std::move(out);
     }
+    std::size_t addedTokens() const override {
+        std::size_t count = 0;
+        for (const SpecialPiece *item : items_) {
+            count += item != nullptr ? item->ids.size() : 0;
+        }
+        return count;
+    }
     // Items point into specials_: build them after the map has its final address.
     static std::unique_ptr<TemplateProcessor> make(std::map<std::string, SpecialPiece> specials,
                                                    const std::vector<std::string> &names) {
@@ -72,6 +79,13 @@ public:
             part->process(encoding, add_special_tokens);
         }
     }
+    std::size_t addedTokens() const override {
+        std::size_t count = 0;
+        for (const auto &part : parts_) {
+            count += part->addedTokens();
+        }
+        return count;
+    }
 
 private:
     std::vector<std::unique_ptr<PostProcessor>> parts_;
@@ -80,6 +94,7 @@ private:
 class NoOpProcessor : public PostProcessor {
 public:
     void process(TokenizedText &, bool) const override {}
+    std::size_t addedTokens() const override { return 0; }
 };
 
 std::pair<std::string, std::int32_t> tokenPair(const JsonNode &node) {

@@ -15,6 +15,8 @@ class PostProcessor {
 public:
     virtual ~PostProcessor() = default;
     virtual void process(TokenizedText &encoding, bool add_special_tokens) const = 0;
+    // How many tokens process() adds to one sequence (truncation leaves room for them).
+    virtual std::size_t addedTokens() const = 0;
 };
 
 std::unique_ptr<PostProcessor> makePostProcessor(const JsonNode &node);

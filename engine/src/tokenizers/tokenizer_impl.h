@@ -12,9 +12,30 @@
 #include <headroom/tokenizer.h>
 
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace headroom {
+
+namespace tokenizers {
+
+// tokenizer.json's "truncation" (one sequence: LongestFirst and OnlyFirst cut the same way).
+struct Truncation {
+    std::size_t max_length = 0;
+    bool from_left = false;
+    bool only_second = false; // refused at encode time: there is no second sequence
+};
+
+// tokenizer.json's "padding".
+struct Padding {
+    std::size_t fixed = 0; // 0: BatchLongest (the sequence's own length)
+    std::size_t multiple_of = 0;
+    bool on_left = false;
+    std::int32_t pad_id = 0;
+    std::string pad_token;
+};
+
+} // namespace tokenizers
 
 struct HfTokenizer::Impl {
     std::string source;
@@ -24,8 +45,12 @@ struct HfTokenizer::Impl {
     std::unique_ptr<tokenizers::PostProcessor> post_processor;
     std::unique_ptr<tokenizers::Decoder> decoder;
     tokenizers::AddedVocabulary added;
+    std::optional<tokenizers::Truncation> truncation;
+    std::optional<tokenizers::Padding> padding;
 
     TokenizedText encode(const std::string &text, bool add_special_tokens) const;
+    void truncate(TokenizedText &encoding, bool add_special_tokens) const;
+    void pad(TokenizedText &encoding) const;
     std::string decode(const std::vector<std::int32_t> &ids, bool skip_special_tokens) const;
 };
 

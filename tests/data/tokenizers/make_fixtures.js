@@ -3,7 +3,8 @@
 // is trained or built and saved by the reference, and every expected id, token and decode in
 // cases.json comes from it. Run by hand when the cases change:
 //   d=$(mktemp -d) && (cd $d && npm install @anush008/tokenizers@0.6.0) &&
-//   (cd $d && node /path/to/tests/data/tokenizers/make_fixtures.js /path/to/tests/data/tokenizers)
+//   (cd $d && node /path/to/tests/data/tokenizers/make_fixtures.js /path/to/tests/data/tokenizers [NAME...])
+// (Training may break ties differently from run to run; the cases always match their file.)
 'use strict';
 const fs = require('fs');
 const os = require('os');
@@ -143,6 +144,13 @@ const fixtures = {
     json.decoder = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: true };
     addedTokens(json, [{ content: '<sep>', special: true }]);
   }),
+  // Truncation (from the left, room kept for [CLS] [SEP]) and padding to a multiple.
+  wordpiece_truncate_pad: () => {
+    const json = JSON.parse(fs.readFileSync(path.join(out, 'wordpiece_bert', 'tokenizer.json'), 'utf8'));
+    json.truncation = { direction: 'Left', max_length: 7, strategy: 'LongestFirst', stride: 0 };
+    json.padding = { strategy: 'BatchLongest', direction: 'Right', pad_to_multiple_of: 4, pad_id: json.model.vocab['[UNK]'], pad_type_id: 0, pad_token: '[PAD]' };
+    return json;
+  },
   // BPE with continuing_subword_prefix and end_of_word_suffix (hand-made merges), Whitespace.
   bpe_suffix: () => withJson((() => {
     const vocab = {};
@@ -159,7 +167,9 @@ const fixtures = {
 };
 
 (async () => {
+  const only = process.argv.slice(3); // optional fixture names: regenerate just those
   for (const [name, make] of Object.entries(fixtures)) {
+    if (only.length > 0 && !only.includes(name)) continue;
     const json = make();
     const t = tk.Tokenizer.fromString(JSON.stringify(json));
     const dir = path.join(out, name);
