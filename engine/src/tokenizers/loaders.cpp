@@ -133,7 +133,7 @@ std::string readFile(const std::string &path) {
 }
 
 std::unique_ptr<HfTokenizer::Impl> loadTokenizerJson(const std::string &json, const std::string &name) {
-    const std::string file = fileName(name);
+    const std::string &file = name;
     nlohmann::json document;
     try {
         document = nlohmann::json::parse(json);
