@@ -27,9 +27,10 @@ CommandRunner addTokenizeCommand(CLI::App &app, Streams streams) {
         "tokenize", "Encode a text with a Hugging Face tokenizer (tokenizer.json, "
                     "vocab.json + merges.txt, vocab.txt) and decode the ids back");
     auto options = std::make_shared<TokenizeOptions>();
-    command->add_option("--tokenizer", options->tokenizer,
-                        "A folder with tokenizer.json (or vocab.json + merges.txt, or vocab.txt), "
-                        "or a tokenizer.json file")
+    command
+        ->add_option("--tokenizer", options->tokenizer,
+                     "A folder with tokenizer.json (or vocab.json + merges.txt, or vocab.txt), "
+                     "or a tokenizer.json file")
         ->required();
     command->add_option("--text", options->text, "The text to encode (UTF-8)")->required();
     command->add_flag("--no-special", options->no_special,

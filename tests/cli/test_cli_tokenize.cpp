@@ -42,9 +42,12 @@ private Q_SLOTS:
 void TestCliTokenize::printsReferenceIdsAsJson_data() {
     QTest::addColumn<QString>("fixture");
     QTest::addColumn<QString>("text");
-    QTest::newRow("metaspace first, specials") << "bpe_metaspace_first" << "Hello <sep> world";
-    QTest::newRow("byte level, added tokens") << "bpe_byte_level" << "hello [MASK] world";
-    QTest::newRow("bert") << "wordpiece_bert" << "HELLO WORLD";
+    QTest::newRow("metaspace first, specials") << "bpe_metaspace_first"
+                                               << "Hello <sep> world";
+    QTest::newRow("byte level, added tokens") << "bpe_byte_level"
+                                              << "hello [MASK] world";
+    QTest::newRow("bert") << "wordpiece_bert"
+                          << "HELLO WORLD";
 }
 
 void TestCliTokenize::printsReferenceIdsAsJson() {
@@ -53,8 +56,8 @@ void TestCliTokenize::printsReferenceIdsAsJson() {
     const QJsonObject expected = fixtureCase(fixture, text);
     QVERIFY(!expected.isEmpty());
     for (const bool special : {true, false}) {
-        QStringList arguments = {"tokenize", "--tokenizer", kFixtures + "/" + fixture, "--text",
-                                 text, "--json"};
+        QStringList arguments = {"tokenize", "--tokenizer", kFixtures + "/" + fixture,
+                                 "--text",   text,          "--json"};
         if (!special) {
             arguments << "--no-special";
         }
@@ -82,8 +85,9 @@ void TestCliTokenize::badInputExitsWithTwo() {
     bad.close();
     const auto unknown = runCli({"tokenize", "--tokenizer", dir.path(), "--text", "x", "--json"});
     QCOMPARE(unknown.exit_code, 2);
-    QVERIFY2(unknown.err.contains("tokenizer.json: /pre_tokenizer/type: unknown pre-tokenizer 'Foo'"),
-             qPrintable(unknown.err));
+    QVERIFY2(
+        unknown.err.contains("tokenizer.json: /pre_tokenizer/type: unknown pre-tokenizer 'Foo'"),
+        qPrintable(unknown.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliTokenize)

@@ -27,7 +27,9 @@ nlohmann::json readJson(const QString &path) {
     return nlohmann::json::parse(in);
 }
 
-std::string show(const std::vector<std::int32_t> &ids) { return nlohmann::json(ids).dump(); }
+std::string show(const std::vector<std::int32_t> &ids) {
+    return nlohmann::json(ids).dump();
+}
 
 // A minimal valid tokenizer.json with `pre_tokenizer` spliced in.
 std::string withPreTokenizer(const std::string &pre_tokenizer) {
@@ -81,7 +83,8 @@ void TestHfTokenizer::matchesReference() {
     static std::map<QString, HfTokenizer> loaded;
     auto it = loaded.find(fixture);
     if (it == loaded.end()) {
-        it = loaded.emplace(fixture, HfTokenizer::load((kFixtures + "/" + fixture).toStdString())).first;
+        it = loaded.emplace(fixture, HfTokenizer::load((kFixtures + "/" + fixture).toStdString()))
+                 .first;
     }
     const HfTokenizer &tokenizer = it->second;
     const auto file = readJson(kFixtures + "/" + fixture + "/cases.json");
@@ -153,7 +156,8 @@ void TestHfTokenizer::refusesBrokenFiles() {
                 .contains("/model/merges: merge 0 ('a b'): token 'b' is not in the vocabulary"));
     QVERIFY(errorOf(R"({"model":{"type":"BPE","vocab":{"a":"zero"}}})")
                 .contains("/model/vocab/a: expected an integer"));
-    QVERIFY(errorOf(R"({"model":{"type":"Mystery"}})").contains("/model/type: unknown model 'Mystery'"));
+    QVERIFY(errorOf(R"({"model":{"type":"Mystery"}})")
+                .contains("/model/type: unknown model 'Mystery'"));
     QVERIFY(errorOf(R"({"normalizer":{"type":"NFC"}})").contains("/model: missing"));
 
     QTemporaryDir dir;
@@ -188,7 +192,10 @@ void TestHfTokenizer::dataTokenizerAdapter() {
     QVERIFY(tokenizer->vocabSize() >= reference.vocabSize());
     QVERIFY(!tokenizer->serialize().empty());
     // Invalid UTF-8 becomes U+FFFD instead of stopping a training stream.
-    QVERIFY(!tokenizer->encode("a\xFF" "b").empty());
+    QVERIFY(!tokenizer
+                 ->encode("a\xFF"
+                          "b")
+                 .empty());
 }
 
 QTEST_GUILESS_MAIN(TestHfTokenizer)

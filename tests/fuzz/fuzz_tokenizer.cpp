@@ -17,8 +17,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
         return 0;
     }
     static const std::vector<std::string> texts = {
-        "", " ", "Hello world", "  multiple   spaces\n\ttabs", "Café 日本語 😀 👍🏽",
-        "<s>Hello</s> world <unk> [CLS] <|endoftext|>", "1234567 3.14 x=y+1;", "\xE2\x96\x81x",
+        "",
+        " ",
+        "Hello world",
+        "  multiple   spaces\n\ttabs",
+        "Café 日本語 😀 👍🏽",
+        "<s>Hello</s> world <unk> [CLS] <|endoftext|>",
+        "1234567 3.14 x=y+1;",
+        "\xE2\x96\x81x",
     };
     // The input itself, cut to valid UTF-8, as one more text.
     std::vector<std::string> all = texts;

@@ -51,7 +51,8 @@ public:
     // the path of a tokenizer.json / vocab.txt file. Throws TokenizerError.
     static HfTokenizer load(const std::string &path);
     // The text of a tokenizer.json; `name` is used in error messages.
-    static HfTokenizer fromJson(const std::string &json, const std::string &name = "tokenizer.json");
+    static HfTokenizer fromJson(const std::string &json,
+                                const std::string &name = "tokenizer.json");
 
     HfTokenizer(HfTokenizer &&) noexcept;
     HfTokenizer &operator=(HfTokenizer &&) noexcept;
@@ -62,7 +63,8 @@ public:
     std::vector<std::int32_t> encodeIds(const std::string &text,
                                         bool add_special_tokens = true) const;
     // Unknown ids are skipped, as the reference does.
-    std::string decode(const std::vector<std::int32_t> &ids, bool skip_special_tokens = false) const;
+    std::string decode(const std::vector<std::int32_t> &ids,
+                       bool skip_special_tokens = false) const;
 
     // Model vocabulary plus added tokens (the reference's get_vocab_size(true)).
     std::int32_t vocabSize() const;

@@ -44,8 +44,7 @@ private:
         void add(const std::string &pattern, std::size_t token_index);
         bool empty() const { return nodes_.size() <= 1; }
         // (start, end, token index) of non-overlapping leftmost-longest matches.
-        void find(std::string_view text,
-                  std::vector<std::array<std::size_t, 3>> &matches) const;
+        void find(std::string_view text, std::vector<std::array<std::size_t, 3>> &matches) const;
 
     private:
         struct Node {

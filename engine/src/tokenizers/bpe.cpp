@@ -162,7 +162,8 @@ private:
     static constexpr std::size_t kCacheCapacity = 200000;
 
     void unknown(std::string &unk_error) const {
-        unk_error = "unknown token '" + options_.unk_token.value_or("") + "' is not in the vocabulary";
+        unk_error =
+            "unknown token '" + options_.unk_token.value_or("") + "' is not in the vocabulary";
     }
 
     void mergeWord(const std::string &word, std::vector<ModelToken> &tokens) const {

@@ -18,8 +18,8 @@ struct Alphabet {
         to_byte.fill(-1);
         char32_t next = 256;
         for (int b = 0; b < 256; ++b) {
-            const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) ||
-                                   (b >= 0xAE && b <= 0xFF);
+            const bool printable =
+                (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
             const char32_t c = printable ? static_cast<char32_t>(b) : next++;
             to_char[b] = c;
             to_byte[c] = static_cast<std::int16_t>(b);
@@ -35,9 +35,13 @@ const Alphabet &alphabet() {
 
 } // namespace
 
-char32_t byteToChar(std::uint8_t b) { return alphabet().to_char[b]; }
+char32_t byteToChar(std::uint8_t b) {
+    return alphabet().to_char[b];
+}
 
-int charToByte(char32_t c) { return c < 512 ? alphabet().to_byte[c] : -1; }
+int charToByte(char32_t c) {
+    return c < 512 ? alphabet().to_byte[c] : -1;
+}
 
 void appendByteLevel(std::string &out, std::string_view bytes) {
     const Alphabet &a = alphabet();

@@ -43,9 +43,9 @@ void replaceAll(std::string &text, const std::string &from, const std::string &t
 
 std::string cleanup(std::string text) {
     static const std::pair<const char *, const char *> rules[] = {
-        {" .", "."},   {" ?", "?"},   {" !", "!"},   {" ,", ","},           {" ' ", "'"},
-        {" n't", "n't"}, {" 'm", "'m"}, {" do not", " don't"}, {" 's", "'s"}, {" 've", "'ve"},
-        {" 're", "'re"}};
+        {" .", "."},   {" ?", "?"},     {" !", "!"},    {" ,", ","},
+        {" ' ", "'"},  {" n't", "n't"}, {" 'm", "'m"},  {" do not", " don't"},
+        {" 's", "'s"}, {" 've", "'ve"}, {" 're", "'re"}};
     for (const auto &[from, to] : rules) {
         replaceAll(text, from, to);
     }
@@ -121,7 +121,8 @@ public:
                 chars.emplace_back(at, nextChar(token, pos));
             }
             std::size_t start_cut = 0;
-            for (std::size_t i = 0; i < std::min(start_, chars.size()) && chars[i].second == content_; ++i) {
+            for (std::size_t i = 0;
+                 i < std::min(start_, chars.size()) && chars[i].second == content_; ++i) {
                 start_cut = i + 1;
             }
             std::size_t stop_cut = chars.size();
@@ -136,7 +137,8 @@ public:
                 token.clear();
                 continue;
             }
-            const std::size_t from = start_cut < chars.size() ? chars[start_cut].first : token.size();
+            const std::size_t from =
+                start_cut < chars.size() ? chars[start_cut].first : token.size();
             const std::size_t to = stop_cut < chars.size() ? chars[stop_cut].first : token.size();
             token = token.substr(from, to - from);
         }
@@ -195,7 +197,8 @@ private:
 
 class WordPieceDecoder : public Decoder {
 public:
-    WordPieceDecoder(std::string prefix, bool cleanup) : prefix_(std::move(prefix)), cleanup_(cleanup) {}
+    WordPieceDecoder(std::string prefix, bool cleanup)
+        : prefix_(std::move(prefix)), cleanup_(cleanup) {}
     void decodeChain(std::vector<std::string> &tokens) const override {
         for (std::size_t i = 0; i < tokens.size(); ++i) {
             std::string &token = tokens[i];
@@ -257,7 +260,8 @@ private:
 
 class SequenceDecoder : public Decoder {
 public:
-    explicit SequenceDecoder(std::vector<std::unique_ptr<Decoder>> parts) : parts_(std::move(parts)) {}
+    explicit SequenceDecoder(std::vector<std::unique_ptr<Decoder>> parts)
+        : parts_(std::move(parts)) {}
     void decodeChain(std::vector<std::string> &tokens) const override {
         for (const auto &part : parts_) {
             part->decodeChain(tokens);
@@ -291,7 +295,9 @@ std::size_t count(const JsonNode &node, const char *key) {
 
 } // namespace
 
-std::unique_ptr<Decoder> makeByteLevelDecoder() { return std::make_unique<ByteLevelDecoder>(); }
+std::unique_ptr<Decoder> makeByteLevelDecoder() {
+    return std::make_unique<ByteLevelDecoder>();
+}
 
 std::unique_ptr<Decoder> makeWordPieceDecoder(std::string prefix, bool cleanup) {
     return std::make_unique<WordPieceDecoder>(std::move(prefix), cleanup);
@@ -334,10 +340,12 @@ std::unique_ptr<Decoder> makeDecoder(const JsonNode &node) {
         } else {
             literal = pattern.at("String").string();
         }
-        return std::make_unique<ReplaceDecoder>(literal, std::move(regex), node.at("content").string());
+        return std::make_unique<ReplaceDecoder>(literal, std::move(regex),
+                                                node.at("content").string());
     }
     if (type == "Metaspace") {
-        const char32_t replacement = node.has("replacement") ? oneChar(node.at("replacement")) : U'\u2581';
+        const char32_t replacement =
+            node.has("replacement") ? oneChar(node.at("replacement")) : U'\u2581';
         bool prepend = node.boolean("add_prefix_space", true);
         if (node.has("prepend_scheme")) {
             prepend = node.at("prepend_scheme").string() != "never";

@@ -56,7 +56,8 @@ std::unique_ptr<data::Tokenizer> loadHfDataTokenizer(const std::string &path) {
     std::string serialized;
     std::error_code error;
     const std::filesystem::path where(path);
-    const auto json = std::filesystem::is_directory(where, error) ? where / "tokenizer.json" : where;
+    const auto json =
+        std::filesystem::is_directory(where, error) ? where / "tokenizer.json" : where;
     if (json.extension() == ".json" && std::filesystem::is_regular_file(json, error)) {
         serialized = readFile(json.string());
     }

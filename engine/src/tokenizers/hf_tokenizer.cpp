@@ -35,7 +35,8 @@ TokenizedText HfTokenizer::Impl::encode(const std::string &text, bool add_specia
         model->tokenize(piece.text, tokens);
         for (const tokenizers::ModelToken &token : tokens) {
             out.ids.push_back(token.id);
-            const std::string *spelled = token.spelled_as_text ? nullptr : model->vocab().token(token.id);
+            const std::string *spelled =
+                token.spelled_as_text ? nullptr : model->vocab().token(token.id);
             out.pieces.push_back(spelled != nullptr
                                      ? *spelled
                                      : piece.text.substr(token.start, token.end - token.start));
@@ -95,7 +96,9 @@ void HfTokenizer::Impl::pad(TokenizedText &encoding) const {
         return;
     }
     const std::size_t count = length - encoding.ids.size();
-    const auto at = [&](auto &items) { return padding->on_left ? items.begin() : items.end(); };
+    const auto at = [&](auto &items) {
+        return padding->on_left ? items.begin() : items.end();
+    };
     encoding.ids.insert(at(encoding.ids), count, padding->pad_id);
     encoding.pieces.insert(at(encoding.pieces), count, padding->pad_token);
     encoding.offsets.insert(at(encoding.offsets), count, std::pair<std::size_t, std::size_t>(0, 0));
@@ -149,7 +152,8 @@ bool folderLowercases(const std::filesystem::path &folder) {
     }
     try {
         const auto json = nlohmann::json::parse(tokenizers::readFile(config.string()));
-        if (json.is_object() && json.contains("do_lower_case") && json["do_lower_case"].is_boolean()) {
+        if (json.is_object() && json.contains("do_lower_case") &&
+            json["do_lower_case"].is_boolean()) {
             return json["do_lower_case"].get<bool>();
         }
     } catch (const nlohmann::json::exception &) {
@@ -208,7 +212,8 @@ std::vector<std::int32_t> HfTokenizer::encodeIds(const std::string &text,
     return impl_->encode(text, add_special_tokens).ids;
 }
 
-std::string HfTokenizer::decode(const std::vector<std::int32_t> &ids, bool skip_special_tokens) const {
+std::string HfTokenizer::decode(const std::vector<std::int32_t> &ids,
+                                bool skip_special_tokens) const {
     return impl_->decode(ids, skip_special_tokens);
 }
 
@@ -244,6 +249,8 @@ bool HfTokenizer::isSpecial(std::int32_t id) const {
     return token != nullptr && token->special;
 }
 
-const std::string &HfTokenizer::source() const { return impl_->source; }
+const std::string &HfTokenizer::source() const {
+    return impl_->source;
+}
 
 } // namespace headroom

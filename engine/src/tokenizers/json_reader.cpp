@@ -41,7 +41,9 @@ JsonNode JsonNode::at(std::size_t index) const {
     return JsonNode((*value_)[index], file_, path_ + "/" + std::to_string(index));
 }
 
-std::size_t JsonNode::size() const { return value_->size(); }
+std::size_t JsonNode::size() const {
+    return value_->size();
+}
 
 void JsonNode::expectObject() const {
     if (!value_->is_object()) {

@@ -22,7 +22,7 @@ public:
 
     [[noreturn]] void fail(const std::string &what) const;
 
-    bool has(const std::string &key) const; // present and not null
+    bool has(const std::string &key) const;    // present and not null
     JsonNode at(const std::string &key) const; // required member (object)
     JsonNode at(std::size_t index) const;
     std::size_t size() const; // array or object size

@@ -72,8 +72,9 @@ Truncation readTruncation(const JsonNode &node) {
     truncation.from_left = leftOrRight(node, "direction");
     const std::string strategy = node.string("strategy", "LongestFirst");
     if (strategy != "LongestFirst" && strategy != "OnlyFirst" && strategy != "OnlySecond") {
-        node.at("strategy").fail("unknown truncation strategy '" + strategy +
-                                 "' (expected LongestFirst, OnlyFirst, OnlySecond)");
+        node.at("strategy")
+            .fail("unknown truncation strategy '" + strategy +
+                  "' (expected LongestFirst, OnlyFirst, OnlySecond)");
     }
     truncation.only_second = strategy == "OnlySecond";
     return truncation;
@@ -132,7 +133,8 @@ std::string readFile(const std::string &path) {
     return data;
 }
 
-std::unique_ptr<HfTokenizer::Impl> loadTokenizerJson(const std::string &json, const std::string &name) {
+std::unique_ptr<HfTokenizer::Impl> loadTokenizerJson(const std::string &json,
+                                                     const std::string &name) {
     const std::string &file = name;
     nlohmann::json document;
     try {
@@ -232,7 +234,8 @@ std::unique_ptr<HfTokenizer::Impl> loadVocabAndMerges(const std::string &vocab_p
     return impl;
 }
 
-std::unique_ptr<HfTokenizer::Impl> loadWordPieceVocab(const std::string &vocab_path, bool lowercase) {
+std::unique_ptr<HfTokenizer::Impl> loadWordPieceVocab(const std::string &vocab_path,
+                                                      bool lowercase) {
     Vocab vocab;
     std::istringstream lines(readFile(vocab_path));
     std::string line;

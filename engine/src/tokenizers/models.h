@@ -75,7 +75,8 @@ struct BpeOptions {
 
 // `merges` are pairs of token strings in rank order. Throws std::invalid_argument naming a
 // merge whose parts or result are not in the vocabulary.
-std::unique_ptr<Model> makeBpe(Vocab vocab, const std::vector<std::pair<std::string, std::string>> &merges,
+std::unique_ptr<Model> makeBpe(Vocab vocab,
+                               const std::vector<std::pair<std::string, std::string>> &merges,
                                const BpeOptions &options);
 std::unique_ptr<Model> makeWordPiece(Vocab vocab, std::string unk_token, std::string prefix,
                                      std::size_t max_input_chars_per_word);

@@ -135,7 +135,9 @@ void SequenceNormalizer::normalize(std::string &text) const {
     }
 }
 
-void UnicodeNormalizer::normalize(std::string &text) const { text = tokenizers::normalize(text, form_); }
+void UnicodeNormalizer::normalize(std::string &text) const {
+    text = tokenizers::normalize(text, form_);
+}
 
 void BertNormalizer::normalize(std::string &text) const {
     std::string out;

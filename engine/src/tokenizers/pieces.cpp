@@ -7,7 +7,7 @@
 namespace headroom::tokenizers {
 
 std::pair<std::size_t, std::size_t> inputRange(const Piece &piece, std::size_t from,
-                                                std::size_t to) {
+                                               std::size_t to) {
     switch (piece.mode) {
     case OffsetMode::Exact:
         return {piece.begin + from, piece.begin + to};

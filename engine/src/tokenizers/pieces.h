@@ -39,6 +39,7 @@ void splitPiece(const Piece &piece, const std::vector<Span> &spans, SplitBehavio
                 Pieces &out);
 
 // The input range of piece.text[from, to).
-std::pair<std::size_t, std::size_t> inputRange(const Piece &piece, std::size_t from, std::size_t to);
+std::pair<std::size_t, std::size_t> inputRange(const Piece &piece, std::size_t from,
+                                               std::size_t to);
 
 } // namespace headroom::tokenizers

@@ -153,7 +153,8 @@ std::unique_ptr<PostProcessor> makeTemplate(const JsonNode &node) {
             const JsonNode id = item.at("Sequence").at("id");
             const std::string which = id.string();
             if (which != "A") {
-                id.fail("only sequence A can be encoded (one text at a time), found '" + which + "'");
+                id.fail("only sequence A can be encoded (one text at a time), found '" + which +
+                        "'");
             }
             names.emplace_back();
         } else {
@@ -174,9 +175,15 @@ std::unique_ptr<PostProcessor> makeAround(const JsonNode &node) {
 std::unique_ptr<PostProcessor> makeBertPostProcessor(std::string cls, std::int32_t cls_id,
                                                      std::string sep, std::int32_t sep_id) {
     std::map<std::string, SpecialPiece> specials;
-    specials["\x01" "cls"] = {{cls_id}, {std::move(cls)}};
-    specials["\x01" "sep"] = {{sep_id}, {std::move(sep)}};
-    return TemplateProcessor::make(std::move(specials), {"\x01" "cls", "", "\x01" "sep"});
+    specials["\x01"
+             "cls"] = {{cls_id}, {std::move(cls)}};
+    specials["\x01"
+             "sep"] = {{sep_id}, {std::move(sep)}};
+    return TemplateProcessor::make(std::move(specials), {"\x01"
+                                                         "cls",
+                                                         "",
+                                                         "\x01"
+                                                         "sep"});
 }
 
 std::unique_ptr<PostProcessor> makePostProcessor(const JsonNode &node) {

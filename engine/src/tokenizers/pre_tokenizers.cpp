@@ -284,7 +284,9 @@ std::unique_ptr<PreTokenizer> makeByteLevelPreTokenizer(bool add_prefix_space, b
     return std::make_unique<ByteLevelPreTokenizer>(add_prefix_space, use_regex);
 }
 
-std::unique_ptr<PreTokenizer> makeBertPreTokenizer() { return std::make_unique<BertPreTokenizer>(); }
+std::unique_ptr<PreTokenizer> makeBertPreTokenizer() {
+    return std::make_unique<BertPreTokenizer>();
+}
 
 std::unique_ptr<PreTokenizer> makePreTokenizer(const JsonNode &node) {
     const std::string type = node.type();
@@ -319,7 +321,8 @@ std::unique_ptr<PreTokenizer> makePreTokenizer(const JsonNode &node) {
                                                    node.boolean("invert", false));
     }
     if (type == "Metaspace") {
-        const char32_t replacement = node.has("replacement") ? singleChar(node.at("replacement")) : U'\u2581';
+        const char32_t replacement =
+            node.has("replacement") ? singleChar(node.at("replacement")) : U'\u2581';
         return std::make_unique<MetaspacePreTokenizer>(replacement, metaspaceScheme(node),
                                                        node.boolean("split", true));
     }
@@ -340,7 +343,7 @@ std::unique_ptr<PreTokenizer> makePreTokenizer(const JsonNode &node) {
     if (type == "Digits") {
         return std::make_unique<CharPredicatePreTokenizer>(
             isNumeric, node.boolean("individual_digits", false) ? SplitBehavior::Isolated
-                                                                 : SplitBehavior::Contiguous);
+                                                                : SplitBehavior::Contiguous);
     }
     if (type == "CharDelimiterSplit") {
         const char32_t delimiter = singleChar(node.at("delimiter"));

@@ -33,9 +33,9 @@ pcre2_match_data *threadMatchData() {
 Regex::Regex(const std::string &pattern) : pattern_(pattern), impl_(std::make_unique<Impl>()) {
     int error = 0;
     PCRE2_SIZE offset = 0;
-    impl_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
-                                PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &error, &offset,
-                                nullptr);
+    impl_->code =
+        pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                      PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &error, &offset, nullptr);
     if (impl_->code == nullptr) {
         PCRE2_UCHAR message[256];
         pcre2_get_error_message(error, message, sizeof message);
@@ -58,18 +58,18 @@ void Regex::findMatches(std::string_view text,
     std::size_t search_from = 0;
     std::size_t last_match_end = static_cast<std::size_t>(-1);
     while (search_from <= text.size()) {
-        const int rc =
-            impl_->jit ? pcre2_jit_match(impl_->code, subject, text.size(), search_from, 0, data, nullptr)
-                       : pcre2_match(impl_->code, subject, text.size(), search_from,
-                                     PCRE2_NO_UTF_CHECK, data, nullptr);
+        const int rc = impl_->jit ? pcre2_jit_match(impl_->code, subject, text.size(), search_from,
+                                                    0, data, nullptr)
+                                  : pcre2_match(impl_->code, subject, text.size(), search_from,
+                                                PCRE2_NO_UTF_CHECK, data, nullptr);
         if (rc < 0) {
             if (rc == PCRE2_ERROR_NOMATCH) {
                 return;
             }
             PCRE2_UCHAR message[256];
             pcre2_get_error_message(rc, message, sizeof message);
-            throw TokenizerError("regular expression '" + pattern_ + "' failed: " +
-                                 reinterpret_cast<const char *>(message));
+            throw TokenizerError("regular expression '" + pattern_ +
+                                 "' failed: " + reinterpret_cast<const char *>(message));
         }
         const PCRE2_SIZE *ovector = pcre2_get_ovector_pointer(data);
         const std::size_t start = ovector[0], end = ovector[1];

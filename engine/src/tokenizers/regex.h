@@ -29,7 +29,8 @@ public:
 
     // Every match, left to right, as the reference's find_iter sees them (an empty match right
     // after the previous match is skipped).
-    void findMatches(std::string_view text, std::vector<std::pair<std::size_t, std::size_t>> &out) const;
+    void findMatches(std::string_view text,
+                     std::vector<std::pair<std::size_t, std::size_t>> &out) const;
 
     const std::string &pattern() const { return pattern_; }
 

@@ -57,12 +57,14 @@ struct HfTokenizer::Impl {
 namespace tokenizers {
 
 // tokenizer.json text -> pipeline; `name` is used in messages.
-std::unique_ptr<HfTokenizer::Impl> loadTokenizerJson(const std::string &json, const std::string &name);
+std::unique_ptr<HfTokenizer::Impl> loadTokenizerJson(const std::string &json,
+                                                     const std::string &name);
 // GPT-2 style vocab.json + merges.txt.
 std::unique_ptr<HfTokenizer::Impl> loadVocabAndMerges(const std::string &vocab_path,
                                                       const std::string &merges_path);
 // BERT vocab.txt (lowercasing unless the folder's tokenizer_config.json says do_lower_case false).
-std::unique_ptr<HfTokenizer::Impl> loadWordPieceVocab(const std::string &vocab_path, bool lowercase);
+std::unique_ptr<HfTokenizer::Impl> loadWordPieceVocab(const std::string &vocab_path,
+                                                      bool lowercase);
 
 std::string readFile(const std::string &path);
 

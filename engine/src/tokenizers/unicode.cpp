@@ -146,7 +146,9 @@ bool isNumeric(char32_t c) {
     return type == U_DECIMAL_DIGIT_NUMBER || type == U_LETTER_NUMBER || type == U_OTHER_NUMBER;
 }
 
-bool isAlphanumeric(char32_t c) { return isAlphabetic(c) || isNumeric(c); }
+bool isAlphanumeric(char32_t c) {
+    return isAlphabetic(c) || isNumeric(c);
+}
 
 bool isPunctuation(char32_t c) {
     if (c < 0x80) {
@@ -254,8 +256,8 @@ std::string normalize(std::string_view text, NormalForm form) {
     if (U_FAILURE(status) || normalizer == nullptr) {
         throw std::runtime_error("Unicode normalization is not available (ICU data missing)");
     }
-    const icu::UnicodeString source =
-        icu::UnicodeString::fromUTF8(icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
+    const icu::UnicodeString source = icu::UnicodeString::fromUTF8(
+        icu::StringPiece(text.data(), static_cast<int32_t>(text.size())));
     const icu::UnicodeString result = normalizer->normalize(source, status);
     if (U_FAILURE(status)) {
         throw std::runtime_error("Unicode normalization failed");

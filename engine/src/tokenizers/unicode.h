@@ -17,7 +17,9 @@ inline char32_t nextChar(std::string_view text, std::size_t &pos) {
         ++pos;
         return b0;
     }
-    auto cont = [&](std::size_t i) { return static_cast<unsigned char>(text[pos + i]) & 0x3Fu; };
+    auto cont = [&](std::size_t i) {
+        return static_cast<unsigned char>(text[pos + i]) & 0x3Fu;
+    };
     char32_t c;
     if (b0 < 0xE0) {
         c = ((b0 & 0x1Fu) << 6) | cont(1);

@@ -35,8 +35,8 @@ public:
                 }
                 candidate.append(word, start, end - start);
                 if (const auto id = vocab_.find(candidate)) {
-                    out.push_back({*id, static_cast<std::uint32_t>(start),
-                                   static_cast<std::uint32_t>(end)});
+                    out.push_back(
+                        {*id, static_cast<std::uint32_t>(start), static_cast<std::uint32_t>(end)});
                     found = true;
                     break;
                 }
@@ -58,7 +58,7 @@ private:
         const auto id = vocab_.find(unk_token_);
         if (!id) {
             throw TokenizerError("WordPiece: unknown token '" + unk_token_ +
-                                     "' is not in the vocabulary");
+                                 "' is not in the vocabulary");
         }
         return *id;
     }
@@ -80,7 +80,7 @@ public:
             id = vocab_.find(unk_token_);
             if (!id) {
                 throw TokenizerError("WordLevel: unknown token '" + unk_token_ +
-                                         "' is not in the vocabulary");
+                                     "' is not in the vocabulary");
             }
         }
         out.push_back({*id, 0, static_cast<std::uint32_t>(word.size())});
