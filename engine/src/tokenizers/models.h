@@ -33,11 +33,11 @@ public:
         return it == to_id_.end() ? std::nullopt : std::optional<std::int32_t>(it->second);
     }
     const std::string *token(std::int32_t id) const {
-        if (id >= 0 && static_cast<std::size_t>(id) < to_token_.size()) {
-            return has_[static_cast<std::size_t>(id)] ? &to_token_[static_cast<std::size_t>(id)]
-                                                      : nullptr;
+        const auto index = static_cast<std::size_t>(id);
+        if (id >= 0 && index < to_token_.size() && has_[index]) {
+            return &to_token_[index];
         }
-        const auto it = sparse_.find(id);
+        const auto it = sparse_.find(id); // added while the table was still small
         return it == sparse_.end() ? nullptr : &it->second;
     }
     std::size_t size() const { return to_id_.size(); }

