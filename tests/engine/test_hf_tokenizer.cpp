@@ -127,6 +127,14 @@ void TestHfTokenizer::vocabularyLookups() {
     QVERIFY(!tokenizer.idToToken(1 << 30).has_value());
     // Unknown ids are skipped when decoding, as the reference does.
     QCOMPARE(tokenizer.decode({1 << 30}, false), std::string());
+
+    // Ids far apart (read in key order: "b" before the table grows) are all found.
+    const HfTokenizer sparse = HfTokenizer::fromJson(
+        R"({"model":{"type":"WordLevel","unk_token":"<unk>","vocab":{"b":900000,"<unk>":0,"a":1,"c":9000}}})");
+    QCOMPARE(sparse.idToToken(900000).value_or(""), std::string("b"));
+    QCOMPARE(sparse.idToToken(9000).value_or(""), std::string("c"));
+    QCOMPARE(sparse.tokenToId("b").value_or(-1), 900000);
+    QCOMPARE(sparse.vocabSize(), 4);
 }
 
 void TestHfTokenizer::namesUnknownComponentsWithTheirPath() {
