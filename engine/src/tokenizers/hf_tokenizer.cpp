@@ -139,6 +139,10 @@ std::string HfTokenizer::Impl::decode(const std::vector<std::int32_t> &ids,
 
 namespace {
 
+const char *const kNoSentencePiece =
+    ": SentencePiece tokenizer.model files are not read yet; use the model's tokenizer.json "
+    "(Hugging Face ships one for Llama 2, Mistral, T5 style models)";
+
 bool isFile(const std::filesystem::path &path) {
     std::error_code error;
     return std::filesystem::is_regular_file(path, error);
@@ -181,11 +185,17 @@ HfTokenizer HfTokenizer::load(const std::string &path) {
             return HfTokenizer(tokenizers::loadWordPieceVocab((where / "vocab.txt").string(),
                                                               folderLowercases(where)));
         }
+        if (isFile(where / "tokenizer.model")) {
+            throw TokenizerError((where / "tokenizer.model").string() + kNoSentencePiece);
+        }
         throw TokenizerError(path + ": no tokenizer.json, vocab.json + merges.txt or vocab.txt in "
                                     "this folder");
     }
     if (!isFile(where)) {
         throw TokenizerError(path + ": no such file or folder");
+    }
+    if (where.extension() == ".model") {
+        throw TokenizerError(path + kNoSentencePiece);
     }
     if (where.extension() == ".txt") {
         return HfTokenizer(
