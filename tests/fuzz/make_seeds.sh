@@ -68,7 +68,8 @@ import json, sys
 S = lambda s: {"String": s}
 R = lambda r: {"Regex": r}
 doc = {
-  "version": "1.0", "truncation": None, "padding": None,
+  "version": "1.0", "truncation": {"direction": "Left", "max_length": 9, "strategy": "LongestFirst", "stride": 0},
+  "padding": {"strategy": {"Fixed": 12}, "direction": "Right", "pad_to_multiple_of": 5, "pad_id": 0, "pad_type_id": 0, "pad_token": "<unk>"},
   "added_tokens": [{"id": 5, "content": "<s>", "single_word": False, "lstrip": True, "rstrip": True, "normalized": False, "special": True},
                    {"id": 6, "content": "ab", "single_word": True, "lstrip": False, "rstrip": False, "normalized": True, "special": False}],
   "normalizer": {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "NFD"}, {"type": "NFC"}, {"type": "NFKD"}, {"type": "Lowercase"},
