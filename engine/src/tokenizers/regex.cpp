@@ -1,5 +1,6 @@
 #include "tokenizers/regex.h"
 
+#include "tokenizers/regex_unicode.h"
 #include "tokenizers/unicode.h"
 
 #include <headroom/tokenizer.h>
@@ -33,9 +34,15 @@ pcre2_match_data *threadMatchData() {
 Regex::Regex(const std::string &pattern) : pattern_(pattern), impl_(std::make_unique<Impl>()) {
     int error = 0;
     PCRE2_SIZE offset = 0;
-    impl_->code =
-        pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
-                      PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK, &error, &offset, nullptr);
+    const std::string extended = withNewerUnicode(pattern);
+    if (extended != pattern) {
+        impl_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(extended.data()), extended.size(),
+                                    PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+    }
+    if (impl_->code == nullptr) { // unchanged, or the rewrite failed: errors name the original
+        impl_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
+                                    PCRE2_UTF | PCRE2_UCP, &error, &offset, nullptr);
+    }
     if (impl_->code == nullptr) {
         PCRE2_UCHAR message[256];
         pcre2_get_error_message(error, message, sizeof message);

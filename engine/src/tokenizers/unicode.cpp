@@ -124,6 +124,18 @@ std::size_t countChars(std::string_view text) {
     return n;
 }
 
+namespace {
+
+// The reference's punctuation, control and mark tests come from the unicode_categories crate,
+// whose tables stop at Unicode 8.0: characters assigned later are none of these there.
+bool inUnicode8(char32_t c) {
+    UVersionInfo age;
+    u_charAge(static_cast<UChar32>(c), age);
+    return age[0] < 8 || (age[0] == 8 && age[1] == 0);
+}
+
+} // namespace
+
 bool isWhitespace(char32_t c) {
     if (c < 0x80) {
         return c == ' ' || (c >= 0x09 && c <= 0x0D);
@@ -156,15 +168,18 @@ bool isPunctuation(char32_t c) {
                (c >= 123 && c <= 126);
     }
     const auto mask = U_GET_GC_MASK(static_cast<UChar32>(c));
-    return (mask & U_GC_P_MASK) != 0;
+    return (mask & U_GC_P_MASK) != 0 && inUnicode8(c);
 }
 
 bool isControl(char32_t c) {
     if (c == '\t' || c == '\n' || c == '\r') {
         return false;
     }
+    // Cc, Cf, Co (and Cs): the reference's unicode_categories is_other() leaves out unassigned
+    // code points (Cn), so U+FFF8 survives clean_text there.
     const auto mask = U_GET_GC_MASK(static_cast<UChar32>(c));
-    return (mask & U_GC_C_MASK) != 0;
+    return (mask & (U_GC_CC_MASK | U_GC_CF_MASK | U_GC_CO_MASK | U_GC_CS_MASK)) != 0 &&
+           inUnicode8(c);
 }
 
 bool isBertWhitespace(char32_t c) {
@@ -183,7 +198,7 @@ bool isChineseChar(char32_t c) {
 }
 
 bool isMarkNonspacing(char32_t c) {
-    return c >= 0x300 && u_charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK;
+    return c >= 0x300 && u_charType(static_cast<UChar32>(c)) == U_NON_SPACING_MARK && inUnicode8(c);
 }
 
 bool isWordChar(char32_t c) {

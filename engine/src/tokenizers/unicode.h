@@ -56,11 +56,12 @@ bool isWhitespace(char32_t c);   // char::is_whitespace (White_Space property)
 bool isAlphabetic(char32_t c);   // char::is_alphabetic
 bool isNumeric(char32_t c);      // char::is_numeric (Nd, Nl, No)
 bool isAlphanumeric(char32_t c); // char::is_alphanumeric
-bool isPunctuation(char32_t c);  // ASCII punctuation or general category P*
-bool isControl(char32_t c);      // BERT: C* categories except \t \n \r
+// As the reference's unicode_categories crate (Unicode 8.0 tables) answers:
+bool isPunctuation(char32_t c); // ASCII punctuation or general category P*
+bool isControl(char32_t c);     // BERT: Cc Cf Co Cs except \t \n \r
 bool isBertWhitespace(char32_t c);
 bool isChineseChar(char32_t c);
-bool isMarkNonspacing(char32_t c); // Mn
+bool isMarkNonspacing(char32_t c); // Mn (Unicode 8.0 tables, as isPunctuation)
 bool isWordChar(char32_t c);       // regex \w: alphanumeric, marks, connector punctuation
 
 // char::to_lowercase of every character (full mappings, no context).

@@ -33,6 +33,29 @@ function rng(seed) {
   };
 }
 
+// Blocks for random strings: letters, marks, symbols, CJK, emoji, math, tags, specials. Only
+// characters assigned by Unicode 15.0 (ICU's tables here; Unicode 16 characters such as
+// U+1FA89 are a known difference of Debian 12's PCRE2/ICU against the reference).
+const blocks = [
+  [0x20, 0x7e], [0x09, 0x0d], [0x80, 0x2ff], [0x300, 0x36f], [0x370, 0x3ff], [0x400, 0x4ff],
+  [0x590, 0x6ff], [0x900, 0x97f], [0xe00, 0xe7f], [0x1100, 0x11ff], [0x1e00, 0x1fff],
+  [0x2000, 0x206f], [0x2070, 0x218f], [0x2190, 0x2bff], [0x3000, 0x30ff], [0x3400, 0x4dbf],
+  [0x4e00, 0x9fff], [0xac00, 0xd7a3], [0xf900, 0xfaff], [0xfb00, 0xfb4f], [0xfe00, 0xfe6f],
+  [0xff00, 0xffef], [0x1f300, 0x1f64f], [0x20000, 0x2a6df], [0x1d400, 0x1d7ff],
+  [0xe0000, 0xe007f], [0xfff0, 0xfffd], [0x10000, 0x1007f],
+];
+
+function randomText(random) {
+  let text = '';
+  const n = 1 + Math.floor(random() * 30);
+  for (let i = 0; i < n; ++i) {
+    const block = random() < 0.4 ? blocks[Math.floor(random() * 2)] : blocks[Math.floor(random() * blocks.length)];
+    text += String.fromCodePoint(block[0] + Math.floor(random() * (block[1] - block[0] + 1)));
+    if (random() < 0.1) text += ' ';
+  }
+  return text;
+}
+
 const joiners = [' ', '', '  ', '\n', '\n\n', '\t', ' \n', '. ', ', ', '   '];
 
 // `count` texts; `specials` are the tokenizer's added tokens, put inside some texts.
@@ -44,6 +67,10 @@ function makeTexts(count, specials, seed = 17) {
     texts.push(s, `${s}Hello`, `${s} Hello`, `Hello${s}`, `Hello ${s} world`, `${s}\nHello`, `a${s}${s}b`, ` ${s}  x`);
   }
   while (texts.length < count) {
+    if (random() < 0.25) {
+      texts.push(randomText(random)); // a quarter: random code points
+      continue;
+    }
     const parts = [];
     const n = 1 + Math.floor(random() * 5);
     for (let i = 0; i < n; ++i) {
