@@ -139,7 +139,7 @@ std::unique_ptr<HfTokenizer::Impl> loadTokenizerJson(const std::string &json,
     nlohmann::json document;
     try {
         document = nlohmann::json::parse(json);
-    } catch (const nlohmann::json::parse_error &error) {
+    } catch (const nlohmann::json::exception &error) { // or out_of_range: 1e9999
         throw TokenizerError(file + ": not valid JSON (" + error.what() + ")");
     }
     const JsonNode root(document, file);
@@ -179,7 +179,7 @@ std::unique_ptr<HfTokenizer::Impl> loadVocabAndMerges(const std::string &vocab_p
     nlohmann::json document;
     try {
         document = nlohmann::json::parse(readFile(vocab_path));
-    } catch (const nlohmann::json::parse_error &error) {
+    } catch (const nlohmann::json::exception &error) { // or out_of_range: 1e9999
         throw TokenizerError(vocab_file + ": not valid JSON (" + error.what() + ")");
     }
     const JsonNode root(document, vocab_file);
