@@ -25,7 +25,7 @@ packages=(
   qt6-base-dev qt6-tools-dev qt6-l10n-tools libqt6svg6-dev libqt6sql6-sqlite qt6-qpa-plugins
   libqcustomplot-dev libqcustomplot2.1-qt6
   libtorch-dev libopenblas0-pthread
-  libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev
+  libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libpcre2-dev libicu-dev
   fonts-dejavu-core xvfb xauth
 )
 

@@ -28,5 +28,6 @@ CommandRunner addEvaluateCommand(CLI::App &app, Streams streams);
 CommandRunner addEstimateCommand(CLI::App &app, Streams streams);
 CommandRunner addFitCommand(CLI::App &app, Streams streams);
 CommandRunner addProfilesCommand(CLI::App &app, Streams streams);
+CommandRunner addTokenizeCommand(CLI::App &app, Streams streams);
 
 } // namespace headroom::cli

@@ -55,3 +55,40 @@ SQL
 make_project v2.headroom "$here/.v1.sql" "$here/.v2.sql"
 rm -f "$here/.v1.sql" "$here/.v2.sql"
 ls -l "$corpus"/*
+
+# Tokenizer seeds: small reference-made tokenizer.json fixtures, minified, and one pipeline
+# that names every component type the loader knows.
+mkdir -p "$corpus/tokenizer"
+for fixture in bpe_suffix unigram wordpiece_bert bpe_chain; do
+  python3 -c 'import json,sys; print(json.dumps(json.load(open(sys.argv[1])), separators=(",", ":"), ensure_ascii=False))' \
+    "$repo/tests/data/tokenizers/$fixture/tokenizer.json" > "$corpus/tokenizer/$fixture.json"
+done
+python3 - "$corpus/tokenizer/every-component.json" <<'PY'
+import json, sys
+S = lambda s: {"String": s}
+R = lambda r: {"Regex": r}
+doc = {
+  "version": "1.0", "truncation": {"direction": "Left", "max_length": 9, "strategy": "LongestFirst", "stride": 0},
+  "padding": {"strategy": {"Fixed": 12}, "direction": "Right", "pad_to_multiple_of": 5, "pad_id": 0, "pad_type_id": 0, "pad_token": "<unk>"},
+  "added_tokens": [{"id": 5, "content": "<s>", "single_word": False, "lstrip": True, "rstrip": True, "normalized": False, "special": True},
+                   {"id": 6, "content": "ab", "single_word": True, "lstrip": False, "rstrip": False, "normalized": True, "special": False}],
+  "normalizer": {"type": "Sequence", "normalizers": [{"type": "NFKC"}, {"type": "NFD"}, {"type": "NFC"}, {"type": "NFKD"}, {"type": "Lowercase"},
+      {"type": "Strip", "strip_left": True, "strip_right": False}, {"type": "StripAccents"}, {"type": "Replace", "pattern": R("\\s+"), "content": " "},
+      {"type": "Prepend", "prepend": "\u2581"}, {"type": "BertNormalizer", "clean_text": True, "handle_chinese_chars": True, "strip_accents": None, "lowercase": True},
+      {"type": "Nmt"}, {"type": "Replace", "pattern": S("x"), "content": "y"}]},
+  "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "Punctuation", "behavior": "Contiguous"}, {"type": "ByteLevel", "add_prefix_space": True, "trim_offsets": True, "use_regex": True},
+      {"type": "Digits", "individual_digits": True}, {"type": "Split", "pattern": R("\\s+(?!\\S)"), "behavior": "MergedWithPrevious", "invert": True},
+      {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "first", "split": True}, {"type": "Whitespace"}, {"type": "WhitespaceSplit"},
+      {"type": "BertPreTokenizer"}, {"type": "CharDelimiterSplit", "delimiter": "-"}, {"type": "Split", "pattern": S("a"), "behavior": "Removed", "invert": False}]},
+  "model": {"type": "BPE", "dropout": None, "unk_token": "<unk>", "continuing_subword_prefix": "##", "end_of_word_suffix": "</w>", "fuse_unk": True, "byte_fallback": True, "ignore_merges": True,
+            "vocab": {"<unk>": 0, "a": 1, "##b": 2, "ab": 3, "<0x41>": 4}, "merges": ["a ##b"]},
+  "post_processor": {"type": "Sequence", "processors": [{"type": "ByteLevel", "trim_offsets": False},
+      {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>", "type_id": 0}}, {"Sequence": {"id": "A", "type_id": 0}}],
+       "pair": [], "special_tokens": {"<s>": {"id": "<s>", "ids": [5], "tokens": ["<s>"]}}},
+      {"type": "BertProcessing", "sep": ["<s>", 5], "cls": ["<s>", 5]}, {"type": "RobertaProcessing", "sep": ["<s>", 5], "cls": ["<s>", 5], "trim_offsets": True, "add_prefix_space": True}]},
+  "decoder": {"type": "Sequence", "decoders": [{"type": "Replace", "pattern": S("\u2581"), "content": " "}, {"type": "ByteFallback"}, {"type": "ByteLevel"}, {"type": "Metaspace", "replacement": "\u2581", "prepend_scheme": "always"},
+      {"type": "WordPiece", "prefix": "##", "cleanup": True}, {"type": "BPEDecoder", "suffix": "</w>"}, {"type": "CTC", "pad_token": "<pad>", "word_delimiter_token": "|", "cleanup": True},
+      {"type": "Fuse"}, {"type": "Strip", "content": " ", "start": 1, "stop": 1}]},
+}
+open(sys.argv[1], "w").write(json.dumps(doc, separators=(",", ":"), ensure_ascii=False))
+PY
