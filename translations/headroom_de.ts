@@ -1108,6 +1108,65 @@
         <source>&amp;Preferences…</source>
         <translation>&amp;Einstellungen…</translation>
     </message>
+    <message>
+        <source>&amp;Evaluate on a File…</source>
+        <translation>Auf einer Datei &amp;auswerten…</translation>
+    </message>
+    <message>
+        <source>Measure the selected run&apos;s result on a held-out file with the training data&apos;s columns</source>
+        <translation>Das Ergebnis des gewählten Laufs auf einer zurückgehaltenen Datei mit den Spalten der Trainingsdaten messen</translation>
+    </message>
+    <message>
+        <source>Evaluate on a File</source>
+        <translation>Auf einer Datei auswerten</translation>
+    </message>
+    <message>
+        <source>Data files (*.csv *.txt *.jsonl *.ndjson);;All files (*)</source>
+        <translation>Datendateien (*.csv *.txt *.jsonl *.ndjson);;Alle Dateien (*)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n examples</source>
+        <translation>
+            <numerusform>%n Beispiel</numerusform>
+            <numerusform>%n Beispiele</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>accuracy %1 %</source>
+        <translation>Genauigkeit %1 %</translation>
+    </message>
+    <message>
+        <source>RMSE %1</source>
+        <translation>RMSE %1</translation>
+    </message>
+    <message>
+        <source>R² %1</source>
+        <translation>R² %1</translation>
+    </message>
+    <message>
+        <source>loss %1</source>
+        <translation>Verlust %1</translation>
+    </message>
+    <message>
+        <source>latest checkpoint, step %1</source>
+        <translation>letzter Checkpoint, Schritt %1</translation>
+    </message>
+    <message>
+        <source>best checkpoint, step %1</source>
+        <translation>bester Checkpoint, Schritt %1</translation>
+    </message>
+    <message>
+        <source>Run %1 (%2) on %3: %4</source>
+        <translation>Lauf %1 (%2) auf %3: %4</translation>
+    </message>
+    <message>
+        <source>An evaluation is already running.</source>
+        <translation>Es läuft bereits eine Auswertung.</translation>
+    </message>
+    <message>
+        <source>Evaluating run %1 on %2…</source>
+        <translation>Werte Lauf %1 auf %2 aus…</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MemoryBarsWidget</name>

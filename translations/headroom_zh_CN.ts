@@ -1105,6 +1105,64 @@
         <source>&amp;Preferences…</source>
         <translation>首选项(&amp;P)…</translation>
     </message>
+    <message>
+        <source>&amp;Evaluate on a File…</source>
+        <translation>在文件上评估(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Measure the selected run&apos;s result on a held-out file with the training data&apos;s columns</source>
+        <translation>在与训练数据列相同的留出文件上衡量所选运行的结果</translation>
+    </message>
+    <message>
+        <source>Evaluate on a File</source>
+        <translation>在文件上评估</translation>
+    </message>
+    <message>
+        <source>Data files (*.csv *.txt *.jsonl *.ndjson);;All files (*)</source>
+        <translation>数据文件 (*.csv *.txt *.jsonl *.ndjson);;所有文件 (*)</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n examples</source>
+        <translation>
+            <numerusform>%n 个样本</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>accuracy %1 %</source>
+        <translation>准确率 %1 %</translation>
+    </message>
+    <message>
+        <source>RMSE %1</source>
+        <translation>RMSE %1</translation>
+    </message>
+    <message>
+        <source>R² %1</source>
+        <translation>R² %1</translation>
+    </message>
+    <message>
+        <source>loss %1</source>
+        <translation>损失 %1</translation>
+    </message>
+    <message>
+        <source>latest checkpoint, step %1</source>
+        <translation>最新检查点，第 %1 步</translation>
+    </message>
+    <message>
+        <source>best checkpoint, step %1</source>
+        <translation>最佳检查点，第 %1 步</translation>
+    </message>
+    <message>
+        <source>Run %1 (%2) on %3: %4</source>
+        <translation>运行 %1（%2）在 %3 上：%4</translation>
+    </message>
+    <message>
+        <source>An evaluation is already running.</source>
+        <translation>已有评估正在运行。</translation>
+    </message>
+    <message>
+        <source>Evaluating run %1 on %2…</source>
+        <translation>正在 %2 上评估运行 %1…</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MemoryBarsWidget</name>

@@ -9,6 +9,7 @@
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
+#include "wizard/BackgroundJob.h"
 #include "wizard/ConfigWizard.h"
 
 #include <headroom/devices.h>
@@ -50,6 +51,7 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
 
     controller_ = new SessionController(this);
     watcher_ = new RunWatcher(this);
+    evaluation_job_ = new BackgroundJob(this);
 
     central_ = new QStackedWidget(this);
     empty_view_ = new EmptyProjectView(central_);

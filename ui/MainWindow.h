@@ -28,6 +28,8 @@ class RunsPanel;
 class RunWatcher;
 class SessionController;
 
+class BackgroundJob;
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
@@ -57,7 +59,17 @@ public:
     // Exports of the selected run (or the latest one); return an error text or empty.
     QString exportMetrics(const QString &csv_path);
     QString exportWeights(const QString &safetensors_path);
+    // Measures the selected run's result (its best checkpoint with early stopping) on a data
+    // file with the training data's layout, in the background; evaluationFinished reports.
+    // Returns why it cannot start, or an empty string.
+    QString evaluateOnFile(const QString &data_path);
 
+Q_SIGNALS:
+    // `summary` holds the figures ("Run 2 (best checkpoint, step 140) on test.csv: 200
+    // examples · accuracy 96.5 % · loss 0.1021"); `error` is empty unless it failed.
+    void evaluationFinished(const QString &summary, const QString &error);
+
+public:
     // Replaces the "stop the run and quit?" question (tests answer it).
     void setStopConfirmation(std::function<bool()> confirm) { confirm_stop_ = std::move(confirm); }
     // Shows the new-project dialog, optionally with a data file filled in.
@@ -91,6 +103,7 @@ private:
     void chooseSaveAsPath();
     void chooseMetricsExportPath();
     void chooseWeightsExportPath();
+    void chooseEvaluationFile();
 
     // MainWindowRun.cpp
     void connectRunSignals();
@@ -130,6 +143,9 @@ private:
     QAction *reload_action_ = nullptr;
     QAction *export_metrics_action_ = nullptr;
     QAction *export_weights_action_ = nullptr;
+    QAction *evaluate_action_ = nullptr;
+    BackgroundJob *evaluation_job_ = nullptr;
+    bool evaluation_from_menu_ = false; // the running evaluation answers in a dialog
     QAction *quit_action_ = nullptr;
     QAction *start_action_ = nullptr;
     QAction *continue_action_ = nullptr;

@@ -6,6 +6,7 @@
 #include "RunsPanel.h"
 #include "SessionController.h"
 #include "Theme.h"
+#include "wizard/BackgroundJob.h"
 
 #include <headroom/version.h>
 
@@ -58,6 +59,28 @@ void MainWindow::createActions() {
         tr("Write the selected run's latest checkpoint as safetensors"));
     connect(export_weights_action_, &QAction::triggered, this,
             &MainWindow::chooseWeightsExportPath);
+
+    evaluate_action_ = new QAction(tr("&Evaluate on a File…"), this);
+    evaluate_action_->setStatusTip(
+        tr("Measure the selected run's result on a held-out file with the training data's "
+           "columns"));
+    connect(evaluate_action_, &QAction::triggered, this, &MainWindow::chooseEvaluationFile);
+    connect(this, &MainWindow::evaluationFinished, this,
+            [this](const QString &summary, const QString &error) {
+                updateActions();
+                if (error.isEmpty()) {
+                    run_state_label_->setText(summary);
+                }
+                // Only an evaluation the user started from the menu answers in a dialog.
+                if (!std::exchange(evaluation_from_menu_, false)) {
+                    return;
+                }
+                if (!error.isEmpty()) {
+                    QMessageBox::warning(this, tr("Evaluate on a File"), error);
+                } else {
+                    QMessageBox::information(this, tr("Evaluate on a File"), summary);
+                }
+            });
 
     quit_action_ = new QAction(tr("&Quit"), this);
     quit_action_->setShortcut(QKeySequence::Quit);
@@ -146,6 +169,8 @@ void MainWindow::createMenus() {
     run->addAction(pause_action_);
     run->addAction(resume_action_);
     run->addAction(stop_action_);
+    run->addSeparator();
+    run->addAction(evaluate_action_);
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(about_action_);
@@ -225,6 +250,7 @@ void MainWindow::updateActions() {
     reload_action_->setEnabled(has_project);
     export_metrics_action_->setEnabled(has_project && has_runs);
     export_weights_action_->setEnabled(has_project && has_runs && !active);
+    evaluate_action_->setEnabled(has_project && has_runs && !evaluation_job_->isRunning());
     open_action_->setEnabled(!active);
     new_action_->setEnabled(!active);
     recent_menu_->setEnabled(!active && !settings_.recentProjects().isEmpty());
@@ -283,6 +309,21 @@ void MainWindow::chooseWeightsExportPath() {
     if (!error.isEmpty()) {
         QMessageBox::warning(this, tr("Export Weights"), error);
     }
+}
+
+void MainWindow::chooseEvaluationFile() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Evaluate on a File"), QFileInfo(projectPath()).dir().path(),
+        tr("Data files (*.csv *.txt *.jsonl *.ndjson);;All files (*)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    const QString error = evaluateOnFile(path);
+    if (!error.isEmpty()) {
+        QMessageBox::warning(this, tr("Evaluate on a File"), error);
+        return;
+    }
+    evaluation_from_menu_ = true;
 }
 
 void MainWindow::showAbout() {

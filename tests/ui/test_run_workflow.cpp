@@ -39,6 +39,7 @@ private Q_SLOTS:
     void pauseResumeStopFromTheWindow();
     void closingDuringARunStopsWithACheckpoint();
     void compareShowsTwoRunsWithDifferencesHighlighted();
+    void aTabularRunShowsItsValidationAndEvaluatesAFile();
     void aRunThatCannotContinueShowsItsDiagnosis();
     void eventLoopStaysResponsiveDuringARun();
     void aRunWrittenByTheCliShowsLive();
@@ -214,6 +215,40 @@ void TestRunWorkflow::compareShowsTwoRunsWithDifferencesHighlighted() {
     only->setChecked(true);
     QVERIFY(compare->tableKeys().contains("train.lr"));
     QVERIFY(!compare->tableKeys().contains("model.dim"));
+}
+
+void TestRunWorkflow::aTabularRunShowsItsValidationAndEvaluatesAFile() {
+    const QString data = writeFile(QDir(dir_.path()), "plants.csv", tabularCsv(300));
+    const QString project = createTestProject(dir_.filePath("ui-tabular.headroom"), data, "tabular",
+                                              {"train.epochs=4"});
+    MainWindow window(nullptr, settingsPath());
+    window.show();
+    QCOMPARE(window.openProject(project), QString());
+    QCOMPARE(window.startRun(), QString());
+    QVERIFY(waitFinished(window));
+    const auto &runs = window.runsPanel()->runs();
+    QCOMPARE(runs.size(), std::size_t{1});
+    QVERIFY2(headroom::ui::validationFigures(runs.front()).contains("accuracy"),
+             qPrintable(headroom::ui::validationFigures(runs.front())));
+    window.compareView()->setSelectedRuns({runs.front().id});
+    QVERIFY(window.compareView()->tableKeys().contains("validation"));
+
+    QSignalSpy finished(&window, &MainWindow::evaluationFinished);
+    QAction *evaluate = findAction(window, QStringLiteral("Evaluate on a File…"));
+    QVERIFY(evaluate && evaluate->isEnabled());
+    QCOMPARE(window.evaluateOnFile(data), QString());
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(finished.last().at(1).toString(), QString());
+    const QString summary = finished.last().at(0).toString();
+    QVERIFY2(summary.contains("300 examples") && summary.contains("accuracy") &&
+                 summary.contains("plants.csv"),
+             qPrintable(summary));
+
+    const QString other = writeFile(QDir(dir_.path()), "other.csv", "a,b\n1,2\n");
+    QCOMPARE(window.evaluateOnFile(other), QString());
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(finished.last().at(1).toString().contains("unknown column"),
+             qPrintable(finished.last().at(1).toString()));
 }
 
 void TestRunWorkflow::aRunThatCannotContinueShowsItsDiagnosis() {
