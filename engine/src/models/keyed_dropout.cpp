@@ -1,22 +1,12 @@
 #include "models/keyed_dropout.h"
 
+#include "data/split.h"
+
 #include <ATen/Dispatch.h>
 
 namespace headroom::models {
 
-namespace {
-
-std::uint64_t mix(std::uint64_t value) {
-    // SplitMix64's finalizer.
-    value ^= value >> 30;
-    value *= 0xbf58476d1ce4e5b9ULL;
-    value ^= value >> 27;
-    value *= 0x94d049bb133111ebULL;
-    value ^= value >> 31;
-    return value;
-}
-
-} // namespace
+using data::mix64;
 
 namespace {
 thread_local const ScopedDropoutKey::Key *current_key = nullptr;
@@ -37,7 +27,7 @@ const ScopedDropoutKey::Key *ScopedDropoutKey::current() {
 }
 
 std::uint64_t dropoutStepSeed(std::uint64_t run_seed, std::int64_t step) {
-    return mix(mix(run_seed + 0x9e3779b97f4a7c15ULL) ^ static_cast<std::uint64_t>(step));
+    return mix64(mix64(run_seed + 0x9e3779b97f4a7c15ULL) ^ static_cast<std::uint64_t>(step));
 }
 
 torch::Tensor keyedDropout(const torch::Tensor &x, double p, std::uint64_t site) {
@@ -53,7 +43,7 @@ torch::Tensor keyedDropout(const torch::Tensor &x, double p, std::uint64_t site)
     // generator state and the rows can be filled in any order.
     torch::Tensor mask = torch::empty(x.sizes(), x.options());
     const std::int64_t per_row = mask.numel() / key->rows;
-    const std::uint64_t site_seed = mix(key->step_seed ^ mix(site + 0x632be59bd9b4e019ULL));
+    const std::uint64_t site_seed = mix64(key->step_seed ^ mix64(site + 0x632be59bd9b4e019ULL));
     const auto keep_below = static_cast<std::uint64_t>((1.0 - p) * 0x1.0p24);
     const double scale = 1.0 / (1.0 - p);
     AT_DISPATCH_FLOATING_TYPES_AND2(
@@ -63,11 +53,11 @@ torch::Tensor keyedDropout(const torch::Tensor &x, double p, std::uint64_t site)
             const auto dropped = static_cast<scalar_t>(0);
             for (std::int64_t row = 0; row < key->rows; ++row) {
                 const std::uint64_t row_seed =
-                    mix(site_seed ^ static_cast<std::uint64_t>(key->first_row + row));
+                    mix64(site_seed ^ static_cast<std::uint64_t>(key->first_row + row));
                 scalar_t *out = data + row * per_row;
                 for (std::int64_t i = 0; i < per_row; ++i) {
                     const std::uint64_t bits =
-                        mix(row_seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i));
+                        mix64(row_seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i));
                     out[i] = (bits >> 40) < keep_below ? kept : dropped;
                 }
             }

@@ -1,6 +1,7 @@
 #include "tokenizers/decoders.h"
 
 #include "tokenizers/byte_level.h"
+#include "tokenizers/pattern.h"
 #include "tokenizers/pre_tokenizers.h"
 #include "tokenizers/regex.h"
 #include "tokenizers/unicode.h"
@@ -151,31 +152,16 @@ private:
 
 class ReplaceDecoder : public Decoder {
 public:
-    ReplaceDecoder(std::string literal, std::unique_ptr<Regex> regex, std::string content)
-        : literal_(std::move(literal)), regex_(std::move(regex)), content_(std::move(content)) {}
+    ReplaceDecoder(Pattern pattern, std::string content)
+        : pattern_(std::move(pattern)), content_(std::move(content)) {}
     void decodeChain(std::vector<std::string> &tokens) const override {
         for (std::string &token : tokens) {
-            if (!regex_) {
-                replaceAll(token, literal_, content_);
-                continue;
-            }
-            std::vector<std::pair<std::size_t, std::size_t>> matches;
-            regex_->findMatches(token, matches);
-            std::string out;
-            std::size_t previous = 0;
-            for (const auto &[start, end] : matches) {
-                out.append(token, previous, start - previous);
-                out += content_;
-                previous = end;
-            }
-            out.append(token, previous, std::string::npos);
-            token = std::move(out);
+            pattern_.replaceAll(token, content_);
         }
     }
 
 private:
-    std::string literal_;
-    std::unique_ptr<Regex> regex_;
+    Pattern pattern_;
     std::string content_;
 };
 
@@ -328,19 +314,7 @@ std::unique_ptr<Decoder> makeDecoder(const JsonNode &node) {
                                               count(node, "stop"));
     }
     if (type == "Replace") {
-        const JsonNode pattern = node.at("pattern");
-        std::unique_ptr<Regex> regex;
-        std::string literal;
-        if (pattern.has("Regex")) {
-            try {
-                regex = std::make_unique<Regex>(pattern.at("Regex").string());
-            } catch (const std::invalid_argument &error) {
-                pattern.at("Regex").fail(error.what());
-            }
-        } else {
-            literal = pattern.at("String").string();
-        }
-        return std::make_unique<ReplaceDecoder>(literal, std::move(regex),
+        return std::make_unique<ReplaceDecoder>(Pattern::fromJson(node.at("pattern")),
                                                 node.at("content").string());
     }
     if (type == "Metaspace") {

@@ -1,6 +1,7 @@
 #include "tokenizers/normalizers.h"
 
 #include "tokenizers/byte_level.h"
+#include "tokenizers/pattern.h"
 
 namespace headroom::tokenizers {
 
@@ -76,33 +77,12 @@ private:
 
 class ReplaceNormalizer : public Normalizer {
 public:
-    ReplaceNormalizer(std::string literal, std::unique_ptr<Regex> regex, std::string content)
-        : literal_(std::move(literal)), regex_(std::move(regex)), content_(std::move(content)) {}
-    void normalize(std::string &text) const override {
-        std::vector<std::pair<std::size_t, std::size_t>> matches;
-        if (regex_) {
-            regex_->findMatches(text, matches);
-        } else {
-            findLiteral(text, literal_, matches);
-        }
-        if (matches.empty()) {
-            return;
-        }
-        std::string out;
-        out.reserve(text.size());
-        std::size_t previous = 0;
-        for (const auto &[start, end] : matches) {
-            out.append(text, previous, start - previous);
-            out += content_;
-            previous = end;
-        }
-        out.append(text, previous, std::string::npos);
-        text = std::move(out);
-    }
+    ReplaceNormalizer(Pattern pattern, std::string content)
+        : pattern_(std::move(pattern)), content_(std::move(content)) {}
+    void normalize(std::string &text) const override { pattern_.replaceAll(text, content_); }
 
 private:
-    std::string literal_;
-    std::unique_ptr<Regex> regex_;
+    Pattern pattern_;
     std::string content_;
 };
 
@@ -206,19 +186,7 @@ std::unique_ptr<Normalizer> makeNormalizer(const JsonNode &node) {
         return std::make_unique<PrependNormalizer>(node.at("prepend").string());
     }
     if (type == "Replace") {
-        const JsonNode pattern = node.at("pattern");
-        std::unique_ptr<Regex> regex;
-        std::string literal;
-        if (pattern.has("Regex")) {
-            try {
-                regex = std::make_unique<Regex>(pattern.at("Regex").string());
-            } catch (const std::invalid_argument &error) {
-                pattern.at("Regex").fail(error.what());
-            }
-        } else {
-            literal = pattern.at("String").string();
-        }
-        return std::make_unique<ReplaceNormalizer>(literal, std::move(regex),
+        return std::make_unique<ReplaceNormalizer>(Pattern::fromJson(node.at("pattern")),
                                                    node.at("content").string());
     }
     if (type == "BertNormalizer") {

@@ -1,6 +1,7 @@
 #include "tokenizers/pre_tokenizers.h"
 
 #include "tokenizers/byte_level.h"
+#include "tokenizers/pattern.h"
 #include "tokenizers/unicode.h"
 
 #include <functional>
@@ -116,17 +117,11 @@ private:
 
 class SplitPreTokenizer : public PreTokenizer {
 public:
-    SplitPreTokenizer(std::string literal, std::unique_ptr<Regex> regex, SplitBehavior behavior,
-                      bool invert)
-        : literal_(std::move(literal)), regex_(std::move(regex)), behavior_(behavior),
-          invert_(invert) {}
+    SplitPreTokenizer(Pattern pattern, SplitBehavior behavior, bool invert)
+        : pattern_(std::move(pattern)), behavior_(behavior), invert_(invert) {}
     void split(Piece &piece, Pieces &out) const override {
         std::vector<std::pair<std::size_t, std::size_t>> matches;
-        if (regex_) {
-            regex_->findMatches(piece.text, matches);
-        } else {
-            findLiteral(piece.text, literal_, matches);
-        }
+        pattern_.findMatches(piece.text, matches);
         std::vector<Span> spans;
         matchesToSpans(piece.text, matches, spans);
         if (invert_) {
@@ -138,8 +133,7 @@ public:
     }
 
 private:
-    std::string literal_;
-    std::unique_ptr<Regex> regex_;
+    Pattern pattern_;
     SplitBehavior behavior_;
     bool invert_;
 };
@@ -304,19 +298,7 @@ std::unique_ptr<PreTokenizer> makePreTokenizer(const JsonNode &node) {
                                          node.boolean("use_regex", true));
     }
     if (type == "Split") {
-        const JsonNode pattern = node.at("pattern");
-        std::unique_ptr<Regex> regex;
-        std::string literal;
-        if (pattern.has("Regex")) {
-            try {
-                regex = std::make_unique<Regex>(pattern.at("Regex").string());
-            } catch (const std::invalid_argument &error) {
-                pattern.at("Regex").fail(error.what());
-            }
-        } else {
-            literal = pattern.at("String").string();
-        }
-        return std::make_unique<SplitPreTokenizer>(literal, std::move(regex),
+        return std::make_unique<SplitPreTokenizer>(Pattern::fromJson(node.at("pattern")),
                                                    parseBehavior(node.at("behavior")),
                                                    node.boolean("invert", false));
     }
