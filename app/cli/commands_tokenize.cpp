@@ -2,6 +2,7 @@
 #include "cli/exit_codes.h"
 
 #include <headroom/tokenizer.h>
+#include <headroom/workflow.h>
 
 #include <CLI/CLI.hpp>
 #include <memory>
@@ -20,6 +21,32 @@ struct TokenizeOptions {
     bool json = false;
 };
 
+// A project file rather than a tokenizer folder or file: by its name, as `new` names them.
+bool isProjectFile(const std::string &path) {
+    const std::string suffix = ".headroom";
+    return path.size() > suffix.size() &&
+           path.compare(path.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// The project's own tokenizer (byte or SentencePiece); errors reach the CLI's handler.
+int tokenizeWithProjectFile(const TokenizeOptions &options, Streams streams) {
+    const ProjectTokenization result = tokenizeWithProject(options.tokenizer, options.text);
+    if (options.json) {
+        const nlohmann::json out = {{"ids", result.ids},
+                                    {"tokens", result.pieces},
+                                    {"text", result.text},
+                                    {"tokenizer", result.tokenizer}};
+        streams.out << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) << '\n';
+        return static_cast<int>(kExitSuccess);
+    }
+    for (std::size_t i = 0; i < result.ids.size(); ++i) {
+        streams.out << result.ids[i] << '\t' << result.pieces[i] << '\n';
+    }
+    streams.err << result.ids.size() << " tokens (" << result.tokenizer
+                << " tokenizer of the project); decoded: " << result.text << '\n';
+    return static_cast<int>(kExitSuccess);
+}
+
 } // namespace
 
 CommandRunner addTokenizeCommand(CLI::App &app, Streams streams) {
@@ -30,7 +57,7 @@ CommandRunner addTokenizeCommand(CLI::App &app, Streams streams) {
     command
         ->add_option("--tokenizer", options->tokenizer,
                      "A folder with tokenizer.json (or vocab.json + merges.txt, or vocab.txt), "
-                     "or a tokenizer.json file")
+                     "a tokenizer.json file, or a .headroom project (its own tokenizer)")
         ->required();
     command->add_option("--text", options->text, "The text to encode (UTF-8)")->required();
     command->add_flag("--no-special", options->no_special,
@@ -38,6 +65,9 @@ CommandRunner addTokenizeCommand(CLI::App &app, Streams streams) {
     command->add_flag("--json", options->json,
                       "Print one JSON object: {\"ids\":[...],\"tokens\":[...],\"text\":\"...\"}");
     return [streams, options]() {
+        if (isProjectFile(options->tokenizer)) {
+            return tokenizeWithProjectFile(*options, streams);
+        }
         std::unique_ptr<HfTokenizer> tokenizer;
         TokenizedText encoded;
         try {

@@ -1,6 +1,7 @@
 // headroom-cli tokenize: ids, tokens and the decoded text as JSON, the ids equal to the
 // reference's (fixtures made by Hugging Face tokenizers), and exit code 2 for bad input.
 #include "cli_support.h"
+#include "sample_files.h"
 
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -37,6 +38,7 @@ private Q_SLOTS:
     void printsReferenceIdsAsJson_data();
     void printsReferenceIdsAsJson();
     void badInputExitsWithTwo();
+    void aProjectTokenizesWithItsOwnTokenizer();
 };
 
 void TestCliTokenize::printsReferenceIdsAsJson_data() {
@@ -88,6 +90,30 @@ void TestCliTokenize::badInputExitsWithTwo() {
     QVERIFY2(
         unknown.err.contains("tokenizer.json: /pre_tokenizer/type: unknown pre-tokenizer 'Foo'"),
         qPrintable(unknown.err));
+}
+
+void TestCliTokenize::aProjectTokenizesWithItsOwnTokenizer() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString corpus =
+        test_support::writeFile(QDir(dir.path()), "corpus.txt", test_support::storyText(50));
+    const QString project = dir.filePath("story.headroom");
+    QCOMPARE(runCli({"new", project, "--recipe", "gpt", "--data", corpus}).exit_code, 0);
+    // The byte tokenizer: one id per UTF-8 byte, "é" is two.
+    const auto result = runCli({"tokenize", "--tokenizer", project, "--text", "Hé", "--json"});
+    QCOMPARE(result.exit_code, 0);
+    const QJsonObject out = QJsonDocument::fromJson(result.out).object();
+    QCOMPARE(out["tokenizer"].toString(), QString("byte"));
+    QCOMPARE(out["ids"].toArray(), (QJsonArray{72, 0xc3, 0xa9}));
+    QCOMPARE(out["text"].toString(), QString("Hé"));
+
+    const QString table =
+        test_support::writeFile(QDir(dir.path()), "table.csv", test_support::tabularCsv(40));
+    const QString tabular = dir.filePath("table.headroom");
+    QCOMPARE(runCli({"new", tabular, "--recipe", "tabular", "--data", table}).exit_code, 0);
+    const auto refused = runCli({"tokenize", "--tokenizer", tabular, "--text", "x"});
+    QCOMPARE(refused.exit_code, 2);
+    QVERIFY2(refused.err.contains("only gpt projects have a tokenizer"), qPrintable(refused.err));
 }
 
 QTEST_GUILESS_MAIN(TestCliTokenize)

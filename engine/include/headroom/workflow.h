@@ -66,6 +66,18 @@ struct EvaluationReport {
 EvaluationReport evaluateRun(const std::string &project_path, std::int64_t run_id,
                              const std::string &data_path);
 
+// What the tokenizer a GPT project trains with (byte, or its stored SentencePiece model) makes of
+// a text: the ids, each id decoded alone (a byte of a multi-byte character is not valid UTF-8
+// alone), and all ids decoded. Throws InputError for a tabular project, ProjectError for a file
+// that is not a project.
+struct ProjectTokenization {
+    std::string tokenizer; // "byte" | "bpe" | "unigram"
+    std::vector<std::int32_t> ids;
+    std::vector<std::string> pieces;
+    std::string text;
+};
+ProjectTokenization tokenizeWithProject(const std::string &project_path, const std::string &text);
+
 // What a run used to save memory, as `runs` and the desktop show it: "bf16 · checkpointing
 // every block · 8-bit AdamW" from the run's summary once it ended (ladder rungs included), else
 // from its config; "fp32" when nothing is on.
