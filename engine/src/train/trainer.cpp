@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <filesystem>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -257,12 +258,14 @@ void TrainingRun::stopEarly() {
         writeCheckpoint(train_stream_->saveState());
     }
     const std::string patience = plan_.config.text("train.early_stopping");
+    char best_loss[32];
+    std::snprintf(best_loss, sizeof best_loss, "%.4f", best_eval_ ? best_eval_->loss : 0.0);
     const std::string message = "stopped early at step " + std::to_string(step_) + " of " +
                                 std::to_string(schedule_.total_steps) + ": " + patience +
-                                " validation passes without improvement; the best checkpoint, "
-                                "step " +
-                                std::to_string(best_step_) +
-                                ", is the run's result (export and evaluate use it)";
+                                " validation passes without a lower validation loss; the best "
+                                "checkpoint (step " +
+                                std::to_string(best_step_) + ", validation loss " + best_loss +
+                                ") is the run's result (export and evaluate use it)";
     emit("early_stopped", message,
          {{"best_step", best_step_},
           {"patience", plan_.config.integer("train.early_stopping")},

@@ -89,7 +89,7 @@ std::vector<std::string> describePrepared(const Config &config,
     }
     if (config.integer("train.early_stopping") > 0) {
         length += ", early stopping after " + config.text("train.early_stopping") +
-                  " validation passes without improvement";
+                  " validation passes without a lower validation loss";
     }
     lines.push_back("training " + length + ", effective batch " +
                     std::to_string(micro_batch * accumulation) + " (micro-batch " +
