@@ -3,6 +3,7 @@
 #include "data/split.h"
 
 #include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
 
 namespace headroom::models {
 
@@ -20,10 +21,6 @@ ScopedDropoutKey::ScopedDropoutKey(std::uint64_t step_seed, std::int64_t first_r
 
 ScopedDropoutKey::~ScopedDropoutKey() {
     current_key = previous_;
-}
-
-const ScopedDropoutKey::Key *ScopedDropoutKey::current() {
-    return current_key;
 }
 
 std::uint64_t dropoutStepSeed(std::uint64_t run_seed, std::int64_t step) {
@@ -51,16 +48,20 @@ torch::Tensor keyedDropout(const torch::Tensor &x, double p, std::uint64_t site)
             scalar_t *data = mask.data_ptr<scalar_t>();
             const auto kept = static_cast<scalar_t>(scale);
             const auto dropped = static_cast<scalar_t>(0);
-            for (std::int64_t row = 0; row < key->rows; ++row) {
-                const std::uint64_t row_seed =
-                    mix64(site_seed ^ static_cast<std::uint64_t>(key->first_row + row));
-                scalar_t *out = data + row * per_row;
-                for (std::int64_t i = 0; i < per_row; ++i) {
-                    const std::uint64_t bits =
-                        mix64(row_seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i));
-                    out[i] = (bits >> 40) < keep_below ? kept : dropped;
+            const std::int64_t first_row = key->first_row;
+            // Rows are independent by construction: the intra-op threads fill them in parallel.
+            at::parallel_for(0, key->rows, 1, [&](std::int64_t begin, std::int64_t end) {
+                for (std::int64_t row = begin; row < end; ++row) {
+                    const std::uint64_t row_seed =
+                        mix64(site_seed ^ static_cast<std::uint64_t>(first_row + row));
+                    scalar_t *out = data + row * per_row;
+                    for (std::int64_t i = 0; i < per_row; ++i) {
+                        const std::uint64_t bits =
+                            mix64(row_seed + 0x9e3779b97f4a7c15ULL * static_cast<std::uint64_t>(i));
+                        out[i] = (bits >> 40) < keep_below ? kept : dropped;
+                    }
                 }
-            }
+            });
         });
     return x * mask;
 }

@@ -30,9 +30,6 @@ public:
     ScopedDropoutKey(const ScopedDropoutKey &) = delete;
     ScopedDropoutKey &operator=(const ScopedDropoutKey &) = delete;
 
-    // The innermost open scope's key on this thread; nullptr outside any scope.
-    static const Key *current();
-
 private:
     Key key_;
     const Key *previous_;

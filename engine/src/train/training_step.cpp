@@ -42,13 +42,15 @@ bool TrainingRun::trainOneStep() {
     // smaller micro-batches: the effective batch, the schedule and the step count stay.
     double loss_value = 0;
     std::uint64_t live_at_start = 0;
-    // Whatever else draws from the global generator during the step draws the same numbers
-    // when the step is replayed after an out-of-memory error.
-    at::Generator cpu_generator = at::detail::getDefaultCPUGenerator();
+    // Dropout off the CPU falls back to the device's generator (models/keyed_dropout.h): it
+    // is put back when the step is replayed after an out-of-memory error, so a replay at the
+    // same micro-batch (after a ladder rung) draws the same masks there too.
+    at::Generator step_generator = at::globalContext().defaultGenerator(
+        device_.is_cpu() || device_.is_cuda() ? device_ : torch::Device(torch::kCPU));
     torch::Tensor step_start_rng;
     {
-        std::lock_guard<std::mutex> lock(cpu_generator.mutex());
-        step_start_rng = cpu_generator.get_state();
+        std::lock_guard<std::mutex> lock(step_generator.mutex());
+        step_start_rng = step_generator.get_state();
     }
     for (;;) {
         optimizer_->zeroGrad();
@@ -67,8 +69,8 @@ bool TrainingRun::trainOneStep() {
             }
             optimizer_->zeroGrad();
             recoverFromOutOfMemory(step, error.what());
-            std::lock_guard<std::mutex> lock(cpu_generator.mutex());
-            cpu_generator.set_state(step_start_rng);
+            std::lock_guard<std::mutex> lock(step_generator.mutex());
+            step_generator.set_state(step_start_rng);
         }
     }
     meter_->injectOutOfMemory(0);
