@@ -32,8 +32,7 @@ constexpr int kPreviewRows = 6;
 
 struct CheckResult {
     DataPreview preview;
-    ModelFacts facts;
-    std::vector<PlanDecision> defaults;
+    DataPlan plan;
     QString error;
 };
 } // namespace
@@ -188,8 +187,7 @@ void DataPage::startCheck() {
         [config, path, result] {
             try {
                 result->preview = previewData(config, path, kPreviewRows);
-                result->facts = modelFactsFor(config, path);
-                result->defaults = dataDefaults(config, path);
+                result->plan = planForData(config, path);
             } catch (const std::exception &failure) {
                 result->error = QString::fromUtf8(failure.what());
             }
@@ -229,8 +227,8 @@ void DataPage::startCheck() {
                                       .arg(preview.records)
                                       .arg(DisplayText::bytes(preview.bytes)));
                 showStatus(tr("The data file reads cleanly."));
-                settings_.facts = result->facts;
-                settings_.data_defaults = result->defaults;
+                settings_.facts = result->plan.facts;
+                settings_.data_defaults = result->plan.defaults;
                 settings_.facts_known = true;
                 checked_ok_ = true;
             }

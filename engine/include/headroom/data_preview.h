@@ -31,10 +31,14 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
 // InputError as previewData does.
 ModelFacts modelFactsFor(const Config &config, const std::string &data_path);
 
-// The training settings a tabular project takes from its data (batch, learning rate, epochs,
-// validation every epoch over the whole split, early stopping, shuffling), each with its reason,
-// as `headroom-cli new` applies them to the keys the user did not set. Empty for recipe=gpt.
-// Throws InputError as previewData does.
-std::vector<PlanDecision> dataDefaults(const Config &config, const std::string &data_path);
+// modelFactsFor and, for recipe=tabular, the training settings the project takes from its data
+// (batch, learning rate, epochs, validation every epoch over the whole split, early stopping,
+// shuffling), each with its reason, as `headroom-cli new` applies them to the keys the user did
+// not set; from one reading of the file. Throws InputError as previewData does.
+struct DataPlan {
+    ModelFacts facts;
+    std::vector<PlanDecision> defaults; // empty for recipe=gpt
+};
+DataPlan planForData(const Config &config, const std::string &data_path);
 
 } // namespace headroom

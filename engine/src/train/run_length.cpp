@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 
 namespace headroom::train {
 
@@ -16,9 +17,9 @@ std::int64_t resolveTotalSteps(Config &config, const PreparedData &data) {
     if (epochs <= 0) {
         return config.integer("train.steps");
     }
+    // Config::validate refuses train.epochs for recipes without a row count.
     if (!data.schema) {
-        throw ConfigError("train.epochs works for recipe=tabular, whose row count is known; for "
-                          "recipe=gpt set train.steps instead (and train.epochs=0)");
+        throw std::logic_error("train.epochs reached a run without a tabular schema");
     }
     const std::int64_t effective_batch =
         config.integer("train.micro_batch") * config.integer("train.accumulation");

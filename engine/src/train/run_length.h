@@ -15,7 +15,7 @@ std::int64_t stepsForEpochs(double epochs, std::int64_t rows, std::int64_t effec
 
 // The run's step count: train.steps, or derived from train.epochs and the training rows of the
 // tabular schema (written back into train.steps, so the run's config says what it trains).
-// Throws ConfigError when train.epochs is set for data whose size in examples is unknown.
+// Config::validate has refused train.epochs for data whose size in examples is unknown.
 std::int64_t resolveTotalSteps(Config &config, const PreparedData &data);
 
 // Why `train --steps N` cannot train N more steps from `current` when the run ends at `total`.

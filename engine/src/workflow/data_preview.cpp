@@ -50,31 +50,29 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
     }
 }
 
-ModelFacts modelFactsFor(const Config &config, const std::string &data_path) {
+DataPlan planForData(const Config &config, const std::string &data_path) {
     const data::DataSpec spec = specFor(config, data_path);
+    DataPlan plan;
     if (config.text("recipe") == "gpt") {
-        if (data::parseTokenizerKind(config.text("tokenizer")) == data::TokenizerKind::Byte) {
-            return plan::gptFacts(data::makeByteTokenizer()->vocabSize());
-        }
-        return plan::gptFacts(config.integer("tokenizer.vocab_size"));
+        plan.facts = plan::gptFacts(data::parseTokenizerKind(config.text("tokenizer")) ==
+                                            data::TokenizerKind::Byte
+                                        ? data::makeByteTokenizer()->vocabSize()
+                                        : config.integer("tokenizer.vocab_size"));
+        return plan;
     }
     try {
-        return plan::tabularFacts(data::inferTabularSchema(spec));
+        // One pass over the file serves both.
+        const data::TabularSchema schema = data::inferTabularSchema(spec);
+        plan.facts = plan::tabularFacts(schema);
+        plan.defaults = plan::tabularDefaults(schema, config, {});
     } catch (const data::DataError &error) {
         throw InputError(error.what());
     }
+    return plan;
 }
 
-std::vector<PlanDecision> dataDefaults(const Config &config, const std::string &data_path) {
-    if (config.text("recipe") != "tabular") {
-        return {};
-    }
-    try {
-        return plan::tabularDefaults(data::inferTabularSchema(specFor(config, data_path)), config,
-                                     {});
-    } catch (const data::DataError &error) {
-        throw InputError(error.what());
-    }
+ModelFacts modelFactsFor(const Config &config, const std::string &data_path) {
+    return planForData(config, data_path).facts;
 }
 
 } // namespace headroom

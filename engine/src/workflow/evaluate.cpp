@@ -6,6 +6,7 @@
 #include "train/lora_setup.h"
 #include "train/recipe.h"
 #include "train/run_setup.h"
+#include "workflow/run_lookup.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>
@@ -21,12 +22,7 @@ namespace {
 // The run asked for, or the newest run that has a checkpoint.
 RunRecord runToEvaluate(const Project &project, std::int64_t run_id) {
     if (run_id != 0) {
-        const std::optional<RunRecord> run = project.run(run_id);
-        if (!run) {
-            throw InputError("run " + std::to_string(run_id) + " not found in " + project.path() +
-                             "; `headroom-cli runs " + project.path() + "` lists the runs");
-        }
-        return *run;
+        return workflow::requireRun(project, run_id);
     }
     const std::vector<RunRecord> runs = project.runs();
     for (auto run = runs.rbegin(); run != runs.rend(); ++run) {

@@ -6,6 +6,7 @@
 #include "train/recipe.h"
 #include "train/run_setup.h"
 #include "util/base64.h"
+#include "workflow/run_lookup.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>
@@ -20,15 +21,6 @@
 namespace headroom {
 
 namespace {
-
-RunRecord requireRun(const Project &project, std::int64_t run_id) {
-    const std::optional<RunRecord> run = project.run(run_id);
-    if (!run) {
-        throw InputError("run " + std::to_string(run_id) + " not found in " + project.path() +
-                         "; `headroom-cli runs " + project.path() + "` lists the runs");
-    }
-    return *run;
-}
 
 std::string number(double value) {
     if (!std::isfinite(value)) {
@@ -54,7 +46,7 @@ LoraExport parseLoraExport(const std::string &text) {
 std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_id,
                               const std::string &csv_path) {
     const Project project = Project::openForReading(project_path);
-    requireRun(project, run_id);
+    workflow::requireRun(project, run_id);
     std::map<std::int64_t, EvalMetrics> evaluations;
     for (const EvalRecord &record : project.evaluations(run_id)) {
         evaluations[record.metrics.step] = record.metrics;
@@ -97,7 +89,7 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
 std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                            const std::string &safetensors_path, LoraExport lora) {
     Project project = Project::openForReading(project_path);
-    requireRun(project, run_id);
+    workflow::requireRun(project, run_id);
     const std::optional<CheckpointRecord> checkpoint = project.resultCheckpoint(run_id);
     if (!checkpoint) {
         throw InputError("run " + std::to_string(run_id) + " has no checkpoint to export");
