@@ -284,7 +284,9 @@ void TestTabularTraining::regressionReportsRmseAndR2() {
         if (lines[i].isEmpty()) {
             continue;
         }
-        const double y = lines[i].split(',').last().toDouble();
+        bool ok = false;
+        const double y = lines[i].split(',').last().toDouble(&ok);
+        QVERIFY2(ok, lines[i].constData());
         sum += y;
         squares += y * y;
     }
