@@ -19,7 +19,8 @@ jobs="${HEADROOM_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 
 # Every package comes from Debian 12. libopenblas0-pthread matters: without it LibTorch falls
 # back to reference BLAS and trains ~17x slower. qt6-qpa-plugins holds the xcb platform plugin
-# (a real window), fonts-dejavu-core gives text to offscreen and Xvfb rendering.
+# (a real window), fonts-dejavu-core gives text to offscreen and Xvfb rendering. python3-torch
+# (the same LibTorch build) runs the independent Python reference of the pretrained-model tests.
 packages=(
   cmake g++ ninja-build ccache git
   qt6-base-dev qt6-tools-dev qt6-l10n-tools libqt6svg6-dev libqt6sql6-sqlite qt6-qpa-plugins
@@ -27,6 +28,7 @@ packages=(
   libtorch-dev libopenblas0-pthread
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libpcre2-dev libicu-dev
   fonts-dejavu-core xvfb xauth
+  python3-torch
 )
 
 # Only `package` needs these: a clean Debian root, dpkg-shlibdeps, rpmbuild, makensis and the

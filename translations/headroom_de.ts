@@ -48,10 +48,6 @@
         <translation>Token zwischen Fenstern (gpt); 0 = seq_len</translation>
     </message>
     <message>
-        <source>byte needs no training; bpe/unigram train SentencePiece on the corpus</source>
-        <translation>byte braucht kein Training; bpe/unigram trainieren SentencePiece auf dem Korpus</translation>
-    </message>
-    <message>
         <source>SentencePiece vocabulary size</source>
         <translation>Vokabulargröße von SentencePiece</translation>
     </message>
@@ -180,24 +176,12 @@
         <translation>CPU-Threads für LibTorch; 0 = alle Kerne</translation>
     </message>
     <message>
-        <source>Rank of the LoRA adapters; 0 = off (train every weight). Needs lora.base_run</source>
-        <translation>Rang der LoRA-Adapter; 0 = aus (alle Gewichte trainieren). Benötigt lora.base_run</translation>
-    </message>
-    <message>
         <source>LoRA scaling numerator: updates scale by alpha/rank</source>
         <translation>LoRA-Skalierungszähler: Aktualisierungen werden mit alpha/rank skaliert</translation>
     </message>
     <message>
         <source>Dropout on the input of the LoRA adapters</source>
         <translation>Dropout am Eingang der LoRA-Adapter</translation>
-    </message>
-    <message>
-        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out</source>
-        <translation>Projektionen, die Adapter erhalten, durch Kommas getrennt: qkv, attn_out, mlp_in, mlp_out</translation>
-    </message>
-    <message>
-        <source>Run whose latest checkpoint is the frozen base (required when lora.rank &gt; 0)</source>
-        <translation>Lauf, dessen letzter Checkpoint die eingefrorene Basis ist (nötig, wenn lora.rank &gt; 0)</translation>
     </message>
     <message>
         <source>Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block (true/on = 1, false/off = 0); recomputes activations in backward to save memory</source>
@@ -222,6 +206,26 @@
     <message>
         <source>Micro-batches per validation pass; 0 = the whole validation split</source>
         <translation>Mikro-Batches je Validierungsdurchlauf; 0 = der ganze Validierungsanteil</translation>
+    </message>
+    <message>
+        <source>byte needs no training; bpe/unigram train SentencePiece on the corpus; base uses the tokenizer of model.base</source>
+        <translation>byte braucht kein Training; bpe/unigram trainieren SentencePiece auf dem Korpus; base verwendet den Tokenizer von model.base</translation>
+    </message>
+    <message>
+        <source>Hugging Face model folder to fine-tune (gpt); empty = a new model from scratch</source>
+        <translation>Hugging-Face-Modellordner zum Feintunen (gpt); leer = ein neues Modell von Grund auf</translation>
+    </message>
+    <message>
+        <source>Rank of the LoRA adapters; 0 = off (train every weight). Needs model.base or lora.base_run</source>
+        <translation>Rang der LoRA-Adapter; 0 = aus (alle Gewichte trainieren). Braucht model.base oder lora.base_run</translation>
+    </message>
+    <message>
+        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out; for model.base also the folder&apos;s names (q_proj, v_proj, c_attn, ...) or all-linear</source>
+        <translation>Projektionen mit Adaptern, kommagetrennt: qkv, attn_out, mlp_in, mlp_out; bei model.base auch die Namen des Ordners (q_proj, v_proj, c_attn, ...) oder all-linear</translation>
+    </message>
+    <message>
+        <source>Run whose latest checkpoint is the frozen base (lora.rank &gt; 0 without model.base)</source>
+        <translation>Lauf, dessen letzter Checkpoint die eingefrorene Basis ist (lora.rank &gt; 0 ohne model.base)</translation>
     </message>
 </context>
 <context>

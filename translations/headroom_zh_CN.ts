@@ -48,10 +48,6 @@
         <translation>窗口之间的词元数（gpt）；0 = seq_len</translation>
     </message>
     <message>
-        <source>byte needs no training; bpe/unigram train SentencePiece on the corpus</source>
-        <translation>byte 无需训练；bpe/unigram 在语料上训练 SentencePiece</translation>
-    </message>
-    <message>
         <source>SentencePiece vocabulary size</source>
         <translation>SentencePiece 词表大小</translation>
     </message>
@@ -180,24 +176,12 @@
         <translation>LibTorch 使用的 CPU 线程数；0 = 全部核心</translation>
     </message>
     <message>
-        <source>Rank of the LoRA adapters; 0 = off (train every weight). Needs lora.base_run</source>
-        <translation>LoRA 适配器的秩；0 = 关闭（训练所有权重）。需要 lora.base_run</translation>
-    </message>
-    <message>
         <source>LoRA scaling numerator: updates scale by alpha/rank</source>
         <translation>LoRA 缩放分子：更新按 alpha/rank 缩放</translation>
     </message>
     <message>
         <source>Dropout on the input of the LoRA adapters</source>
         <translation>LoRA 适配器输入上的 dropout</translation>
-    </message>
-    <message>
-        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out</source>
-        <translation>添加适配器的投影，以逗号分隔：qkv、attn_out、mlp_in、mlp_out</translation>
-    </message>
-    <message>
-        <source>Run whose latest checkpoint is the frozen base (required when lora.rank &gt; 0)</source>
-        <translation>其最新检查点作为冻结基座的运行（lora.rank &gt; 0 时必需）</translation>
     </message>
     <message>
         <source>Activation checkpointing (gpt): 0 = off, 1 = every block, k = every k-th block (true/on = 1, false/off = 0); recomputes activations in backward to save memory</source>
@@ -222,6 +206,26 @@
     <message>
         <source>Micro-batches per validation pass; 0 = the whole validation split</source>
         <translation>每次验证的微批次数；0 = 整个验证集</translation>
+    </message>
+    <message>
+        <source>byte needs no training; bpe/unigram train SentencePiece on the corpus; base uses the tokenizer of model.base</source>
+        <translation>byte 无需训练；bpe/unigram 在语料上训练 SentencePiece；base 使用 model.base 的分词器</translation>
+    </message>
+    <message>
+        <source>Hugging Face model folder to fine-tune (gpt); empty = a new model from scratch</source>
+        <translation>要微调的 Hugging Face 模型文件夹（gpt）；留空 = 从头创建新模型</translation>
+    </message>
+    <message>
+        <source>Rank of the LoRA adapters; 0 = off (train every weight). Needs model.base or lora.base_run</source>
+        <translation>LoRA 适配器的秩；0 = 关闭（训练所有权重）。需要 model.base 或 lora.base_run</translation>
+    </message>
+    <message>
+        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out; for model.base also the folder&apos;s names (q_proj, v_proj, c_attn, ...) or all-linear</source>
+        <translation>添加适配器的投影，逗号分隔：qkv、attn_out、mlp_in、mlp_out；使用 model.base 时也可用文件夹中的名称（q_proj、v_proj、c_attn 等）或 all-linear</translation>
+    </message>
+    <message>
+        <source>Run whose latest checkpoint is the frozen base (lora.rank &gt; 0 without model.base)</source>
+        <translation>以其最新检查点作为冻结基座的运行（lora.rank &gt; 0 且无 model.base 时）</translation>
     </message>
 </context>
 <context>

@@ -26,8 +26,11 @@ const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys", "Share of records kept for validation"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Tokens between windows (gpt); 0 = seq_len"),
     QT_TRANSLATE_NOOP("ConfigKeys",
-                      "byte needs no training; bpe/unigram train SentencePiece on the corpus"),
+                      "byte needs no training; bpe/unigram train SentencePiece on the corpus; "
+                      "base uses the tokenizer of model.base"),
     QT_TRANSLATE_NOOP("ConfigKeys", "SentencePiece vocabulary size"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Hugging Face model folder to fine-tune (gpt); empty = a new "
+                                    "model from scratch"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Target parameter count (gpt); 0 = use layers, heads and dim"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Transformer blocks (gpt)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Attention heads (gpt)"),
@@ -95,15 +98,17 @@ const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys", "CPU threads for LibTorch; 0 = all cores"),
     QT_TRANSLATE_NOOP(
         "ConfigKeys",
-        "Rank of the LoRA adapters; 0 = off (train every weight). Needs lora.base_run"),
+        "Rank of the LoRA adapters; 0 = off (train every weight). Needs model.base or "
+        "lora.base_run"),
     QT_TRANSLATE_NOOP("ConfigKeys", "LoRA scaling numerator: updates scale by alpha/rank"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Dropout on the input of the LoRA adapters"),
     QT_TRANSLATE_NOOP(
         "ConfigKeys",
-        "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out"),
+        "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out; "
+        "for model.base also the folder's names (q_proj, v_proj, c_attn, ...) or all-linear"),
     QT_TRANSLATE_NOOP(
         "ConfigKeys",
-        "Run whose latest checkpoint is the frozen base (required when lora.rank > 0)"),
+        "Run whose latest checkpoint is the frozen base (lora.rank > 0 without model.base)"),
 };
 
 } // namespace

@@ -50,6 +50,7 @@ int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &e
     runners["export"] = addExportCommand(app, streams);
     runners["evaluate"] = addEvaluateCommand(app, streams);
     runners["tokenize"] = addTokenizeCommand(app, streams);
+    runners["generate"] = addGenerateCommand(app, streams);
 
     // Name an unknown command or option plainly: CLI11 would first complain that a
     // subcommand is missing.

@@ -29,5 +29,6 @@ CommandRunner addEstimateCommand(CLI::App &app, Streams streams);
 CommandRunner addFitCommand(CLI::App &app, Streams streams);
 CommandRunner addProfilesCommand(CLI::App &app, Streams streams);
 CommandRunner addTokenizeCommand(CLI::App &app, Streams streams);
+CommandRunner addGenerateCommand(CLI::App &app, Streams streams);
 
 } // namespace headroom::cli

@@ -18,14 +18,26 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
         std::string metrics;
         std::string weights;
         std::string lora;
+        std::string hf;
+        std::string adapter;
     };
     auto options = std::make_shared<Options>();
     command->add_option("PROJECT", options->project, "Project file")->required();
-    command->add_option("--run", options->run, "Run id (see `runs`)")->required();
+    command->add_option("--run", options->run, "Run id (see `runs`); -1 with --hf: the base model")
+        ->required();
     CLI::Option *metrics = command->add_option("--metrics", options->metrics, "CSV file to write");
     CLI::Option *weights =
         command->add_option("--weights", options->weights, "safetensors file to write");
+    CLI::Option *hf = command->add_option(
+        "--hf", options->hf,
+        "Folder to write a Hugging Face model into (pretrained projects; LoRA merged)");
+    CLI::Option *adapter = command->add_option(
+        "--adapter", options->adapter, "Folder to write a LoRA run's adapter into (PEFT layout)");
     metrics->excludes(weights);
+    metrics->excludes(hf);
+    metrics->excludes(adapter);
+    weights->excludes(hf);
+    weights->excludes(adapter);
     command
         ->add_option("--lora", options->lora,
                      "For a LoRA run: adapters (only the adapter tensors) or merged (base weights "
@@ -34,12 +46,29 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
         ->needs(weights);
 
     return [streams, options]() {
-        if (options->metrics.empty() && options->weights.empty()) {
-            streams.err << "headroom-cli: export needs --metrics FILE.csv or --weights "
-                           "FILE.safetensors\n";
+        if (options->metrics.empty() && options->weights.empty() && options->hf.empty() &&
+            options->adapter.empty()) {
+            streams.err << "headroom-cli: export needs --metrics FILE.csv, --weights "
+                           "FILE.safetensors, --hf DIR or --adapter DIR\n";
             return static_cast<int>(kExitBadInput);
         }
-        if (!options->metrics.empty()) {
+        if (!options->hf.empty() || !options->adapter.empty()) {
+            if (!options->hf.empty()) {
+                const std::int64_t step =
+                    exportHfFolder(options->project, options->run, options->hf);
+                streams.err << "wrote "
+                            << (options->run < 0 ? std::string("the base model")
+                                                 : "run " + std::to_string(options->run) +
+                                                       " at step " + std::to_string(step))
+                            << " to " << options->hf << " (Hugging Face layout)\n";
+            }
+            if (!options->adapter.empty()) {
+                const std::int64_t step =
+                    exportPeftAdapter(options->project, options->run, options->adapter);
+                streams.err << "wrote the LoRA adapter of run " << options->run << " at step "
+                            << step << " to " << options->adapter << " (PEFT layout)\n";
+            }
+        } else if (!options->metrics.empty()) {
             const std::int64_t rows =
                 exportMetricsCsv(options->project, options->run, options->metrics);
             streams.err << "wrote " << rows << " steps of run " << options->run << " to "

@@ -18,9 +18,11 @@ CommandRunner addNewCommand(CLI::App &app, Streams streams) {
     auto config_file = std::make_shared<std::string>();
     command->add_option("PROJECT", request->project_path, "Project file to create (*.headroom)")
         ->required();
-    command->add_option("--recipe", request->recipe, "What to train")
-        ->required()
+    command->add_option("--recipe", request->recipe, "What to train (gpt with --base)")
         ->check(CLI::IsMember({"gpt", "tabular"}));
+    command->add_option("--base", request->base_path,
+                        "A Hugging Face model folder (config.json, safetensors, tokenizer) to "
+                        "fine-tune; recorded by path and digest, not copied");
     command->add_option("--data", request->data_path, "Training data: text, JSONL or CSV")
         ->required();
     command->add_option("--config", *config_file,
@@ -29,6 +31,14 @@ CommandRunner addNewCommand(CLI::App &app, Streams streams) {
         ->allow_extra_args(false);
 
     return [streams, request, config_file]() {
+        if (request->recipe.empty()) {
+            if (request->base_path.empty()) {
+                streams.err << "headroom-cli new: --recipe gpt|tabular is required (or --base "
+                               "DIR to fine-tune a pretrained model)\n";
+                return static_cast<int>(kExitBadInput);
+            }
+            request->recipe = "gpt";
+        }
         if (!config_file->empty()) {
             std::ifstream file(*config_file);
             if (!file) {

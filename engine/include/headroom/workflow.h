@@ -19,12 +19,15 @@ struct NewProjectRequest {
     std::string project_path;
     std::string recipe;                 // "gpt" | "tabular"
     std::string data_path;              // as the user typed it (relative to the working directory)
+    std::string base_path;              // optional: a Hugging Face model folder to fine-tune
     std::string config_json;            // optional: a JSON object of key: value settings
     std::vector<std::string> overrides; // "key=value", applied last
 };
 
 // Validates the settings and the whole data file, prepares the tokenizer (SentencePiece is
-// trained here) or the tabular schema, then creates the project. Nothing is written when a
+// trained here) or the tabular schema, then creates the project. With a base model (base_path
+// or model.base): the folder is checked (config, weight headers, tokenizer) and recorded by
+// path and digest, not copied. Nothing is written when a
 // check fails. Returns lines describing what was created.
 std::vector<std::string> createProject(const NewProjectRequest &request,
                                        const std::function<void(const std::string &)> &progress);
@@ -50,6 +53,17 @@ LoraExport parseLoraExport(const std::string &text);
 std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                            const std::string &safetensors_path,
                            LoraExport lora = LoraExport::Default);
+
+// A pretrained project's run (run_id -1: its base as imported) as a Hugging Face folder:
+// config.json, generation and tokenizer files copied from the base, model.safetensors in the
+// base's tensor names, layout and per-tensor dtype; a LoRA run's adapters merged. folder must
+// be new or empty. Returns the step exported. InputError for a project without model.base.
+std::int64_t exportHfFolder(const std::string &project_path, std::int64_t run_id,
+                            const std::string &folder);
+// A LoRA run's adapters in PEFT layout: adapter_config.json and adapter_model.safetensors
+// (base_model.model.<module>.lora_A.weight [r, in] / lora_B.weight [out, r], F32).
+std::int64_t exportPeftAdapter(const std::string &project_path, std::int64_t run_id,
+                               const std::string &folder);
 
 // A run's result weights measured on a data file with the training data's layout (a held-out
 // test set: the same CSV columns, or text for gpt).

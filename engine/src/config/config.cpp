@@ -245,6 +245,17 @@ void Config::validate() const {
     }
     const std::string &recipe = text("recipe");
     const std::string &format = text("data.format");
+    const bool pretrained = !text("model.base").empty();
+    if (pretrained != (text("tokenizer") == "base")) {
+        throw ConfigError(pretrained ? "model.base is set: a pretrained model needs its own "
+                                       "tokenizer, tokenizer=base (not " +
+                                           text("tokenizer") + ")"
+                                     : "tokenizer=base needs model.base, the Hugging Face "
+                                       "model folder whose tokenizer it is");
+    }
+    if (pretrained && recipe != "gpt") {
+        throw ConfigError("model.base works with recipe=gpt (a language model), not " + recipe);
+    }
     if (recipe == "gpt") {
         if (integer("model.params") == 0 && integer("model.dim") % integer("model.heads") != 0) {
             throw ConfigError("model.dim (" + text("model.dim") +

@@ -70,10 +70,13 @@ std::vector<KeySpec> buildKeys() {
         real("data.validation_fraction", "0.1", 0, 0.5, "Share of records kept for validation"),
         integer("data.stride", "0", 0, 1000000, "Tokens between windows (gpt); 0 = seq_len"),
 
-        choice("tokenizer", "byte", {"byte", "bpe", "unigram"},
-               "byte needs no training; bpe/unigram train SentencePiece on the corpus"),
+        choice("tokenizer", "byte", {"byte", "bpe", "unigram", "base"},
+               "byte needs no training; bpe/unigram train SentencePiece on the corpus; base "
+               "uses the tokenizer of model.base"),
         integer("tokenizer.vocab_size", "1024", 64, 65536, "SentencePiece vocabulary size"),
 
+        text("model.base", "", KeyType::Path,
+             "Hugging Face model folder to fine-tune (gpt); empty = a new model from scratch"),
         integer("model.params", "0", 0, 1e11,
                 "Target parameter count (gpt); 0 = use layers, heads and dim"),
         integer("model.layers", "4", 1, 128, "Transformer blocks (gpt)"),
@@ -153,13 +156,17 @@ std::vector<KeySpec> buildKeys() {
 
         // --- LoRA (train/lora_setup.cpp): low-rank adapters on a frozen base run (gpt) ---
         integer("lora.rank", "0", 0, 4096,
-                "Rank of the LoRA adapters; 0 = off (train every weight). Needs lora.base_run"),
+                "Rank of the LoRA adapters; 0 = off (train every weight). Needs model.base or "
+                "lora.base_run"),
         real("lora.alpha", "16", 1e-6, 1e6, "LoRA scaling numerator: updates scale by alpha/rank"),
         real("lora.dropout", "0.05", 0, 0.9, "Dropout on the input of the LoRA adapters"),
         text("lora.targets", "qkv,attn_out,mlp_in,mlp_out", KeyType::String,
-             "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out"),
+             "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out; "
+             "for model.base also the folder's names (q_proj, v_proj, c_attn, ...) or "
+             "all-linear"),
         integer("lora.base_run", "0", 0, 9007199254740992.0,
-                "Run whose latest checkpoint is the frozen base (required when lora.rank > 0)"),
+                "Run whose latest checkpoint is the frozen base (lora.rank > 0 without "
+                "model.base)"),
     };
 }
 

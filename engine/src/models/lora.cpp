@@ -80,6 +80,14 @@ std::string formatLoraTargets(const std::set<std::string> &targets) {
 }
 
 void validateLoraOptions(const LoraOptions &options) {
+    validateLoraHyperparameters(options);
+    if (options.targets().empty()) {
+        throw std::invalid_argument("LoRA targets are empty; valid targets: " + validTargetList());
+    }
+    requireKnownTargets(options.targets());
+}
+
+void validateLoraHyperparameters(const LoraOptions &options) {
     if (options.rank() < 1) {
         throw std::invalid_argument("LoRA rank must be at least 1, got " +
                                     std::to_string(options.rank()));
@@ -92,17 +100,13 @@ void validateLoraOptions(const LoraOptions &options) {
         throw std::invalid_argument("LoRA dropout must be in [0, 1), got " +
                                     std::to_string(options.dropout()));
     }
-    if (options.targets().empty()) {
-        throw std::invalid_argument("LoRA targets are empty; valid targets: " + validTargetList());
-    }
-    requireKnownTargets(options.targets());
 }
 
 LoraAdapterImpl::LoraAdapterImpl(torch::nn::Linear base, const LoraOptions &options,
                                  std::uint64_t dropout_site)
     : base_(std::move(base)), scaling_(options.alpha() / static_cast<double>(options.rank())),
       dropout_(options.dropout()), dropout_site_(dropout_site) {
-    validateLoraOptions(options);
+    validateLoraHyperparameters(options);
     const torch::Tensor &weight = base_->weight;
     const torch::TensorOptions like = weight.options().requires_grad(false);
     a = register_parameter("a", torch::empty({options.rank(), weight.size(1)}, like));

@@ -33,6 +33,8 @@ std::string formatLoraTargets(const std::set<std::string> &targets);
 // Throws std::invalid_argument naming the bad option: rank < 1, alpha <= 0, dropout outside
 // [0, 1), no targets or an unknown one.
 void validateLoraOptions(const LoraOptions &options);
+// The same without the targets (pretrained models name their own projections).
+void validateLoraHyperparameters(const LoraOptions &options);
 
 // The adapter of one Linear. It keeps the Linear it adapts without registering it, so its own
 // parameters are only "a" and "b" and the base keeps its names in the enclosing module.

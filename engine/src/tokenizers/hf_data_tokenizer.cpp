@@ -51,7 +51,8 @@ std::string HfDataTokenizer::decode(const std::vector<std::int32_t> &ids) const 
     return tokenizer_.decode(ids, false);
 }
 
-std::unique_ptr<data::Tokenizer> loadHfDataTokenizer(const std::string &path) {
+std::unique_ptr<data::Tokenizer> loadHfDataTokenizer(const std::string &path,
+                                                     std::optional<std::int32_t> end_of_text) {
     HfTokenizer tokenizer = HfTokenizer::load(path);
     std::string serialized;
     std::error_code error;
@@ -61,7 +62,8 @@ std::unique_ptr<data::Tokenizer> loadHfDataTokenizer(const std::string &path) {
     if (json.extension() == ".json" && std::filesystem::is_regular_file(json, error)) {
         serialized = readFile(json.string());
     }
-    return std::make_unique<HfDataTokenizer>(std::move(tokenizer), std::move(serialized));
+    return std::make_unique<HfDataTokenizer>(std::move(tokenizer), std::move(serialized),
+                                             end_of_text);
 }
 
 } // namespace headroom::tokenizers

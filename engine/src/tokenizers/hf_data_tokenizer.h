@@ -42,6 +42,8 @@ private:
 };
 
 // Loads a tokenizer folder or file (as HfTokenizer::load) for the data pipeline.
-std::unique_ptr<data::Tokenizer> loadHfDataTokenizer(const std::string &path);
+std::unique_ptr<data::Tokenizer>
+loadHfDataTokenizer(const std::string &path,
+                    std::optional<std::int32_t> end_of_text = std::nullopt);
 
 } // namespace headroom::tokenizers

@@ -1,5 +1,6 @@
 #include "train/checkpoint.h"
 
+#include "models/causal_lm.h"
 #include "util/files.h"
 
 #include <cerrno>
@@ -64,6 +65,58 @@ torch::serialize::InputArchive openArchive(const std::string &path) {
     return archive;
 }
 
+// A LoRA run on a pretrained base keeps only what trains: the base is the model folder, read
+// again on resume.
+bool baseComesFromFile(const torch::nn::Module &model) {
+    const auto *language_model = dynamic_cast<const models::CausalLmImpl *>(&model);
+    return language_model != nullptr && language_model->loraOptions().has_value();
+}
+
+// The trainable parameters in archives nested like the module tree; false when there are none.
+bool saveTrainable(const torch::nn::Module &module, torch::serialize::OutputArchive &archive) {
+    bool any = false;
+    for (const auto &item : module.named_parameters(/*recurse=*/false)) {
+        if (item.value().requires_grad()) {
+            archive.write(item.key(), item.value());
+            any = true;
+        }
+    }
+    for (const auto &child : module.named_children()) {
+        torch::serialize::OutputArchive child_archive;
+        if (saveTrainable(*child.value(), child_archive)) {
+            archive.write(child.key(), child_archive);
+            any = true;
+        }
+    }
+    return any;
+}
+
+void loadTrainable(torch::nn::Module &module, torch::serialize::InputArchive &archive,
+                   const std::string &prefix, const std::string &path) {
+    torch::NoGradGuard no_grad;
+    for (auto &item : module.named_parameters(/*recurse=*/false)) {
+        if (!item.value().requires_grad()) {
+            continue;
+        }
+        torch::Tensor stored;
+        if (!archive.try_read(item.key(), stored) || stored.sizes() != item.value().sizes()) {
+            throw std::runtime_error(path + ": the checkpoint has no adapter tensor " + prefix +
+                                     item.key() + " of shape " + c10::str(item.value().sizes()) +
+                                     " (another LoRA rank or target list)");
+        }
+        item.value().copy_(stored);
+    }
+    for (const auto &child : module.named_children()) {
+        torch::serialize::InputArchive child_archive;
+        if (archive.try_read(child.key(), child_archive)) {
+            loadTrainable(*child.value(), child_archive, prefix + child.key() + ".", path);
+        } else if (!models::trainableParameters(*child.value()).empty()) {
+            throw std::runtime_error(path + ": the checkpoint has no adapters for " + prefix +
+                                     child.key());
+        }
+    }
+}
+
 } // namespace
 
 namespace {
@@ -82,8 +135,13 @@ torch::serialize::OutputArchive checkpointArchive(torch::nn::Module &model, Opti
     archive.write("techniques", c10::IValue(meta.techniques));
 
     torch::serialize::OutputArchive model_archive;
-    model.save(model_archive);
-    archive.write("model", model_archive);
+    if (baseComesFromFile(model)) {
+        saveTrainable(model, model_archive);
+        archive.write("trainable", model_archive);
+    } else {
+        model.save(model_archive);
+        archive.write("model", model_archive);
+    }
     torch::serialize::OutputArchive optimizer_archive;
     optimizer_archive.write("kind", c10::IValue(optimizer.kind()));
     optimizer.saveState(optimizer_archive);
@@ -170,6 +228,10 @@ CheckpointMeta loadCheckpointWeights(const std::string &path, torch::nn::Module 
     torch::serialize::InputArchive archive = openArchive(path);
     CheckpointMeta meta = readMeta(archive, path);
     torch::serialize::InputArchive model_archive;
+    if (archive.try_read("trainable", model_archive)) {
+        loadTrainable(model, model_archive, "", path);
+        return meta;
+    }
     archive.read("model", model_archive);
     model.load(model_archive);
     return meta;

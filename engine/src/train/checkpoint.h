@@ -22,7 +22,8 @@ struct CheckpointMeta {
 };
 
 // Writes model, optimizer and meta to `path` through a temporary file and an atomic rename.
-// An enabled loss scaler's state (fp16) is saved too.
+// An enabled loss scaler's state (fp16) is saved too. A LoRA model on a pretrained base
+// (models::CausalLm) saves its trainable tensors only: the base is read from its folder.
 void saveCheckpoint(const std::string &path, torch::nn::Module &model, Optimizer &optimizer,
                     const CheckpointMeta &meta, const DynamicLossScaler *scaler = nullptr);
 
@@ -37,7 +38,8 @@ void writeCheckpointBytes(const std::string &path, const std::string &bytes);
 CheckpointMeta readCheckpointMeta(const std::string &path);
 
 // Loads the weights (replacing the parameters' storage, so do it before an optimizer takes
-// the parameters over) and returns the meta.
+// the parameters over) and returns the meta. A trainable-only checkpoint is copied into the
+// model's trainable parameters: load the base and enable LoRA first.
 CheckpointMeta loadCheckpointWeights(const std::string &path, torch::nn::Module &model);
 
 // Loads the optimizer state into an optimizer built over the loaded parameters. Throws when

@@ -1,5 +1,6 @@
 #include "train/lora_setup.h"
 
+#include "models/causal_lm.h"
 #include "train/checkpoint.h"
 #include "train/recipe.h"
 #include "util/hashing.h"
@@ -7,7 +8,10 @@
 #include <headroom/config.h>
 #include <headroom/project.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <map>
+#include <set>
 #include <stdexcept>
 
 namespace headroom::train {
@@ -130,6 +134,68 @@ void loadBaseWeights(const Config &config, Project &project, models::GptImpl &mo
     }
 }
 
+models::CausalLmImpl *pretrainedOf(Recipe &recipe) {
+    return dynamic_cast<models::CausalLmImpl *>(recipe.module().get());
+}
+
+// lora.targets for a pretrained model: its projection names, the GPT recipe's generic names
+// (mapped by role) or all-linear.
+std::set<std::string> pretrainedTargets(const std::string &text,
+                                        const models::CausalLmImpl &model) {
+    const std::set<std::string> names = model.projectionNames();
+    const bool gpt2 = model.options().family == models::LmFamily::Gpt2;
+    const std::map<std::string, std::vector<std::string>> roles = {
+        {"qkv", gpt2 ? std::vector<std::string>{"c_attn"}
+                     : std::vector<std::string>{"q_proj", "k_proj", "v_proj"}},
+        {"attn_out", {gpt2 ? "c_proj" : "o_proj"}},
+        {"mlp_in", gpt2 ? std::vector<std::string>{"c_fc"}
+                        : std::vector<std::string>{"gate_proj", "up_proj"}},
+        {"mlp_out", {gpt2 ? "c_proj" : "down_proj"}},
+    };
+    std::set<std::string> targets;
+    std::size_t start = 0;
+    while (start <= text.size()) {
+        const std::size_t comma = std::min(text.find(',', start), text.size());
+        std::string name = text.substr(start, comma - start);
+        name.erase(0, name.find_first_not_of(" \t"));
+        name.erase(name.find_last_not_of(" \t") + 1);
+        start = comma + 1;
+        if (name.empty()) {
+            continue;
+        }
+        if (name == "all-linear") {
+            targets.insert(names.begin(), names.end());
+        } else if (roles.count(name) != 0) {
+            const auto &mapped = roles.at(name);
+            targets.insert(mapped.begin(), mapped.end());
+        } else if (names.count(name) != 0) {
+            targets.insert(name);
+        } else {
+            std::string list;
+            for (const std::string &valid : names) {
+                list += valid + ", ";
+            }
+            throw ConfigError("lora.targets: this model has no projection '" + name + "'; use " +
+                              list + "all-linear or qkv, attn_out, mlp_in, mlp_out");
+        }
+    }
+    if (targets.empty()) {
+        throw ConfigError("lora.targets is empty: name the projections to adapt, e.g. "
+                          "q_proj,v_proj or all-linear");
+    }
+    return targets;
+}
+
+void enablePretrainedLora(const Config &config, models::CausalLmImpl &model,
+                          models::LoraOptions options) {
+    options.targets(pretrainedTargets(config.text("lora.targets"), model));
+    try {
+        model.enableLora(options);
+    } catch (const std::invalid_argument &error) {
+        throw ConfigError(std::string("lora: ") + error.what());
+    }
+}
+
 models::GptImpl &gptOf(Recipe &recipe) {
     auto *gpt = dynamic_cast<models::GptImpl *>(recipe.module().get());
     if (gpt == nullptr) {
@@ -150,14 +216,24 @@ std::optional<models::LoraOptions> loraOptionsFromConfig(const Config &config) {
                           "attention and MLP projections of the gpt recipe; the " +
                           config.text("recipe") + " recipe has no LoRA (use lora.rank=0)");
     }
+    const bool pretrained = !config.text("model.base").empty();
+    models::LoraOptions options;
+    options.rank(rank).alpha(config.real("lora.alpha")).dropout(config.real("lora.dropout"));
+    if (pretrained) {
+        // The targets are the model's projection names, resolved when the model exists.
+        try {
+            models::validateLoraHyperparameters(options);
+        } catch (const std::invalid_argument &error) {
+            throw ConfigError(std::string("lora: ") + error.what());
+        }
+        return options;
+    }
     if (config.integer("lora.base_run") < 1) {
         throw ConfigError("lora.rank=" + config.text("lora.rank") +
                           " needs lora.base_run: the run whose latest checkpoint is the frozen "
                           "base (`headroom-cli runs PROJECT` lists them), e.g. --set "
                           "lora.base_run=1");
     }
-    models::LoraOptions options;
-    options.rank(rank).alpha(config.real("lora.alpha")).dropout(config.real("lora.dropout"));
     try {
         options.targets(models::parseLoraTargets(config.text("lora.targets")));
         models::validateLoraOptions(options);
@@ -167,20 +243,40 @@ std::optional<models::LoraOptions> loraOptionsFromConfig(const Config &config) {
     return options;
 }
 
-models::GptImpl *enableLoraFromConfig(const Config &config, Recipe &recipe) {
+bool enableLoraFromConfig(const Config &config, Recipe &recipe) {
     const std::optional<models::LoraOptions> options = loraOptionsFromConfig(config);
     if (!options) {
-        return nullptr;
+        return false;
+    }
+    if (models::CausalLmImpl *model = pretrainedOf(recipe)) {
+        enablePretrainedLora(config, *model, *options);
+        return true;
     }
     models::GptImpl &gpt = gptOf(recipe);
     gpt.enableLora(*options);
-    return &gpt;
+    return true;
 }
 
 void setUpLora(const Config &config, Project &project, Recipe &recipe, bool resuming,
                const std::function<void(const std::string &)> &progress) {
     const std::optional<models::LoraOptions> options = loraOptionsFromConfig(config);
     if (!options) {
+        return;
+    }
+    if (models::CausalLmImpl *model = pretrainedOf(recipe)) {
+        // The frozen base is the imported model itself.
+        enablePretrainedLora(config, *model, *options);
+        std::int64_t trainable = 0;
+        for (const torch::Tensor &parameter : model->parameters()) {
+            trainable += parameter.requires_grad() ? parameter.numel() : 0;
+        }
+        std::string targets;
+        for (const std::string &name : model->loraOptions()->targets()) {
+            targets += (targets.empty() ? "" : ",") + name;
+        }
+        progress("LoRA rank " + config.text("lora.rank") + " on " + targets + ": " +
+                 std::to_string(trainable) + " trainable of " +
+                 std::to_string(recipe.parameterCount()) + " parameters");
         return;
     }
     models::GptImpl &gpt = gptOf(recipe);

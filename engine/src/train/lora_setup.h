@@ -33,9 +33,9 @@ std::optional<models::LoraOptions> loraOptionsFromConfig(const Config &config);
 void setUpLora(const Config &config, Project &project, Recipe &recipe, bool resuming,
                const std::function<void(const std::string &)> &progress);
 
-// Enables LoRA on the recipe's GPT as the config says, loading nothing (export: the run's own
-// checkpoint is loaded next). Returns the GPT, or nullptr when the config has no LoRA.
-models::GptImpl *enableLoraFromConfig(const Config &config, Recipe &recipe);
+// Enables LoRA on the recipe's model as the config says, loading nothing (export: the run's own
+// checkpoint is loaded next). False when the config has no LoRA.
+bool enableLoraFromConfig(const Config &config, Recipe &recipe);
 
 // What the optimizer updates: every parameter, or only the adapters of a LoRA run.
 std::vector<torch::Tensor> trainableParameters(Recipe &recipe);

@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +67,12 @@ std::vector<std::int64_t> parseHiddenWidths(const std::string &text);
 
 std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
                                       torch::Device device);
+// The GPT recipe over the pretrained model in base_folder (model.base, resolved), its weights
+// imported from the folder. Throws ConfigError (model.seq_len beyond the model's context) or
+// hf::ModelFolderError.
+std::unique_ptr<Recipe>
+makePretrainedRecipe(const Config &config, const std::string &base_folder, torch::Device device,
+                     const std::function<void(const std::string &)> &progress = {});
 // Loss weight per class for train.class_weights (none | balanced | auto) on the schema's
 // training class counts; empty when every class weighs the same.
 std::vector<double> classWeights(const std::string &mode, const data::TabularSchema &schema);

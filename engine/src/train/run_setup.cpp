@@ -1,5 +1,10 @@
 #include "train/run_setup.h"
 
+#include "hf/architecture_config.h"
+#include "hf/base_identity.h"
+#include "hf/generation_defaults.h"
+#include "hf/model_folder.h"
+#include "tokenizers/hf_data_tokenizer.h"
 #include "train/recipe.h"
 
 #include <headroom/config.h>
@@ -84,6 +89,26 @@ std::string schemaBlobName(const data::DataSpec &spec) {
 PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress) {
     PreparedData prepared;
     prepared.spec = dataSpecFromConfig(config, project.path());
+    if (!config.text("model.base").empty()) {
+        prepared.base_folder = resolveDataPath(config.text("model.base"), project.path());
+        if (const auto recorded = project.blob(kBaseModelBlob)) {
+            hf::requireSameBase(hf::BaseIdentity::fromJson(*recorded), prepared.base_folder);
+        }
+        // Documents are separated by the model's own end-of-sequence token.
+        const hf::ModelFolder folder = hf::locateModelFolder(prepared.base_folder);
+        const hf::GenerationDefaults defaults =
+            hf::readGenerationDefaults(folder, hf::readArchitectureConfig(folder.config_path));
+        std::optional<std::int32_t> end_of_text;
+        if (!defaults.eos_token_ids.empty()) {
+            end_of_text = static_cast<std::int32_t>(defaults.eos_token_ids.front());
+        }
+        try {
+            prepared.tokenizer = tokenizers::loadHfDataTokenizer(prepared.base_folder, end_of_text);
+        } catch (const TokenizerError &error) {
+            throw ConfigError(std::string("model.base: ") + error.what());
+        }
+        return prepared;
+    }
     if (config.text("recipe") == "gpt") {
         const data::TokenizerKind kind = data::parseTokenizerKind(config.text("tokenizer"));
         if (kind == data::TokenizerKind::Byte) {
@@ -115,6 +140,9 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
 
 std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,
                                    torch::Device device) {
+    if (!prepared.base_folder.empty()) {
+        return makePretrainedRecipe(config, prepared.base_folder, device);
+    }
     if (prepared.tokenizer) {
         return makeGptRecipe(config, prepared.tokenizer->vocabSize(), device);
     }

@@ -26,7 +26,11 @@ struct PreparedData {
     data::DataSpec spec;
     std::unique_ptr<data::Tokenizer> tokenizer; // gpt
     std::optional<data::TabularSchema> schema;  // tabular
+    std::string base_folder;                    // model.base resolved; empty from scratch
 };
+
+// The project's record of its pretrained base (hf::BaseIdentity JSON).
+constexpr const char *kBaseModelBlob = "base_model";
 
 // data.path relative to the project file's folder unless absolute.
 std::string resolveDataPath(const std::string &data_path, const std::string &project_path);
@@ -42,6 +46,8 @@ std::string tokenizerBlobName(const Config &config);
 std::string schemaBlobName(const data::DataSpec &spec);
 
 using ProgressCallback = std::function<void(const std::string &)>;
+// With model.base: checks the folder is the one recorded when the project was created
+// (hf::ModelFolderError otherwise) and loads its tokenizer.
 PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress);
 
 // The recipe the prepared data calls for: GPT over its tokenizer or an MLP over its schema.

@@ -1,5 +1,6 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
+#include "hf/base_identity.h"
 #include "plan/tabular_defaults.h"
 #include "train/recipe.h"
 #include "train/run_length.h"
@@ -7,10 +8,13 @@
 #include "workflow/data_checks.h"
 
 #include <headroom/config.h>
+#include <headroom/pretrained.h>
 #include <headroom/project.h>
 #include <headroom/units.h>
 #include <headroom/workflow.h>
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -49,10 +53,42 @@ std::vector<std::string> describeData(const data::DataSummary &summary, const st
             std::to_string(summary.records) + " " + unit + ", " + formatBytes(summary.bytes) + ")"};
 }
 
+std::vector<std::string> describeBase(const PretrainedInfo &info) {
+    const auto millions = [](std::int64_t count) {
+        char text[32];
+        std::snprintf(text, sizeof text, "%.1f M", static_cast<double>(count) / 1e6);
+        return std::string(text);
+    };
+    return {"base     " + info.architecture + " from " + info.folder,
+            "         " + std::to_string(info.layers) + " layers, dim " + std::to_string(info.dim) +
+                ", " + std::to_string(info.heads) + " heads (" + std::to_string(info.kv_heads) +
+                " key/value), context " + std::to_string(info.context) + ", " +
+                millions(info.parameters) + " parameters, " + info.dtype + " on disk (" +
+                formatBytes(info.weight_bytes) + ")",
+            "tokenizer " + info.tokenizer};
+}
+
+// The settings a pretrained base implies unless the user chose them: its tokenizer, and a
+// context no longer than it was trained for.
+void applyBaseSettings(Config &config, const PretrainedInfo &info,
+                       const std::set<std::string> &given) {
+    if (given.count("tokenizer") == 0) {
+        config.set("tokenizer", "base");
+    }
+    if (given.count("model.seq_len") == 0) {
+        config.set("model.seq_len", std::to_string(std::min<std::int64_t>(256, info.context)));
+    }
+    if (given.count("train.lr") == 0) {
+        config.set("train.lr", config.integer("lora.rank") > 0 ? "0.0002" : "0.00002");
+    }
+}
+
 std::vector<std::string> describePrepared(const Config &config,
                                           const train::PreparedData &prepared) {
     std::vector<std::string> lines;
-    if (prepared.tokenizer) {
+    if (prepared.tokenizer && !prepared.base_folder.empty()) {
+        // The base's lines say what the model and tokenizer are.
+    } else if (prepared.tokenizer) {
         lines.push_back("tokenizer " + config.text("tokenizer") + " (vocabulary " +
                         std::to_string(prepared.tokenizer->vocabSize()) + ")");
         const models::GptOptions options =
@@ -153,8 +189,23 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
         }
     }
     config.set("data.path", storedDataPath(request.data_path, request.project_path));
+    if (!request.base_path.empty()) {
+        config.set("model.base", storedDataPath(request.base_path, request.project_path));
+    }
     for (const std::string &assignment : request.overrides) {
         config.setAssignment(assignment);
+    }
+    std::optional<PretrainedInfo> base;
+    if (!config.text("model.base").empty()) {
+        progress("checking the base model " + config.text("model.base"));
+        base = inspectPretrained(
+            train::resolveDataPath(config.text("model.base"), request.project_path));
+        applyBaseSettings(config, *base, givenKeys(request));
+        if (config.integer("model.seq_len") > base->context) {
+            throw ConfigError("model.seq_len=" + config.text("model.seq_len") +
+                              " is longer than the base model's context (" +
+                              std::to_string(base->context) + " positions)");
+        }
     }
     config.validate();
 
@@ -170,6 +221,12 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
 
     std::optional<Project> project = Project::create(request.project_path, config.toJson());
     try {
+        if (base) {
+            progress("recording the base model's digest");
+            project->putBlob(train::kBaseModelBlob, hf::identifyBase(base->folder).toJson());
+            const std::vector<std::string> base_lines = describeBase(*base);
+            lines.insert(lines.end(), base_lines.begin(), base_lines.end());
+        }
         const train::PreparedData prepared = train::prepareData(config, *project, progress);
         if (prepared.schema) {
             const std::vector<std::string> chosen =

@@ -1,5 +1,7 @@
 #include "data/data_error.h"
 #include "export/safetensors.h"
+#include "models/causal_lm.h"
+#include "models/gpt.h"
 #include "models/lora.h"
 #include "train/checkpoint.h"
 #include "train/lora_setup.h"
@@ -114,8 +116,12 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
     const torch::Device cpu(torch::kCPU);
     std::unique_ptr<train::Recipe> recipe = train::makeRecipe(config, prepared, cpu);
     // A LoRA run's checkpoint holds the adapters next to the frozen base: add them first.
-    models::GptImpl *lora_model = train::enableLoraFromConfig(config, *recipe);
+    const bool lora_enabled = train::enableLoraFromConfig(config, *recipe);
     train::loadCheckpointWeights(path, *recipe->module());
+    auto *gpt_lora =
+        lora_enabled ? dynamic_cast<models::GptImpl *>(recipe->module().get()) : nullptr;
+    auto *pretrained_lora =
+        lora_enabled ? dynamic_cast<models::CausalLmImpl *>(recipe->module().get()) : nullptr;
 
     // Tied weights are one tensor: export it once, under its first name.
     std::vector<torch::Tensor> keep_alive;
@@ -140,7 +146,7 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
         views.push_back(view);
     };
     std::string exported_config = meta.config_json;
-    if (lora_model == nullptr) {
+    if (!lora_enabled) {
         for (const auto &item : recipe->module()->named_parameters()) {
             add(item.key(), item.value());
         }
@@ -148,11 +154,12 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
             add(item.key(), item.value());
         }
     } else if (lora == LoraExport::Adapters) {
-        for (const auto &[name, tensor] : models::loraAdapterTensors(*lora_model)) {
+        for (const auto &[name, tensor] : models::loraAdapterTensors(*recipe->module())) {
             add(name, tensor);
         }
     } else {
-        for (const auto &[name, tensor] : lora_model->mergedState()) {
+        for (const auto &[name, tensor] :
+             gpt_lora != nullptr ? gpt_lora->mergedState() : pretrained_lora->mergedState()) {
             add(name, tensor);
         }
         // Merged weights are a plain model: its config trains and exports without LoRA.
@@ -169,14 +176,16 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                                                    {"headroom.step", std::to_string(meta.step)},
                                                    {"headroom.run", std::to_string(run_id)},
                                                    {"headroom.config", exported_config}};
-    if (lora_model != nullptr) {
+    if (lora_enabled) {
         metadata["headroom.lora"] = lora == LoraExport::Adapters ? "adapters" : "merged";
         for (const char *key :
              {"lora.rank", "lora.alpha", "lora.dropout", "lora.targets", "lora.base_run"}) {
             metadata[std::string("headroom.") + key] = config.text(key);
         }
-        metadata["headroom.lora.targets"] =
-            models::formatLoraTargets(lora_model->loraOptions()->targets());
+        if (gpt_lora != nullptr) {
+            metadata["headroom.lora.targets"] =
+                models::formatLoraTargets(gpt_lora->loraOptions()->targets());
+        }
     }
     if (prepared.tokenizer) {
         metadata["headroom.tokenizer"] = config.text("tokenizer");

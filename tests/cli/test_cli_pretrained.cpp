@@ -1,0 +1,342 @@
+#include "cli_support.h"
+#include "sample_files.h"
+
+#include <QDirIterator>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QMap>
+#include <QTemporaryDir>
+#include <QtEndian>
+#include <QtTest>
+
+#ifndef HEADROOM_PRETRAINED_REFERENCE_DIR
+#define HEADROOM_PRETRAINED_REFERENCE_DIR ""
+#endif
+
+// Pretrained Hugging Face folders through the binary: new --base, generate before training,
+// LoRA and full fine-tuning, exports in HF and PEFT layout read back, a moved or changed base,
+// and folders that are refused. The tiny random folders come from the CTest fixture
+// pretrained_reference (tests/interop/pretrained/setup.sh).
+class TestCliPretrained : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void newDescribesTheBase();
+    void generatesBeforeTraining();
+    void loraRunTrainsGeneratesAndExports();
+    void exportOfTheBaseIsBitExact();
+    void fullFineTuneChangesTheWeights();
+    void movedOrChangedBaseIsReported();
+    void badFoldersAreRefused_data();
+    void badFoldersAreRefused();
+
+private:
+    using Result = test_support::CliResult;
+    struct Tensors {
+        QMap<QString, QByteArray> data;
+        QMap<QString, QString> shapes;
+    };
+    Result cli(const QStringList &arguments) { return test_support::runCli(arguments); }
+    QString path(const QString &name) const { return QDir(dir_.path()).filePath(name); }
+    // A copy of a reference folder (the tests move and change their copies).
+    QString copyModel(const QString &name, const QString &as);
+    QString newProject(const QString &name, const QString &base, const QStringList &settings = {});
+    static Tensors readSafetensors(const QString &file);
+    static QJsonObject generateJson(const Result &result);
+
+    QTemporaryDir dir_;
+    QString data_;
+    QString reference_;
+};
+
+namespace {
+const QStringList kTiny = {"--set", "model.seq_len=16",      "--set", "train.micro_batch=2",
+                           "--set", "train.steps=4",         "--set", "train.eval_every=2",
+                           "--set", "train.eval_batches=1",  "--set", "train.checkpoint_every=2",
+                           "--set", "data.max_examples=200", "--set", "train.lr=0.01"};
+
+bool copyTree(const QString &from, const QString &to) {
+    QDir().mkpath(to);
+    QDirIterator files(from, QDir::Files);
+    while (files.hasNext()) {
+        files.next();
+        if (!QFile::copy(files.filePath(), QDir(to).filePath(files.fileName()))) {
+            return false;
+        }
+    }
+    return true;
+}
+} // namespace
+
+void TestCliPretrained::initTestCase() {
+    QVERIFY(dir_.isValid());
+    reference_ = QStringLiteral(HEADROOM_PRETRAINED_REFERENCE_DIR);
+    QFile status(reference_ + "/status.txt");
+    if (!status.open(QIODevice::ReadOnly) || !status.readAll().startsWith("ok")) {
+        QSKIP("no pretrained reference folders: run tests/interop/pretrained/setup.sh");
+    }
+    data_ = test_support::writeFile(QDir(dir_.path()), "story.txt", test_support::storyText(300));
+}
+
+QString TestCliPretrained::copyModel(const QString &name, const QString &as) {
+    const QString target = path(as);
+    if (!copyTree(reference_ + "/reference/" + name, target)) {
+        return {};
+    }
+    QFile::remove(QDir(target).filePath("reference.safetensors"));
+    return target;
+}
+
+QString TestCliPretrained::newProject(const QString &name, const QString &base,
+                                      const QStringList &settings) {
+    const QString project = path(name + ".headroom");
+    const Result result =
+        cli(QStringList{"new", project, "--base", base, "--data", data_} + kTiny + settings);
+    if (result.exit_code != 0) {
+        qWarning("%s", qPrintable(result.err));
+        return {};
+    }
+    return project;
+}
+
+TestCliPretrained::Tensors TestCliPretrained::readSafetensors(const QString &file) {
+    Tensors tensors;
+    QFile in(file);
+    if (!in.open(QIODevice::ReadOnly)) {
+        return tensors;
+    }
+    const QByteArray bytes = in.readAll();
+    const auto header_size = qFromLittleEndian<quint64>(bytes.constData());
+    const QJsonObject header =
+        QJsonDocument::fromJson(bytes.mid(8, static_cast<int>(header_size))).object();
+    for (auto item = header.begin(); item != header.end(); ++item) {
+        if (item.key() == "__metadata__") {
+            continue;
+        }
+        const QJsonObject entry = item.value().toObject();
+        const QJsonArray offsets = entry["data_offsets"].toArray();
+        const qint64 begin = 8 + static_cast<qint64>(header_size) + offsets[0].toInteger();
+        tensors.data[item.key()] =
+            bytes.mid(begin, offsets[1].toInteger() - offsets[0].toInteger());
+        tensors.shapes[item.key()] =
+            entry["dtype"].toString() +
+            QJsonDocument(entry["shape"].toArray()).toJson(QJsonDocument::Compact);
+    }
+    return tensors;
+}
+
+QJsonObject TestCliPretrained::generateJson(const Result &result) {
+    return QJsonDocument::fromJson(result.out.trimmed()).object();
+}
+
+void TestCliPretrained::newDescribesTheBase() {
+    const QString base = copyModel("llama", "llama-describe");
+    const Result result =
+        cli(QStringList{"new", path("describe.headroom"), "--base", base, "--data", data_} + kTiny);
+    QCOMPARE(result.exit_code, 0);
+    const QString out = QString::fromUtf8(result.out);
+    QVERIFY2(out.contains("LlamaForCausalLM") && out.contains("3 layers") && out.contains("BF16") &&
+                 out.contains("vocabulary 345"),
+             qPrintable(out));
+    // The project records the base; it does not copy the weights.
+    QVERIFY(QFileInfo(path("describe.headroom")).size() < 200 * 1024);
+}
+
+void TestCliPretrained::generatesBeforeTraining() {
+    const QString project = newProject("generate", copyModel("llama", "llama-generate"));
+    QVERIFY(!project.isEmpty());
+    const QStringList arguments = {"generate", project,        "--prompt", "The fox",
+                                   "--json",   "--max-tokens", "12"};
+    const Result first = cli(arguments);
+    QCOMPARE(first.exit_code, 0);
+    const QJsonObject json = generateJson(first);
+    QVERIFY2(!json["prompt_tokens"].toArray().isEmpty(), first.out.constData());
+    const QJsonArray tokens = json["tokens"].toArray();
+    QVERIFY(!tokens.isEmpty() && tokens.size() <= 12);
+    QVERIFY(json.contains("text"));
+    // Greedy by default: the same every time, and the base is what --run -1 names.
+    QCOMPARE(generateJson(cli(arguments)), json);
+    QCOMPARE(generateJson(cli(arguments + QStringList{"--run", "-1"})), json);
+    // Sampling with a seed repeats; another seed may differ but stays within the limit.
+    const QStringList sampled = arguments + QStringList{"--temperature", "1.5", "--seed", "7"};
+    QCOMPARE(generateJson(cli(sampled)), generateJson(cli(sampled)));
+
+    const Result empty = cli({"generate", project, "--prompt", ""});
+    QCOMPARE(empty.exit_code, 2);
+    QVERIFY2(empty.err.contains("prompt"), qPrintable(empty.err));
+    const Result bad_p = cli({"generate", project, "--prompt", "x", "--top-p", "1.5"});
+    QCOMPARE(bad_p.exit_code, 2);
+    QVERIFY2(bad_p.err.contains("--top-p"), qPrintable(bad_p.err));
+}
+
+void TestCliPretrained::loraRunTrainsGeneratesAndExports() {
+    // An F32 base, so the merged export computes exactly what base + adapters compute.
+    const QString base = copyModel("mistral", "mistral-lora");
+    const QString project =
+        newProject("lora", base, {"--set", "lora.rank=4", "--set", "lora.targets=q_proj,v_proj"});
+    QVERIFY(!project.isEmpty());
+    const Result trained = cli({"train", project, "--json"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    QVERIFY2(trained.err.contains("LoRA rank 4 on q_proj,v_proj"), qPrintable(trained.err));
+
+    // The checkpoint holds the adapters (and their optimizer state), not the base.
+    qint64 checkpoint_bytes = 0;
+    QDirIterator checkpoints(project + ".d", QDir::Files, QDirIterator::Subdirectories);
+    while (checkpoints.hasNext()) {
+        checkpoints.next();
+        checkpoint_bytes = std::max(checkpoint_bytes, checkpoints.fileInfo().size());
+    }
+    const qint64 base_bytes = QFileInfo(QDir(base).filePath("model.safetensors")).size();
+    QVERIFY2(
+        checkpoint_bytes > 0 && checkpoint_bytes < base_bytes / 4,
+        qPrintable(QString("checkpoint %1 bytes, base %2").arg(checkpoint_bytes).arg(base_bytes)));
+
+    const QStringList generate = {"generate", project,        "--prompt", "Mira painted",
+                                  "--json",   "--max-tokens", "10"};
+    const Result tuned = cli(generate + QStringList{"--run", "1"});
+    QCOMPARE(tuned.exit_code, 0);
+
+    const Result adapter = cli({"export", project, "--run", "1", "--adapter", path("adapter")});
+    QVERIFY2(adapter.exit_code == 0, qPrintable(adapter.err));
+    QFile config_file(path("adapter/adapter_config.json"));
+    QVERIFY(config_file.open(QIODevice::ReadOnly));
+    const QJsonObject config = QJsonDocument::fromJson(config_file.readAll()).object();
+    QCOMPARE(config["peft_type"].toString(), QString("LORA"));
+    QCOMPARE(config["r"].toInt(), 4);
+    QCOMPARE(config["target_modules"].toArray(), (QJsonArray{"q_proj", "v_proj"}));
+    const Tensors adapters = readSafetensors(path("adapter/adapter_model.safetensors"));
+    QCOMPARE(adapters.data.size(), 2 * 2 * 2); // 2 layers x 2 targets x (A, B)
+    QCOMPARE(
+        adapters.shapes.value("base_model.model.model.layers.0.self_attn.q_proj.lora_A.weight"),
+        QString("F32[4,64]"));
+    QCOMPARE(
+        adapters.shapes.value("base_model.model.model.layers.1.self_attn.v_proj.lora_B.weight"),
+        QString("F32[16,4]"));
+
+    // The merged export is a plain model: imported again, it continues as the LoRA run does.
+    const Result merged = cli({"export", project, "--run", "1", "--hf", path("merged")});
+    QVERIFY2(merged.exit_code == 0, qPrintable(merged.err));
+    const QString reimported = newProject("reimported", path("merged"));
+    QVERIFY(!reimported.isEmpty());
+    QCOMPARE(generateJson(cli({"generate", reimported, "--prompt", "Mira painted", "--json",
+                               "--max-tokens", "10"})),
+             generateJson(tuned));
+}
+
+void TestCliPretrained::exportOfTheBaseIsBitExact() {
+    // Hub-style GPT-2 names (no "transformer." prefix, mask buffers): the export writes the
+    // names transformers saves today, with the same bytes.
+    const QString base = copyModel("gpt2", "gpt2-roundtrip");
+    const QString project = newProject("roundtrip", base);
+    QVERIFY(!project.isEmpty());
+    const Result exported = cli({"export", project, "--run", "-1", "--hf", path("gpt2-out")});
+    QVERIFY2(exported.exit_code == 0, qPrintable(exported.err));
+    const Tensors original = readSafetensors(QDir(base).filePath("model.safetensors"));
+    const Tensors written = readSafetensors(path("gpt2-out/model.safetensors"));
+    int compared = 0;
+    for (auto item = original.data.begin(); item != original.data.end(); ++item) {
+        if (item.key().endsWith(".attn.bias")) {
+            continue; // a causal-mask buffer, not a weight
+        }
+        const QString name = "transformer." + item.key();
+        QVERIFY2(written.data.contains(name), qPrintable(name));
+        QCOMPARE(written.shapes.value(name), original.shapes.value(item.key()));
+        QVERIFY2(written.data.value(name) == item.value(), qPrintable(name));
+        ++compared;
+    }
+    QCOMPARE(written.data.size(), compared);
+    QVERIFY(QFile::exists(path("gpt2-out/config.json")));
+    QVERIFY(QFile::exists(path("gpt2-out/tokenizer.json")));
+}
+
+void TestCliPretrained::fullFineTuneChangesTheWeights() {
+    const QString base = copyModel("gpt2", "gpt2-full");
+    const QString project = newProject("full", base);
+    QVERIFY(!project.isEmpty());
+    const Result trained = cli({"train", project, "--json"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    const Result exported = cli({"export", project, "--run", "1", "--hf", path("full-out")});
+    QVERIFY2(exported.exit_code == 0, qPrintable(exported.err));
+    const Tensors original = readSafetensors(QDir(base).filePath("model.safetensors"));
+    const Tensors tuned = readSafetensors(path("full-out/model.safetensors"));
+    QCOMPARE(tuned.shapes.value("transformer.h.0.attn.c_attn.weight"),
+             original.shapes.value("h.0.attn.c_attn.weight"));
+    QVERIFY(tuned.data.value("transformer.h.0.attn.c_attn.weight") !=
+            original.data.value("h.0.attn.c_attn.weight"));
+}
+
+void TestCliPretrained::movedOrChangedBaseIsReported() {
+    const QString base = copyModel("qwen2", "qwen2-moving");
+    const QString project = newProject("moving", base);
+    QVERIFY(!project.isEmpty());
+    QVERIFY(QDir().rename(base, path("qwen2-moved")));
+    const Result missing = cli({"generate", project, "--prompt", "Tomas"});
+    QCOMPARE(missing.exit_code, 2);
+    QVERIFY2(missing.err.contains("missing") && missing.err.contains("model.base"),
+             qPrintable(missing.err));
+    // Pointing the project at the new place works: the contents are the recorded ones.
+    const Result moved =
+        cli({"train", project, "--steps", "1", "--set", "model.base=" + path("qwen2-moved")});
+    QVERIFY2(moved.exit_code == 0, qPrintable(moved.err));
+
+    QVERIFY(QDir().rename(path("qwen2-moved"), base));
+    QFile weights(QDir(base).filePath("model.safetensors"));
+    QVERIFY(weights.open(QIODevice::ReadWrite));
+    weights.seek(weights.size() - 2);
+    weights.write(QByteArray(2, '\0'));
+    weights.close();
+    const Result changed = cli({"generate", project, "--prompt", "Tomas", "--run", "-1"});
+    QCOMPARE(changed.exit_code, 2);
+    QVERIFY2(changed.err.contains("not the one this project was created from"),
+             qPrintable(changed.err));
+}
+
+void TestCliPretrained::badFoldersAreRefused_data() {
+    QTest::addColumn<QString>("change"); // what is done to a copy of the gpt2 folder
+    QTest::addColumn<QString>("message");
+    QTest::newRow("no config.json") << "remove config.json"
+                                    << "config.json";
+    QTest::newRow("pickle weights") << "pickle"
+                                    << "pytorch_model.bin";
+    QTest::newRow("other architecture") << "bert"
+                                        << "BertForMaskedLM";
+    QTest::newRow("truncated weights") << "truncate"
+                                       << "model.safetensors";
+    QTest::newRow("no tokenizer") << "remove tokenizer.json"
+                                  << "tokenizer";
+}
+
+void TestCliPretrained::badFoldersAreRefused() {
+    QFETCH(QString, change);
+    QFETCH(QString, message);
+    static int count = 0;
+    const QString base = copyModel("gpt2", QString("bad-%1").arg(++count));
+    const QDir folder(base);
+    if (change.startsWith("remove ")) {
+        QVERIFY(QFile::remove(folder.filePath(change.mid(7))));
+    } else if (change == "pickle") {
+        QVERIFY(QFile::rename(folder.filePath("model.safetensors"),
+                              folder.filePath("pytorch_model.bin")));
+    } else if (change == "bert") {
+        QFile config(folder.filePath("config.json"));
+        QVERIFY(config.open(QIODevice::ReadOnly));
+        QByteArray text = config.readAll();
+        config.close();
+        text.replace("GPT2LMHeadModel", "BertForMaskedLM");
+        QVERIFY(config.open(QIODevice::WriteOnly | QIODevice::Truncate));
+        config.write(text);
+    } else if (change == "truncate") {
+        QFile weights(folder.filePath("model.safetensors"));
+        QVERIFY(weights.resize(weights.size() / 2));
+    }
+    const QString project = path(QString("bad-%1.headroom").arg(count));
+    const Result result = cli({"new", project, "--base", base, "--data", data_});
+    QCOMPARE(result.exit_code, 2);
+    QVERIFY2(result.err.contains(message), qPrintable(result.err));
+    QVERIFY(!QFile::exists(project));
+}
+
+QTEST_GUILESS_MAIN(TestCliPretrained)
+#include "test_cli_pretrained.moc"
