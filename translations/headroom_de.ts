@@ -2,6 +2,45 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="de_DE">
 <context>
+    <name>BaseModelText</name>
+    <message>
+        <source>%1 billion parameters</source>
+        <translation>%1 Milliarden Parameter</translation>
+    </message>
+    <message>
+        <source>%1 million parameters</source>
+        <translation>%1 Millionen Parameter</translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation>%1 Parameter</translation>
+    </message>
+    <message>
+        <source>Stored as %1, %2 on disk</source>
+        <translation>Gespeichert als %1, %2 auf dem Datenträger</translation>
+    </message>
+    <message>
+        <source> in %1 shards</source>
+        <translation> in %1 Teildateien</translation>
+    </message>
+    <message>
+        <source>%1 layers · width %2 · %3 attention heads (%4 for keys and values) · vocabulary %5</source>
+        <translation>%1 Schichten · Breite %2 · %3 Attention-Köpfe (%4 für Keys und Values) · Vokabular %5</translation>
+    </message>
+    <message>
+        <source>Context length: %1 tokens</source>
+        <translation>Kontextlänge: %1 Token</translation>
+    </message>
+    <message>
+        <source>Tokenizer: %1</source>
+        <translation>Tokenizer: %1</translation>
+    </message>
+    <message>
+        <source>Memory for the weights: %1 in fp32 · %2 in bf16</source>
+        <translation>Speicher für die Gewichte: %1 in fp32 · %2 in bf16</translation>
+    </message>
+</context>
+<context>
     <name>ConfigKeys</name>
     <message>
         <source>What to train: a GPT language model or a tabular MLP</source>
@@ -227,6 +266,10 @@
         <source>Run whose latest checkpoint is the frozen base (lora.rank &gt; 0 without model.base)</source>
         <translation>Lauf, dessen letzter Checkpoint die eingefrorene Basis ist (lora.rank &gt; 0 ohne model.base)</translation>
     </message>
+    <message>
+        <source>Tokens of a sample continuation written at each validation (gpt); 0 = off</source>
+        <translation>Token einer Beispielfortsetzung, die bei jeder Validierung geschrieben wird (gpt); 0 = aus</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -350,6 +393,49 @@
     <message>
         <source>the OS and desktop keep a quarter of RAM (at least 2 GiB)</source>
         <translation>Betriebssystem und Desktop behalten ein Viertel des RAM (mindestens 2 GiB)</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::BaseModelBox</name>
+    <message>
+        <source>Base model folder</source>
+        <translation>Ordner des Basismodells</translation>
+    </message>
+    <message>
+        <source>A Hugging Face folder: config.json, *.safetensors, tokenizer</source>
+        <translation>Ein Hugging-Face-Ordner: config.json, *.safetensors, Tokenizer</translation>
+    </message>
+    <message>
+        <source>Bro&amp;wse…</source>
+        <translation>Durchsu&amp;chen…</translation>
+    </message>
+    <message>
+        <source>Choose the base model folder</source>
+        <translation>Den Ordner des Basismodells wählen</translation>
+    </message>
+    <message>
+        <source>Choose a Pretrained Model Folder</source>
+        <translation>Ordner eines vortrainierten Modells wählen</translation>
+    </message>
+    <message>
+        <source>Choose the folder of a pretrained model.</source>
+        <translation>Wählen Sie den Ordner eines vortrainierten Modells.</translation>
+    </message>
+    <message>
+        <source>Reading the model folder…</source>
+        <translation>Der Modellordner wird gelesen…</translation>
+    </message>
+    <message>
+        <source>Memory plan (%1): %2</source>
+        <translation>Speicherplan (%1): %2</translation>
+    </message>
+    <message>
+        <source>The weights alone need more than the %1 budget of %2 in fp32.</source>
+        <translation>Schon die Gewichte brauchen in fp32 mehr als das Budget von %1 auf %2.</translation>
+    </message>
+    <message>
+        <source>The fp32 weights take %1 % of the %2 budget of %3; training needs more for gradients, optimizer state and activations.</source>
+        <translation>Die fp32-Gewichte belegen %1 % des Budgets von %2 auf %3; das Training braucht zusätzlich Speicher für Gradienten, Optimiererzustand und Aktivierungen.</translation>
     </message>
 </context>
 <context>
@@ -560,6 +646,14 @@
         <source>The data file reads cleanly.</source>
         <translation>Die Datendatei lässt sich fehlerfrei lesen.</translation>
     </message>
+    <message>
+        <source>Start from a pretrained model (Hugging Face folder)</source>
+        <translation>Von einem vortrainierten Modell ausgehen (Hugging-Face-Ordner)</translation>
+    </message>
+    <message>
+        <source>Base &amp;model:</source>
+        <translation>Basis&amp;modell:</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -749,6 +843,41 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::LoraControls</name>
+    <message>
+        <source>Train &amp;LoRA adapters (the base model stays frozen)</source>
+        <translation>&amp;LoRA-Adapter trainieren (das Basismodell bleibt eingefroren)</translation>
+    </message>
+    <message>
+        <source>Train LoRA adapters</source>
+        <translation>LoRA-Adapter trainieren</translation>
+    </message>
+    <message>
+        <source>Off: every weight of the model is trained (needs memory for their gradients and optimizer state).</source>
+        <translation>Aus: Alle Gewichte des Modells werden trainiert (braucht Speicher für ihre Gradienten und den Optimiererzustand).</translation>
+    </message>
+    <message>
+        <source>LoRA rank</source>
+        <translation>LoRA-Rang</translation>
+    </message>
+    <message>
+        <source>All linear layers</source>
+        <translation>Alle linearen Schichten</translation>
+    </message>
+    <message>
+        <source>lora.targets=all-linear: every projection of every block</source>
+        <translation>lora.targets=all-linear: jede Projektion jedes Blocks</translation>
+    </message>
+    <message>
+        <source>&amp;Rank:</source>
+        <translation>&amp;Rang:</translation>
+    </message>
+    <message>
+        <source>Adapt:</source>
+        <translation>Anpassen:</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::MainWindow</name>
     <message>
         <source>Headroom</source>
@@ -757,10 +886,6 @@
     <message>
         <source>&amp;New Project…</source>
         <translation>&amp;Neues Projekt…</translation>
-    </message>
-    <message>
-        <source>Create a project from a text or CSV file</source>
-        <translation>Ein Projekt aus einer Text- oder CSV-Datei anlegen</translation>
     </message>
     <message>
         <source>&amp;Open Project…</source>
@@ -1171,6 +1296,102 @@
         <source>Evaluating run %1 on %2…</source>
         <translation>Werte Lauf %1 auf %2 aus…</translation>
     </message>
+    <message>
+        <source>&amp;Try</source>
+        <translation>&amp;Ausprobieren</translation>
+    </message>
+    <message>
+        <source>Create a project from a text or CSV file, optionally starting from a pretrained model</source>
+        <translation>Ein Projekt aus einer Text- oder CSV-Datei anlegen, wahlweise ausgehend von einem vortrainierten Modell</translation>
+    </message>
+    <message>
+        <source>Export as &amp;Hugging Face Folder…</source>
+        <translation>Als &amp;Hugging-Face-Ordner exportieren…</translation>
+    </message>
+    <message>
+        <source>Export LoRA &amp;Adapter (PEFT)…</source>
+        <translation>LoRA-&amp;Adapter exportieren (PEFT)…</translation>
+    </message>
+    <message>
+        <source>&amp;Locate Base Model…</source>
+        <translation>Basismodell &amp;suchen…</translation>
+    </message>
+    <message>
+        <source>Point the project at the folder its pretrained base model moved to</source>
+        <translation>Dem Projekt den Ordner angeben, in den sein vortrainiertes Basismodell verschoben wurde</translation>
+    </message>
+    <message>
+        <source>Base model not found</source>
+        <translation>Basismodell nicht gefunden</translation>
+    </message>
+    <message>
+        <source>The pretrained model this project starts from is not where it was, or its files changed.</source>
+        <translation>Das vortrainierte Modell, von dem dieses Projekt ausgeht, liegt nicht mehr am alten Ort, oder seine Dateien haben sich geändert.</translation>
+    </message>
+    <message>
+        <source>Locate Base Model</source>
+        <translation>Basismodell suchen</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>Exportieren</translation>
+    </message>
+    <message>
+        <source>Only a project that starts from a pretrained model (model.base) exports in Hugging Face layout.</source>
+        <translation>Nur ein Projekt, das von einem vortrainierten Modell ausgeht (model.base), exportiert im Hugging-Face-Format.</translation>
+    </message>
+    <message>
+        <source>Run %1 trained every weight, not LoRA adapters (lora.rank is 0): export it as a Hugging Face folder.</source>
+        <translation>Lauf %1 hat alle Gewichte trainiert, keine LoRA-Adapter (lora.rank ist 0): Exportieren Sie ihn als Hugging-Face-Ordner.</translation>
+    </message>
+    <message>
+        <source>Write run %1 as a model folder that Hugging Face Transformers loads</source>
+        <translation>Lauf %1 als Modellordner schreiben, den Hugging Face Transformers lädt</translation>
+    </message>
+    <message>
+        <source>Write the LoRA adapters of run %1 for PEFT (adapter_config.json, adapter_model.safetensors)</source>
+        <translation>Die LoRA-Adapter von Lauf %1 für PEFT schreiben (adapter_config.json, adapter_model.safetensors)</translation>
+    </message>
+    <message>
+        <source>Export LoRA Adapter to a New Folder</source>
+        <translation>LoRA-Adapter in einen neuen Ordner exportieren</translation>
+    </message>
+    <message>
+        <source>Export as Hugging Face Folder to a New Folder</source>
+        <translation>Als Hugging-Face-Ordner in einen neuen Ordner exportieren</translation>
+    </message>
+    <message>
+        <source>An export is already running.</source>
+        <translation>Es läuft bereits ein Export.</translation>
+    </message>
+    <message>
+        <source>Exporting the LoRA adapters of run %1 to %2…</source>
+        <translation>Die LoRA-Adapter von Lauf %1 werden nach %2 exportiert…</translation>
+    </message>
+    <message>
+        <source>Exporting run %1 as a Hugging Face folder to %2…</source>
+        <translation>Lauf %1 wird als Hugging-Face-Ordner nach %2 exportiert…</translation>
+    </message>
+    <message>
+        <source>Wrote the LoRA adapters of run %1 at step %2 to %3</source>
+        <translation>Die LoRA-Adapter von Lauf %1 bei Schritt %2 nach %3 geschrieben</translation>
+    </message>
+    <message>
+        <source>Wrote run %1 at step %2 as a Hugging Face folder to %3</source>
+        <translation>Lauf %1 bei Schritt %2 als Hugging-Face-Ordner nach %3 geschrieben</translation>
+    </message>
+    <message>
+        <source>a run is training this project; wait until it ends</source>
+        <translation>ein Lauf trainiert dieses Projekt; warten Sie, bis er endet</translation>
+    </message>
+    <message>
+        <source>The project&apos;s base model is now %1</source>
+        <translation>Das Basismodell des Projekts ist jetzt %1</translation>
+    </message>
+    <message>
+        <source>Pro&amp;ject</source>
+        <translation>Pro&amp;jekt</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MemoryBarsWidget</name>
@@ -1361,6 +1582,22 @@
         <source>Verifying: %1 probes done…</source>
         <translation>Verifizierung: %1 Versuche erledigt…</translation>
     </message>
+    <message>
+        <source>Fine-tuning</source>
+        <translation>Feinabstimmung</translation>
+    </message>
+    <message>
+        <source>The memory planner does not estimate pretrained models yet. The weights alone take %1 in fp32 (%2 in bf16) of the %3 budget; training adds gradients, optimizer state and activations.</source>
+        <translation>Der Speicherplaner schätzt vortrainierte Modelle noch nicht ab. Schon die Gewichte belegen %1 in fp32 (%2 in bf16) des Budgets von %3; das Training braucht zusätzlich Gradienten, Optimiererzustand und Aktivierungen.</translation>
+    </message>
+    <message>
+        <source>No recommendation for a pretrained model yet.</source>
+        <translation>Noch keine Empfehlung für ein vortrainiertes Modell.</translation>
+    </message>
+    <message>
+        <source>Verify needs the planner&apos;s estimate, which does not cover pretrained models yet.</source>
+        <translation>Das Verifizieren braucht die Schätzung des Planers, die vortrainierte Modelle noch nicht abdeckt.</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::ModelSizePage</name>
@@ -1459,6 +1696,10 @@
     <message>
         <source>&lt;b&gt;%1 parameters&lt;/b&gt;&lt;br&gt;%2</source>
         <translation>&lt;b&gt;%1 Parameter&lt;/b&gt;&lt;br&gt;%2</translation>
+    </message>
+    <message>
+        <source>The pretrained model&apos;s size is given; choose how many tokens each training example holds.</source>
+        <translation>Die Größe des vortrainierten Modells steht fest; wählen Sie, wie viele Token jedes Trainingsbeispiel enthält.</translation>
     </message>
 </context>
 <context>
@@ -1593,6 +1834,10 @@
         <source>Checking the data file and creating the project…</source>
         <translation>Datendatei wird geprüft und das Projekt angelegt…</translation>
     </message>
+    <message>
+        <source>Checking the base model and the data file, creating the project…</source>
+        <translation>Basismodell und Datendatei werden geprüft, das Projekt wird angelegt…</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::RunsPanel</name>
@@ -1694,12 +1939,191 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>Validation</source>
         <translation>Validierung</translation>
     </message>
+    <message>
+        <source>pretrained %1 · data %2</source>
+        <translation>vortrainiert %1 · Daten %2</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>
     <message>
         <source>Starting…</source>
         <translation>Wird gestartet…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::TryView</name>
+    <message>
+        <source>Weights to generate with</source>
+        <translation>Gewichte für die Textgenerierung</translation>
+    </message>
+    <message>
+        <source>&amp;Weights:</source>
+        <translation>&amp;Gewichte:</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>Prompt</translation>
+    </message>
+    <message>
+        <source>The text the model continues</source>
+        <translation>Der Text, den das Modell fortsetzt</translation>
+    </message>
+    <message>
+        <source>Pro&amp;mpt:</source>
+        <translation>Pro&amp;mpt:</translation>
+    </message>
+    <message>
+        <source>model default</source>
+        <translation>Modellvorgabe</translation>
+    </message>
+    <message>
+        <source>Model default: the model folder&apos;s generation_config.json (greedy decoding when it does not sample)</source>
+        <translation>Modellvorgabe: die generation_config.json des Modellordners (gierige Dekodierung, wenn sie kein Sampling vorsieht)</translation>
+    </message>
+    <message>
+        <source>Maximum new tokens</source>
+        <translation>Höchstzahl neuer Token</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>Temperatur</translation>
+    </message>
+    <message>
+        <source>0 = greedy decoding</source>
+        <translation>0 = gierige Dekodierung</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>0 = off</source>
+        <translation>0 = aus</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>Startwert</translation>
+    </message>
+    <message>
+        <source>Ge&amp;nerate</source>
+        <translation>E&amp;rzeugen</translation>
+    </message>
+    <message>
+        <source>Continue the prompt (Ctrl+Return in the prompt)</source>
+        <translation>Den Prompt fortsetzen (Strg+Eingabe im Prompt)</translation>
+    </message>
+    <message>
+        <source>St&amp;op</source>
+        <translation>St&amp;opp</translation>
+    </message>
+    <message>
+        <source>Stop after the current token</source>
+        <translation>Nach dem aktuellen Token anhalten</translation>
+    </message>
+    <message>
+        <source>Ma&amp;x. new tokens:</source>
+        <translation>Ma&amp;x. neue Token:</translation>
+    </message>
+    <message>
+        <source>T&amp;emperature:</source>
+        <translation>T&amp;emperatur:</translation>
+    </message>
+    <message>
+        <source>Top-&amp;k:</source>
+        <translation>Top-&amp;k:</translation>
+    </message>
+    <message>
+        <source>See&amp;d:</source>
+        <translation>&amp;Startwert:</translation>
+    </message>
+    <message>
+        <source>Top-p:</source>
+        <translation>Top-p:</translation>
+    </message>
+    <message>
+        <source>Generated text</source>
+        <translation>Erzeugter Text</translation>
+    </message>
+    <message>
+        <source>The prompt and its continuation appear here.</source>
+        <translation>Hier erscheinen der Prompt und seine Fortsetzung.</translation>
+    </message>
+    <message>
+        <source>Output:</source>
+        <translation>Ausgabe:</translation>
+    </message>
+    <message>
+        <source>Open a project to try its model.</source>
+        <translation>Öffnen Sie ein Projekt, um sein Modell auszuprobieren.</translation>
+    </message>
+    <message>
+        <source>Run %1 · step %2 · %3</source>
+        <translation>Lauf %1 · Schritt %2 · %3</translation>
+    </message>
+    <message>
+        <source>Base model as imported (%1)</source>
+        <translation>Basismodell wie importiert (%1)</translation>
+    </message>
+    <message>
+        <source>Only language models generate text: this project trains a tabular model.</source>
+        <translation>Nur Sprachmodelle erzeugen Text: Dieses Projekt trainiert ein tabellarisches Modell.</translation>
+    </message>
+    <message>
+        <source>No run has a checkpoint yet: train a run (F5), then try its weights here.</source>
+        <translation>Noch kein Lauf hat einen Checkpoint: Trainieren Sie einen Lauf (F5) und probieren Sie dann hier seine Gewichte aus.</translation>
+    </message>
+    <message>
+        <source>A generation is already running.</source>
+        <translation>Es läuft bereits eine Textgenerierung.</translation>
+    </message>
+    <message>
+        <source>Type a prompt first: the model continues it.</source>
+        <translation>Geben Sie zuerst einen Prompt ein: Das Modell setzt ihn fort.</translation>
+    </message>
+    <message>
+        <source>Loading the base model…</source>
+        <translation>Das Basismodell wird geladen…</translation>
+    </message>
+    <message>
+        <source>Loading the weights of run %1…</source>
+        <translation>Die Gewichte von Lauf %1 werden geladen…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>Wird angehalten…</translation>
+    </message>
+    <message>
+        <source>Generating with the base model…</source>
+        <translation>Text wird mit dem Basismodell erzeugt…</translation>
+    </message>
+    <message>
+        <source>Generating with run %1…</source>
+        <translation>Text wird mit Lauf %1 erzeugt…</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>angehalten</translation>
+    </message>
+    <message>
+        <source>ended at an end-of-text token</source>
+        <translation>beim Textende-Token beendet</translation>
+    </message>
+    <message>
+        <source>reached the token limit</source>
+        <translation>Token-Grenze erreicht</translation>
+    </message>
+    <message>
+        <source>%1 new tokens in %2 s (%3 tokens/s); %4.</source>
+        <translation>%1 neue Token in %2 s (%3 Token/s); %4.</translation>
+    </message>
+    <message>
+        <source>Locate &amp;Base Model…</source>
+        <translation>&amp;Basismodell suchen…</translation>
     </message>
 </context>
 <context>

@@ -2,6 +2,45 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="zh_CN">
 <context>
+    <name>BaseModelText</name>
+    <message>
+        <source>%1 billion parameters</source>
+        <translation>%1 十亿参数</translation>
+    </message>
+    <message>
+        <source>%1 million parameters</source>
+        <translation>%1 百万参数</translation>
+    </message>
+    <message>
+        <source>%1 parameters</source>
+        <translation>%1 个参数</translation>
+    </message>
+    <message>
+        <source>Stored as %1, %2 on disk</source>
+        <translation>存储为 %1，磁盘上 %2</translation>
+    </message>
+    <message>
+        <source> in %1 shards</source>
+        <translation>，分为 %1 个分片</translation>
+    </message>
+    <message>
+        <source>%1 layers · width %2 · %3 attention heads (%4 for keys and values) · vocabulary %5</source>
+        <translation>%1 层 · 宽度 %2 · %3 个注意力头（键和值 %4 个）· 词表 %5</translation>
+    </message>
+    <message>
+        <source>Context length: %1 tokens</source>
+        <translation>上下文长度：%1 个词元</translation>
+    </message>
+    <message>
+        <source>Tokenizer: %1</source>
+        <translation>分词器：%1</translation>
+    </message>
+    <message>
+        <source>Memory for the weights: %1 in fp32 · %2 in bf16</source>
+        <translation>权重所需内存：fp32 为 %1 · bf16 为 %2</translation>
+    </message>
+</context>
+<context>
     <name>ConfigKeys</name>
     <message>
         <source>What to train: a GPT language model or a tabular MLP</source>
@@ -227,6 +266,10 @@
         <source>Run whose latest checkpoint is the frozen base (lora.rank &gt; 0 without model.base)</source>
         <translation>以其最新检查点作为冻结基座的运行（lora.rank &gt; 0 且无 model.base 时）</translation>
     </message>
+    <message>
+        <source>Tokens of a sample continuation written at each validation (gpt); 0 = off</source>
+        <translation>每次验证时写出的示例续写的词元数（gpt）；0 = 关闭</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -347,6 +390,49 @@
     <message>
         <source>the OS and desktop keep a quarter of RAM (at least 2 GiB)</source>
         <translation>操作系统和桌面保留四分之一内存（至少 2 GiB）</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::BaseModelBox</name>
+    <message>
+        <source>Base model folder</source>
+        <translation>基础模型文件夹</translation>
+    </message>
+    <message>
+        <source>A Hugging Face folder: config.json, *.safetensors, tokenizer</source>
+        <translation>Hugging Face 文件夹：config.json、*.safetensors、分词器</translation>
+    </message>
+    <message>
+        <source>Bro&amp;wse…</source>
+        <translation>浏览(&amp;W)…</translation>
+    </message>
+    <message>
+        <source>Choose the base model folder</source>
+        <translation>选择基础模型文件夹</translation>
+    </message>
+    <message>
+        <source>Choose a Pretrained Model Folder</source>
+        <translation>选择预训练模型文件夹</translation>
+    </message>
+    <message>
+        <source>Choose the folder of a pretrained model.</source>
+        <translation>请选择预训练模型的文件夹。</translation>
+    </message>
+    <message>
+        <source>Reading the model folder…</source>
+        <translation>正在读取模型文件夹…</translation>
+    </message>
+    <message>
+        <source>Memory plan (%1): %2</source>
+        <translation>内存计划（%1）：%2</translation>
+    </message>
+    <message>
+        <source>The weights alone need more than the %1 budget of %2 in fp32.</source>
+        <translation>仅 fp32 权重就超出了 %2 的 %1 预算。</translation>
+    </message>
+    <message>
+        <source>The fp32 weights take %1 % of the %2 budget of %3; training needs more for gradients, optimizer state and activations.</source>
+        <translation>fp32 权重占 %3 的 %2 预算的 %1 %；训练还需要为梯度、优化器状态和激活值分配内存。</translation>
     </message>
 </context>
 <context>
@@ -557,6 +643,14 @@
         <source>The data file reads cleanly.</source>
         <translation>数据文件可以正常读取。</translation>
     </message>
+    <message>
+        <source>Start from a pretrained model (Hugging Face folder)</source>
+        <translation>从预训练模型开始（Hugging Face 文件夹）</translation>
+    </message>
+    <message>
+        <source>Base &amp;model:</source>
+        <translation>基础模型(&amp;M)：</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -746,6 +840,41 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::LoraControls</name>
+    <message>
+        <source>Train &amp;LoRA adapters (the base model stays frozen)</source>
+        <translation>训练 LoRA 适配器(&amp;L)（基础模型保持冻结）</translation>
+    </message>
+    <message>
+        <source>Train LoRA adapters</source>
+        <translation>训练 LoRA 适配器</translation>
+    </message>
+    <message>
+        <source>Off: every weight of the model is trained (needs memory for their gradients and optimizer state).</source>
+        <translation>关闭：训练模型的所有权重（需要为其梯度和优化器状态分配内存）。</translation>
+    </message>
+    <message>
+        <source>LoRA rank</source>
+        <translation>LoRA 秩</translation>
+    </message>
+    <message>
+        <source>All linear layers</source>
+        <translation>所有线性层</translation>
+    </message>
+    <message>
+        <source>lora.targets=all-linear: every projection of every block</source>
+        <translation>lora.targets=all-linear：每个块的每个投影</translation>
+    </message>
+    <message>
+        <source>&amp;Rank:</source>
+        <translation>秩(&amp;R)：</translation>
+    </message>
+    <message>
+        <source>Adapt:</source>
+        <translation>适配：</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::MainWindow</name>
     <message>
         <source>Headroom</source>
@@ -754,10 +883,6 @@
     <message>
         <source>&amp;New Project…</source>
         <translation>新建项目(&amp;N)…</translation>
-    </message>
-    <message>
-        <source>Create a project from a text or CSV file</source>
-        <translation>从文本或 CSV 文件创建项目</translation>
     </message>
     <message>
         <source>&amp;Open Project…</source>
@@ -1167,6 +1292,102 @@
         <source>Evaluating run %1 on %2…</source>
         <translation>正在 %2 上评估运行 %1…</translation>
     </message>
+    <message>
+        <source>&amp;Try</source>
+        <translation>试用(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Create a project from a text or CSV file, optionally starting from a pretrained model</source>
+        <translation>从文本或 CSV 文件创建项目，可选择从预训练模型开始</translation>
+    </message>
+    <message>
+        <source>Export as &amp;Hugging Face Folder…</source>
+        <translation>导出为 Hugging Face 文件夹(&amp;H)…</translation>
+    </message>
+    <message>
+        <source>Export LoRA &amp;Adapter (PEFT)…</source>
+        <translation>导出 LoRA 适配器 (PEFT)(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Locate Base Model…</source>
+        <translation>定位基础模型(&amp;L)…</translation>
+    </message>
+    <message>
+        <source>Point the project at the folder its pretrained base model moved to</source>
+        <translation>将项目指向其预训练基础模型移动到的文件夹</translation>
+    </message>
+    <message>
+        <source>Base model not found</source>
+        <translation>未找到基础模型</translation>
+    </message>
+    <message>
+        <source>The pretrained model this project starts from is not where it was, or its files changed.</source>
+        <translation>此项目所基于的预训练模型已不在原处，或其文件已更改。</translation>
+    </message>
+    <message>
+        <source>Locate Base Model</source>
+        <translation>定位基础模型</translation>
+    </message>
+    <message>
+        <source>Export</source>
+        <translation>导出</translation>
+    </message>
+    <message>
+        <source>Only a project that starts from a pretrained model (model.base) exports in Hugging Face layout.</source>
+        <translation>只有从预训练模型（model.base）开始的项目才能以 Hugging Face 格式导出。</translation>
+    </message>
+    <message>
+        <source>Run %1 trained every weight, not LoRA adapters (lora.rank is 0): export it as a Hugging Face folder.</source>
+        <translation>运行 %1 训练了所有权重，而不是 LoRA 适配器（lora.rank 为 0）：请将其导出为 Hugging Face 文件夹。</translation>
+    </message>
+    <message>
+        <source>Write run %1 as a model folder that Hugging Face Transformers loads</source>
+        <translation>将运行 %1 写为 Hugging Face Transformers 可加载的模型文件夹</translation>
+    </message>
+    <message>
+        <source>Write the LoRA adapters of run %1 for PEFT (adapter_config.json, adapter_model.safetensors)</source>
+        <translation>为 PEFT 写出运行 %1 的 LoRA 适配器（adapter_config.json、adapter_model.safetensors）</translation>
+    </message>
+    <message>
+        <source>Export LoRA Adapter to a New Folder</source>
+        <translation>将 LoRA 适配器导出到新文件夹</translation>
+    </message>
+    <message>
+        <source>Export as Hugging Face Folder to a New Folder</source>
+        <translation>以 Hugging Face 文件夹格式导出到新文件夹</translation>
+    </message>
+    <message>
+        <source>An export is already running.</source>
+        <translation>已有导出正在进行。</translation>
+    </message>
+    <message>
+        <source>Exporting the LoRA adapters of run %1 to %2…</source>
+        <translation>正在将运行 %1 的 LoRA 适配器导出到 %2…</translation>
+    </message>
+    <message>
+        <source>Exporting run %1 as a Hugging Face folder to %2…</source>
+        <translation>正在将运行 %1 以 Hugging Face 文件夹格式导出到 %2…</translation>
+    </message>
+    <message>
+        <source>Wrote the LoRA adapters of run %1 at step %2 to %3</source>
+        <translation>已将运行 %1 第 %2 步的 LoRA 适配器写入 %3</translation>
+    </message>
+    <message>
+        <source>Wrote run %1 at step %2 as a Hugging Face folder to %3</source>
+        <translation>已将运行 %1 第 %2 步以 Hugging Face 文件夹格式写入 %3</translation>
+    </message>
+    <message>
+        <source>a run is training this project; wait until it ends</source>
+        <translation>有运行正在训练此项目；请等待其结束</translation>
+    </message>
+    <message>
+        <source>The project&apos;s base model is now %1</source>
+        <translation>项目的基础模型现在是 %1</translation>
+    </message>
+    <message>
+        <source>Pro&amp;ject</source>
+        <translation>项目(&amp;J)</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MemoryBarsWidget</name>
@@ -1357,6 +1578,22 @@
         <source>Verifying: %1 probes done…</source>
         <translation>正在验证：已完成 %1 次试探…</translation>
     </message>
+    <message>
+        <source>Fine-tuning</source>
+        <translation>微调</translation>
+    </message>
+    <message>
+        <source>The memory planner does not estimate pretrained models yet. The weights alone take %1 in fp32 (%2 in bf16) of the %3 budget; training adds gradients, optimizer state and activations.</source>
+        <translation>内存规划器尚不能估算预训练模型。仅权重就占 %3 预算中的 %1（fp32）（bf16 为 %2）；训练还会增加梯度、优化器状态和激活值。</translation>
+    </message>
+    <message>
+        <source>No recommendation for a pretrained model yet.</source>
+        <translation>尚无针对预训练模型的推荐。</translation>
+    </message>
+    <message>
+        <source>Verify needs the planner&apos;s estimate, which does not cover pretrained models yet.</source>
+        <translation>验证需要规划器的估算，而它尚不支持预训练模型。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::ModelSizePage</name>
@@ -1455,6 +1692,10 @@
     <message>
         <source>&lt;b&gt;%1 parameters&lt;/b&gt;&lt;br&gt;%2</source>
         <translation>&lt;b&gt;%1 个参数&lt;/b&gt;&lt;br&gt;%2</translation>
+    </message>
+    <message>
+        <source>The pretrained model&apos;s size is given; choose how many tokens each training example holds.</source>
+        <translation>预训练模型的大小已确定；请选择每个训练样本包含多少词元。</translation>
     </message>
 </context>
 <context>
@@ -1589,6 +1830,10 @@
         <source>Checking the data file and creating the project…</source>
         <translation>正在检查数据文件并创建项目…</translation>
     </message>
+    <message>
+        <source>Checking the base model and the data file, creating the project…</source>
+        <translation>正在检查基础模型和数据文件并创建项目…</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::RunsPanel</name>
@@ -1690,12 +1935,191 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>Validation</source>
         <translation>验证</translation>
     </message>
+    <message>
+        <source>pretrained %1 · data %2</source>
+        <translation>预训练 %1 · 数据 %2</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>
     <message>
         <source>Starting…</source>
         <translation>正在启动…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::TryView</name>
+    <message>
+        <source>Weights to generate with</source>
+        <translation>用于生成的权重</translation>
+    </message>
+    <message>
+        <source>&amp;Weights:</source>
+        <translation>权重(&amp;W)：</translation>
+    </message>
+    <message>
+        <source>Prompt</source>
+        <translation>提示词</translation>
+    </message>
+    <message>
+        <source>The text the model continues</source>
+        <translation>模型要续写的文本</translation>
+    </message>
+    <message>
+        <source>Pro&amp;mpt:</source>
+        <translation>提示词(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>model default</source>
+        <translation>模型默认</translation>
+    </message>
+    <message>
+        <source>Model default: the model folder&apos;s generation_config.json (greedy decoding when it does not sample)</source>
+        <translation>模型默认：模型文件夹中的 generation_config.json（不采样时为贪心解码）</translation>
+    </message>
+    <message>
+        <source>Maximum new tokens</source>
+        <translation>最大新词元数</translation>
+    </message>
+    <message>
+        <source>Temperature</source>
+        <translation>温度</translation>
+    </message>
+    <message>
+        <source>0 = greedy decoding</source>
+        <translation>0 = 贪心解码</translation>
+    </message>
+    <message>
+        <source>Top-k</source>
+        <translation>Top-k</translation>
+    </message>
+    <message>
+        <source>0 = off</source>
+        <translation>0 = 关闭</translation>
+    </message>
+    <message>
+        <source>Top-p</source>
+        <translation>Top-p</translation>
+    </message>
+    <message>
+        <source>Seed</source>
+        <translation>种子</translation>
+    </message>
+    <message>
+        <source>Ge&amp;nerate</source>
+        <translation>生成(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Continue the prompt (Ctrl+Return in the prompt)</source>
+        <translation>续写提示词（在提示词中按 Ctrl+Return）</translation>
+    </message>
+    <message>
+        <source>St&amp;op</source>
+        <translation>停止(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Stop after the current token</source>
+        <translation>在当前词元之后停止</translation>
+    </message>
+    <message>
+        <source>Ma&amp;x. new tokens:</source>
+        <translation>最大新词元数(&amp;X)：</translation>
+    </message>
+    <message>
+        <source>T&amp;emperature:</source>
+        <translation>温度(&amp;E)：</translation>
+    </message>
+    <message>
+        <source>Top-&amp;k:</source>
+        <translation>Top-k(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>See&amp;d:</source>
+        <translation>种子(&amp;D)：</translation>
+    </message>
+    <message>
+        <source>Top-p:</source>
+        <translation>Top-p：</translation>
+    </message>
+    <message>
+        <source>Generated text</source>
+        <translation>生成的文本</translation>
+    </message>
+    <message>
+        <source>The prompt and its continuation appear here.</source>
+        <translation>提示词及其续写将显示在这里。</translation>
+    </message>
+    <message>
+        <source>Output:</source>
+        <translation>输出：</translation>
+    </message>
+    <message>
+        <source>Open a project to try its model.</source>
+        <translation>打开一个项目以试用其模型。</translation>
+    </message>
+    <message>
+        <source>Run %1 · step %2 · %3</source>
+        <translation>运行 %1 · 第 %2 步 · %3</translation>
+    </message>
+    <message>
+        <source>Base model as imported (%1)</source>
+        <translation>导入时的基础模型（%1）</translation>
+    </message>
+    <message>
+        <source>Only language models generate text: this project trains a tabular model.</source>
+        <translation>只有语言模型才能生成文本：此项目训练的是表格模型。</translation>
+    </message>
+    <message>
+        <source>No run has a checkpoint yet: train a run (F5), then try its weights here.</source>
+        <translation>还没有运行有检查点：先训练一次运行（F5），然后在这里试用其权重。</translation>
+    </message>
+    <message>
+        <source>A generation is already running.</source>
+        <translation>已有生成正在进行。</translation>
+    </message>
+    <message>
+        <source>Type a prompt first: the model continues it.</source>
+        <translation>请先输入提示词：模型会续写它。</translation>
+    </message>
+    <message>
+        <source>Loading the base model…</source>
+        <translation>正在加载基础模型…</translation>
+    </message>
+    <message>
+        <source>Loading the weights of run %1…</source>
+        <translation>正在加载运行 %1 的权重…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>Generating with the base model…</source>
+        <translation>正在用基础模型生成…</translation>
+    </message>
+    <message>
+        <source>Generating with run %1…</source>
+        <translation>正在用运行 %1 生成…</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>ended at an end-of-text token</source>
+        <translation>在文本结束词元处结束</translation>
+    </message>
+    <message>
+        <source>reached the token limit</source>
+        <translation>达到词元上限</translation>
+    </message>
+    <message>
+        <source>%1 new tokens in %2 s (%3 tokens/s); %4.</source>
+        <translation>%2 秒内生成 %1 个新词元（%3 词元/秒）；%4。</translation>
+    </message>
+    <message>
+        <source>Locate &amp;Base Model…</source>
+        <translation>定位基础模型(&amp;B)…</translation>
     </message>
 </context>
 <context>

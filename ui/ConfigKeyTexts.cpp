@@ -29,6 +29,8 @@ const char *const kDescriptions[] = {
                       "byte needs no training; bpe/unigram train SentencePiece on the corpus; "
                       "base uses the tokenizer of model.base"),
     QT_TRANSLATE_NOOP("ConfigKeys", "SentencePiece vocabulary size"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Tokens of a sample continuation written at each validation (gpt); 0 = off"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Hugging Face model folder to fine-tune (gpt); empty = a new "
                                     "model from scratch"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Target parameter count (gpt); 0 = use layers, heads and dim"),

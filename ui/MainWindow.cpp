@@ -9,6 +9,7 @@
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
+#include "TryView.h"
 #include "wizard/BackgroundJob.h"
 #include "wizard/ConfigWizard.h"
 
@@ -61,10 +62,12 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     live_view_ = new LiveView(tabs_);
     compare_view_ = new CompareView(tabs_);
     log_view_ = new LogView(tabs_);
+    try_view_ = new TryView(tabs_);
     tabs_->addTab(plan_view_, tr("&Plan"));
     tabs_->addTab(live_view_, tr("&Live"));
     tabs_->addTab(compare_view_, tr("&Compare"));
     tabs_->addTab(log_view_, tr("Lo&g"));
+    tabs_->addTab(try_view_, tr("&Try"));
     central_->addWidget(empty_view_);
     central_->addWidget(tabs_);
     setCentralWidget(central_);
@@ -157,6 +160,7 @@ QString MainWindow::openProject(const QString &path) {
                                "Project panel."));
     live_view_->setBudget(plan_view_->config().bytes("memory.budget"));
     compare_view_->setRuns(path, runs_panel_->runs());
+    try_view_->setProject(path, runs_panel_->runs());
     run_state_label_->setText(tr("Runs: %1").arg(runs_panel_->runCount()));
     watching_external_run_ = false;
     watcher_->watch(path);

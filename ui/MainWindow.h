@@ -27,6 +27,7 @@ class PlanView;
 class RunsPanel;
 class RunWatcher;
 class SessionController;
+class TryView;
 
 class BackgroundJob;
 
@@ -63,15 +64,35 @@ public:
     // file with the training data's layout, in the background; evaluationFinished reports.
     // Returns why it cannot start, or an empty string.
     QString evaluateOnFile(const QString &data_path);
+    // A pretrained project's selected run as a Hugging Face folder, or its LoRA adapters in
+    // PEFT layout, written in the background into a new or empty folder; exportFinished
+    // reports. Return why the export cannot start, or an empty string.
+    QString exportHfFolder(const QString &folder);
+    QString exportLoraAdapter(const QString &folder);
+    // Points the project at its base model's new folder (model.base, relative to the project
+    // where it can be), after checking that the folder holds a model. Returns an error text.
+    QString setBaseModelFolder(const QString &folder);
+    // Asks for the base model's folder (the chooser below), sets it and then runs `retry`.
+    void locateBaseModel(const std::function<void()> &retry = {});
 
 Q_SIGNALS:
     // `summary` holds the figures ("Run 2 (best checkpoint, step 140) on test.csv: 200
     // examples · accuracy 96.5 % · loss 0.1021"); `error` is empty unless it failed.
     void evaluationFinished(const QString &summary, const QString &error);
+    // An export to a folder ended; `error` is empty unless it failed.
+    void exportFinished(const QString &summary, const QString &error);
 
 public:
     // Replaces the "stop the run and quit?" question (tests answer it).
     void setStopConfirmation(std::function<bool()> confirm) { confirm_stop_ = std::move(confirm); }
+    // Replace the dialogs of Locate Base Model… (tests): the question after an action failed
+    // because the base moved (true: locate it), and the folder picker (empty: cancelled).
+    void setLocateQuestion(std::function<bool(const QString &error)> ask) {
+        ask_locate_ = std::move(ask);
+    }
+    void setBaseFolderChooser(std::function<QString()> choose) {
+        choose_base_folder_ = std::move(choose);
+    }
     // Shows the new-project dialog, optionally with a data file filled in.
     void showNewProjectDialog(const QString &data_path = {});
 
@@ -82,6 +103,7 @@ public:
     CompareView *compareView() const { return compare_view_; }
     PlanView *planView() const { return plan_view_; }
     RunsPanel *runsPanel() const { return runs_panel_; }
+    TryView *tryView() const { return try_view_; }
     QTabWidget *tabs() const { return tabs_; }
     AppSettings &settings() { return settings_; }
 
@@ -105,6 +127,15 @@ private:
     void chooseWeightsExportPath();
     void chooseEvaluationFile();
 
+    // MainWindowPretrained.cpp
+    void createPretrainedActions();
+    void updatePretrainedActions(bool has_project, bool active);
+    void chooseFolderExport(bool adapter);
+    QString startFolderExport(bool adapter, const QString &folder, bool offer_locate = true);
+    // After an action failed because the base model moved: offers Locate Base Model… and
+    // runs `retry` once the project points at the folder.
+    void offerLocateBase(const QString &error, const std::function<void()> &retry);
+
     // MainWindowRun.cpp
     void connectRunSignals();
     void onRunStarted(const RunInfo &info);
@@ -127,6 +158,7 @@ private:
     LiveView *live_view_ = nullptr;
     CompareView *compare_view_ = nullptr;
     LogView *log_view_ = nullptr;
+    TryView *try_view_ = nullptr;
     RunsPanel *runs_panel_ = nullptr;
     QDockWidget *runs_dock_ = nullptr;
     SessionController *controller_ = nullptr;
@@ -144,6 +176,12 @@ private:
     QAction *export_metrics_action_ = nullptr;
     QAction *export_weights_action_ = nullptr;
     QAction *evaluate_action_ = nullptr;
+    QAction *export_hf_action_ = nullptr;
+    QAction *export_adapter_action_ = nullptr;
+    QAction *locate_base_action_ = nullptr;
+    BackgroundJob *export_job_ = nullptr;
+    bool export_from_menu_ = false;     // the running export answers in a dialog
+    bool export_offers_locate_ = false; // the export that ended offers Locate Base Model…
     BackgroundJob *evaluation_job_ = nullptr;
     bool evaluation_from_menu_ = false; // the running evaluation answers in a dialog
     QAction *quit_action_ = nullptr;
@@ -156,6 +194,8 @@ private:
     QMenu *recent_menu_ = nullptr;
 
     std::function<bool()> confirm_stop_;
+    std::function<bool(const QString &)> ask_locate_;
+    std::function<QString()> choose_base_folder_;
     bool close_after_stop_ = false;
     bool watching_external_run_ = false;
     RunInfo live_run_;

@@ -28,7 +28,8 @@ namespace headroom::ui {
 void MainWindow::createActions() {
     new_action_ = new QAction(tr("&New Project…"), this);
     new_action_->setShortcut(QKeySequence::New);
-    new_action_->setStatusTip(tr("Create a project from a text or CSV file"));
+    new_action_->setStatusTip(tr(
+        "Create a project from a text or CSV file, optionally starting from a pretrained model"));
     connect(new_action_, &QAction::triggered, this, [this] { showNewProjectDialog(); });
     connect(empty_view_, &EmptyProjectView::newProjectRequested, this,
             [this] { showNewProjectDialog(); });
@@ -131,6 +132,8 @@ void MainWindow::createActions() {
         action->setIcon(actionIcon(QString::fromLatin1(name)));
     }
 
+    createPretrainedActions();
+
     about_action_ = new QAction(tr("&About Headroom"), this);
     about_action_->setMenuRole(QAction::AboutRole);
     connect(about_action_, &QAction::triggered, this, &MainWindow::showAbout);
@@ -148,6 +151,10 @@ void MainWindow::createMenus() {
     QMenu *export_menu = file->addMenu(tr("E&xport"));
     export_menu->addAction(export_weights_action_);
     export_menu->addAction(export_metrics_action_);
+    export_menu->addSeparator();
+    export_menu->addAction(export_hf_action_);
+    export_menu->addAction(export_adapter_action_);
+    export_menu->setToolTipsVisible(true); // why an export is unavailable
     file->addSeparator();
     // Settings > Preferences on Linux/Windows menus; Qt moves it to the application menu on
     // macOS (PreferencesRole).
@@ -161,6 +168,10 @@ void MainWindow::createMenus() {
     });
     file->addSeparator();
     file->addAction(quit_action_);
+
+    QMenu *project = menuBar()->addMenu(tr("Pro&ject"));
+    project->setToolTipsVisible(true);
+    project->addAction(locate_base_action_);
 
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(start_action_);
@@ -251,6 +262,7 @@ void MainWindow::updateActions() {
     export_metrics_action_->setEnabled(has_project && has_runs);
     export_weights_action_->setEnabled(has_project && has_runs && !active);
     evaluate_action_->setEnabled(has_project && has_runs && !evaluation_job_->isRunning());
+    updatePretrainedActions(has_project, active);
     open_action_->setEnabled(!active);
     new_action_->setEnabled(!active);
     recent_menu_->setEnabled(!active && !settings_.recentProjects().isEmpty());

@@ -7,6 +7,7 @@
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
+#include "TryView.h"
 #include "wizard/BackgroundJob.h"
 
 #include <headroom/workflow.h>
@@ -15,6 +16,7 @@
 #include <QLabel>
 #include <QProgressBar>
 #include <QTabWidget>
+#include <QTimer>
 
 #include <cmath>
 #include <memory>
@@ -89,6 +91,8 @@ void MainWindow::connectRunSignals() {
         if (!controller_->isActive() && !watching_external_run_) {
             showStoredRun(run_id);
         }
+        try_view_->selectRun(run_id);
+        updateActions(); // the exports follow the selected run
     });
     connect(plan_view_, &PlanView::configChanged, this,
             [this] { live_view_->setBudget(plan_view_->config().bytes("memory.budget")); });
@@ -228,6 +232,17 @@ void MainWindow::onFinished(const RunResult &result) {
         return;
     }
     watcher_->watch(projectPath());
+    if (isBaseModelProblem(QString::fromStdString(result.message))) {
+        // After this signal has reached everyone: the question may open a dialog.
+        QTimer::singleShot(0, this, [this, message = QString::fromStdString(result.message)] {
+            offerLocateBase(message, [this] {
+                const QString error = startRun();
+                if (!error.isEmpty()) {
+                    run_state_label_->setText(error);
+                }
+            });
+        });
+    }
 }
 
 void MainWindow::onExternalRunFound(const RunRecord &run) {
@@ -303,6 +318,8 @@ void MainWindow::refreshRuns() {
         return;
     }
     compare_view_->setRuns(projectPath(), runs_panel_->runs());
+    try_view_->setProject(projectPath(), runs_panel_->runs());
+    try_view_->selectRun(runs_panel_->selectedRunId());
     updateActions();
 }
 

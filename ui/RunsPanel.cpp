@@ -125,12 +125,15 @@ QString RunsPanel::load(const QString &project_path) {
     runs_ = runs;
     const QFileInfo info(project_path);
     title_->setText(info.completeBaseName());
+    const QString data = QFileInfo(QString::fromStdString(config.text("data.path"))).fileName();
+    const QString base = QString::fromStdString(config.text("model.base"));
     subtitle_->setText(
-        tr("recipe %1 · data %2")
-            .arg(QString::fromStdString(config.text("recipe")),
-                 QFileInfo(QString::fromStdString(config.text("data.path"))).fileName()));
+        base.isEmpty()
+            ? tr("recipe %1 · data %2").arg(QString::fromStdString(config.text("recipe")), data)
+            : tr("pretrained %1 · data %2").arg(QFileInfo(base).fileName(), data));
     subtitle_->setToolTip(QDir::toNativeSeparators(info.absoluteFilePath()) + QLatin1Char('\n') +
-                          QString::fromStdString(config.text("data.path")));
+                          QString::fromStdString(config.text("data.path")) +
+                          (base.isEmpty() ? QString() : QLatin1Char('\n') + base));
 
     const QSignalBlocker blocker(table_);
     table_->setRowCount(0);

@@ -28,7 +28,7 @@ bool commandComputes(int argc, const char *const *argv) {
         return false;
     }
     const std::string command = argv[1];
-    return command == "train" || command == "fit" || command == "export";
+    return command == "train" || command == "fit" || command == "export" || command == "generate";
 }
 
 int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &err) {

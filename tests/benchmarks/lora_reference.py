@@ -5,6 +5,7 @@
                     [--targets q_proj,v_proj | c_attn | all-linear]
                     [--batch 4] [--seq 128] [--steps 10] [--warmup 2] [--lr 1e-4]
                     [--weight-decay 0.0] [--clip 1.0] [--seed 0] [--threads N]
+                    [--turn-in FIFO --turn-out FIFO [--turn-steps 1]]
 
 The frozen base is tests/interop/pretrained/reference_lm.py's fp32 forward of the folder's
 weights (BF16/F16 files converted to fp32). Each targeted block linear y = base(x) gets
@@ -17,12 +18,17 @@ clip_grad_norm_, torch.optim.AdamW over the adapters, zero_grad(set_to_none=True
 warm-up steps, `steps` steps are timed; the last line printed is tokens_per_s=<float>
 (batch * seq * steps / seconds). torch.set_num_threads is left at its default unless --threads
 is given (Debian's python3-torch may start with 1 thread: see the threads= it prints).
+--turn-in/--turn-out take turns with another benchmark process, a block of --turn-steps steps
+each, through a ring of FIFOs (gpt_reference.py's Turns; pretrained.sh runs it against
+pretrained_benchmark lora): the seconds are the sum of the timed steps' own durations, so the
+time spent waiting for a turn is not counted; median_ms_per_step is printed too.
 Run with Debian's /usr/bin/python3 (python3-torch).
 """
 
 import argparse
 import math
 import os
+import statistics
 import sys
 import time
 
@@ -33,6 +39,9 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "interop",
                                 "pretrained"))
 import reference_lm as ref  # noqa: E402
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gpt_reference import Turns  # noqa: E402
 
 
 def target_names(model, targets):
@@ -82,7 +91,15 @@ def main():
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--threads", type=int, default=0,
                         help="torch.set_num_threads(N) when N > 0 (default: left as torch starts)")
+    parser.add_argument("--turn-in", default="")
+    parser.add_argument("--turn-out", default="")
+    parser.add_argument("--turn-steps", type=int, default=1)
     args = parser.parse_args()
+    if bool(args.turn_in) != bool(args.turn_out):
+        parser.error("--turn-in and --turn-out go together")
+    if args.turn_steps < 1:
+        parser.error("--turn-steps must be at least 1")
+    turns = Turns(args.turn_in, args.turn_out, args.turn_steps)
     if args.threads > 0:
         torch.set_num_threads(args.threads)
 
@@ -114,16 +131,22 @@ def main():
         optimizer.zero_grad(set_to_none=True)
         return float(loss)
 
-    for _ in range(args.warmup):
-        step()
     losses = []
-    begin = time.perf_counter()
-    for _ in range(args.steps):
-        losses.append(step())
-    seconds = time.perf_counter() - begin
+    step_seconds = []
+    total = args.warmup + args.steps
+    for index in range(total):
+        turns.before_step(index)
+        begin = time.perf_counter()
+        loss = step()
+        if index >= args.warmup:
+            step_seconds.append(time.perf_counter() - begin)
+            losses.append(loss)
+        turns.after_step(index, index == total - 1)
+    seconds = sum(step_seconds)
     tokens = args.batch * args.seq * args.steps
     print(f"steps={args.steps} batch={args.batch} seq={args.seq} seconds={seconds:.3f} "
           f"ms_per_step={1000 * seconds / max(args.steps, 1):.1f} "
+          f"median_ms_per_step={1000 * statistics.median(step_seconds):.1f} "
           f"loss_first={losses[0]:.4f} loss_last={losses[-1]:.4f}")
     print(f"tokens_per_s={tokens / seconds:.1f}")
 

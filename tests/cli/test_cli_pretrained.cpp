@@ -29,6 +29,8 @@ private Q_SLOTS:
     void exportOfTheBaseIsBitExact();
     void fullFineTuneChangesTheWeights();
     void movedOrChangedBaseIsReported();
+    void promptCompletionDataTeachesTheCompletion();
+    void oomRecoveryReplaysTheStep();
     void badFoldersAreRefused_data();
     void badFoldersAreRefused();
 
@@ -56,6 +58,17 @@ const QStringList kTiny = {"--set", "model.seq_len=16",      "--set", "train.mic
                            "--set", "train.steps=4",         "--set", "train.eval_every=2",
                            "--set", "train.eval_batches=1",  "--set", "train.checkpoint_every=2",
                            "--set", "data.max_examples=200", "--set", "train.lr=0.01"};
+
+QList<QJsonObject> stepLines(const QByteArray &out) {
+    QList<QJsonObject> lines;
+    for (const QByteArray &line : out.split('\n')) {
+        const QJsonObject object = QJsonDocument::fromJson(line).object();
+        if (object["type"].toString() == "step") {
+            lines.push_back(object);
+        }
+    }
+    return lines;
+}
 
 bool copyTree(const QString &from, const QString &to) {
     QDir().mkpath(to);
@@ -291,6 +304,56 @@ void TestCliPretrained::movedOrChangedBaseIsReported() {
     QCOMPARE(changed.exit_code, 2);
     QVERIFY2(changed.err.contains("not the one this project was created from"),
              qPrintable(changed.err));
+}
+
+void TestCliPretrained::promptCompletionDataTeachesTheCompletion() {
+    // Prompts vary, the completion is always the same: learnt from the completion tokens only,
+    // the model answers every prompt with it.
+    QByteArray records;
+    for (int index = 0; index < 120; ++index) {
+        records += QString("{\"prompt\": \"Tomas %1 found\", \"completion\": \" the key\"}\n")
+                       .arg(index * 7)
+                       .toUtf8();
+    }
+    const QString data = test_support::writeFile(QDir(dir_.path()), "answers.jsonl", records);
+    const QString project = path("answers.headroom");
+    const Result created =
+        cli(QStringList{"new", project, "--base", copyModel("gpt2", "gpt2-sft"), "--data", data} +
+            kTiny +
+            QStringList{"--set", "train.steps=60", "--set", "train.lr=0.003", "--set",
+                        "train.micro_batch=8", "--set", "model.dropout=0"});
+    QVERIFY2(created.exit_code == 0, qPrintable(created.err));
+    const Result trained = cli({"train", project});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    const Result answer =
+        cli({"generate", project, "--prompt", "Tomas 1234 found", "--max-tokens", "8", "--json"});
+    QCOMPARE(answer.exit_code, 0);
+    const QString text = generateJson(answer)["text"].toString();
+    QVERIFY2(text.startsWith(" the key"), qPrintable(text));
+}
+
+void TestCliPretrained::oomRecoveryReplaysTheStep() {
+    // An out-of-memory error in step 2 of a LoRA run halves the micro-batch and replays the
+    // same samples: every step's loss and samples equal those of a run without the fault.
+    const QString project = newProject("oom", copyModel("llama", "llama-oom"),
+                                       {"--set", "lora.rank=4", "--set", "train.micro_batch=4",
+                                        "--set", "lora.targets=all-linear"});
+    QVERIFY(!project.isEmpty());
+    const Result clean = cli({"train", project, "--json"});
+    QVERIFY2(clean.exit_code == 0, qPrintable(clean.err));
+    const Result faulty = test_support::runCli({"train", project, "--json"}, "oom@step:2");
+    QVERIFY2(faulty.exit_code == 0, qPrintable(faulty.err));
+    QVERIFY2(faulty.out.contains("\"oom_recovered\""), faulty.out.constData());
+    const QList<QJsonObject> expected = stepLines(clean.out);
+    const QList<QJsonObject> actual = stepLines(faulty.out);
+    QCOMPARE(actual.size(), expected.size());
+    for (int index = 0; index < expected.size(); ++index) {
+        QCOMPARE(actual[index]["samples_digest"], expected[index]["samples_digest"]);
+        // The same samples; the loss differs only by summation order (2 x 2 rows vs 4).
+        const double loss = expected[index]["loss"].toDouble();
+        QVERIFY(std::abs(actual[index]["loss"].toDouble() - loss) <= 1e-6 * loss);
+    }
+    QCOMPARE(actual.last()["micro_batch"].toInt(), 2);
 }
 
 void TestCliPretrained::badFoldersAreRefused_data() {

@@ -3,6 +3,7 @@
 #include "data/example_stream.h"
 #include "data/tokenizer.h"
 #include "sample_files.h"
+#include "tokenizers/hf_data_tokenizer.h"
 
 #include <QTemporaryDir>
 #include <QtTest>
@@ -23,6 +24,8 @@ private Q_SLOTS:
     void textFieldWithEndOfText();
     void customTextField();
     void inspectShowsKeysAndPreview();
+    void promptCompletionRecordsAreOneExampleEach();
+    void pretrainedTokenizerStartsPromptsWithItsBos();
     void badRecords_data();
     void badRecords();
 
@@ -79,6 +82,67 @@ void TestDataJsonl::inspectShowsKeysAndPreview() {
     QVERIFY(summary.preview == (std::vector<std::string>{"first", "second"}));
 }
 
+void TestDataJsonl::promptCompletionRecordsAreOneExampleEach() {
+    // Not packed: each record is prompt + completion + end-of-text, cut or padded to
+    // seq_len + 1, with the prompt and the padding marked; plain text records still pack.
+    DataSpec s = spec("{\"prompt\": \"Q:ab\", \"completion\": \"xy\"}\n"
+                      "{\"prompt\": \"Q:\", \"completion\": \"0123456789\"}\n");
+    s.seq_len = 8;
+    ExampleStream stream(s, Split::Train, bytes_.get(), nullptr);
+    Example first;
+    QVERIFY(stream.next(first));
+    const std::vector<std::int32_t> padded = {'Q', ':', 'a', 'b', 'x', 'y', 256, 256, 256};
+    QVERIFY(first.tokens == padded);
+    QCOMPARE(first.prompt_tokens, 4);
+    QCOMPARE(first.real_tokens, 7);
+    QCOMPARE(first.id, makeExampleId(0, 0));
+    Example second;
+    QVERIFY(stream.next(second));
+    QCOMPARE(bytes_->decode(second.tokens), std::string("Q:0123456"));
+    QCOMPARE(second.prompt_tokens, 2);
+    QCOMPARE(second.real_tokens, 9);
+
+    // The spans survive a saved position (the shuffle buffer holds examples).
+    DataSpec shuffled = s;
+    shuffled.shuffle_buffer = 4;
+    ExampleStream source(shuffled, Split::Train, bytes_.get(), nullptr);
+    Example skipped;
+    QVERIFY(source.next(skipped));
+    const std::string state = source.saveState();
+    ExampleStream restored(shuffled, Split::Train, bytes_.get(), nullptr);
+    restored.restoreState(state);
+    for (int draw = 0; draw < 4; ++draw) {
+        Example a;
+        Example b;
+        QVERIFY(source.next(a));
+        QVERIFY(restored.next(b));
+        QVERIFY(a.tokens == b.tokens);
+        QCOMPARE(a.prompt_tokens, b.prompt_tokens);
+        QCOMPARE(a.real_tokens, b.real_tokens);
+    }
+}
+
+void TestDataJsonl::pretrainedTokenizerStartsPromptsWithItsBos() {
+    // A Llama-style tokenizer.json adds <s> in its template: a pretrained model's prompts and
+    // documents start with it, completions do not.
+    const auto loaded = headroom::tokenizers::loadHfDataTokenizer(
+        HEADROOM_SOURCE_DIR "/tests/data/tokenizers/bpe_llama2_style", 442);
+    auto &tokenizer = static_cast<headroom::tokenizers::HfDataTokenizer &>(*loaded);
+    tokenizer.setAddsSpecialTokensAtStart(true);
+    const std::int32_t bos = *tokenizer.tokenizer().tokenToId("<s>");
+    DataSpec s = spec("{\"prompt\": \"hello\", \"completion\": \"world\"}\n");
+    s.seq_len = 32;
+    ExampleStream stream(s, Split::Train, &tokenizer, nullptr);
+    Example example;
+    QVERIFY(stream.next(example));
+    QCOMPARE(example.tokens.front(), bos);
+    const std::vector<std::int32_t> completion = tokenizer.encode("world");
+    QCOMPARE(std::count(example.tokens.begin(), example.tokens.begin() + example.real_tokens, bos),
+             std::ptrdiff_t{1});
+    QVERIFY(std::equal(completion.begin(), completion.end(),
+                       example.tokens.begin() + example.prompt_tokens));
+}
+
 void TestDataJsonl::badRecords_data() {
     QTest::addColumn<QByteArray>("content");
     QTest::addColumn<QString>("textField");
@@ -88,8 +152,14 @@ void TestDataJsonl::badRecords_data() {
                                << 3 << "malformed JSON: ";
     QTest::newRow("malformed names column")
         << QByteArray("{\"text\": x}\n") << "text" << 1 << "column 10";
-    QTest::newRow("missing field") << QByteArray("{\"text\": \"a\"}\n{\"body\": \"b\"}\n") << "text"
-                                   << 2 << "the record has no field \"text\" (its fields: body)";
+    QTest::newRow("missing field")
+        << QByteArray("{\"text\": \"a\"}\n{\"body\": \"b\"}\n") << "text" << 2
+        << "the record has no field \"text\" nor \"prompt\" and \"completion\" (its fields: body)";
+    QTest::newRow("completion not a string")
+        << QByteArray("{\"prompt\": \"a\", \"completion\": [1]}\n") << "text" << 1
+        << "the field \"completion\" is a array, expected a string";
+    QTest::newRow("empty completion") << QByteArray("{\"prompt\": \"a\", \"completion\": \"\"}\n")
+                                      << "text" << 1 << "the completion is empty";
     QTest::newRow("number field") << QByteArray("{\"text\": 12}\n") << "text" << 1
                                   << "the field \"text\" is a number, expected a string";
     QTest::newRow("null field") << QByteArray("{\"text\": null}\n") << "text" << 1 << "is a null";

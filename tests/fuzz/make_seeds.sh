@@ -5,7 +5,8 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 repo="$here/../.."
 corpus="$here/corpus"
-rm -rf "$corpus"
+# Only the corpora made here: the tokenizer, safetensors and hf_config seeds are kept.
+rm -rf "$corpus/config" "$corpus/records" "$corpus/project"
 mkdir -p "$corpus/config" "$corpus/records" "$corpus/project"
 
 cp "$repo/resources/sample/sample-gpt.json" "$corpus/config/sample-gpt.json"

@@ -48,7 +48,7 @@ QAction *findAction(const QMainWindow &window, const QString &text) {
 
 void TestMainWindow::menusHoldTheMainActions() {
     headroom::ui::MainWindow window;
-    QCOMPARE(menuTitles(window), (QStringList{"File", "Run", "Help"}));
+    QCOMPARE(menuTitles(window), (QStringList{"File", "Project", "Run", "Help"}));
     QAction *open = findAction(window, QStringLiteral("Open Project…"));
     QVERIFY(open);
     QCOMPARE(open->shortcut(), QKeySequence(QKeySequence::Open));

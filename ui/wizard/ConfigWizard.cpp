@@ -35,6 +35,10 @@ void ConfigWizard::setDataPath(const QString &path) {
     data_->setDataPath(path);
 }
 
+void ConfigWizard::setBaseFolder(const QString &folder) {
+    data_->setBaseFolder(folder);
+}
+
 void ConfigWizard::reject() {
     if (review_->isCreating()) {
         return;

@@ -27,6 +27,8 @@ public:
 
     // Pre-fills page (b), e.g. with a file dropped on the main window.
     void setDataPath(const QString &path);
+    // Chooses "Start from a pretrained model" on page (b) with this Hugging Face folder.
+    void setBaseFolder(const QString &folder);
     // The project file Finish created (or will create).
     QString projectPath() const;
     const WizardSettings &settings() const { return settings_; }

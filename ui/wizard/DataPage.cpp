@@ -1,7 +1,9 @@
 #include "DataPage.h"
 
 #include "BackgroundJob.h"
+#include "BaseModelBox.h"
 #include "DisplayText.h"
+#include "LoraControls.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
 
@@ -23,6 +25,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <memory>
 
 namespace headroom::ui {
@@ -51,6 +54,9 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     recipe_->addItem(tr("GPT language model (text, JSONL or CSV text column)"),
                      QStringLiteral("gpt"));
     recipe_->addItem(tr("Tabular model (CSV, predicts a column)"), QStringLiteral("tabular"));
+    recipe_->addItem(tr("Start from a pretrained model (Hugging Face folder)"),
+                     QStringLiteral("pretrained"));
+    base_box_ = new BaseModelBox(settings_, this);
 
     data_path_ = new QLineEdit(this);
     data_path_->setObjectName(QStringLiteral("dataPath"));
@@ -77,6 +83,15 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
 
     auto *form = new QFormLayout;
     addBuddyRow(form, tr("&Recipe:"), recipe_, this);
+    base_label_ = buddyLabel(tr("Base &model:"), base_box_->folderEdit(), this);
+    // Level with the folder field, the first line of the box that grows below it.
+    base_label_->setAlignment(Qt::AlignLeft | Qt::AlignTop);
+    base_label_->setContentsMargins(0,
+                                    std::max(0, (base_box_->folderEdit()->sizeHint().height() -
+                                                 base_label_->fontMetrics().height()) /
+                                                    2),
+                                    0, 0);
+    form->addRow(base_label_, base_box_);
     form->addRow(buddyLabel(tr("&Data file:"), data_path_, this), path_row);
     tokenizer_label_ = addBuddyRow(form, tr("&Tokenizer:"), tokenizer_, this);
     target_label_ = addBuddyRow(form, tr("T&arget column:"), target_, this);
@@ -119,18 +134,49 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     });
     connect(tokenizer_, &QComboBox::currentIndexChanged, this, &DataPage::scheduleCheck);
     connect(target_, &QComboBox::activated, this, &DataPage::scheduleCheck);
+    connect(base_box_, &BaseModelBox::edited, this, &DataPage::completeChanged);
+    connect(base_box_, &BaseModelBox::checked, this, &DataPage::completeChanged);
     onRecipeChanged();
 }
 
 void DataPage::setDataPath(const QString &path) {
-    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0) {
+    if (QFileInfo(path).isDir()) {
+        setBaseFolder(path); // a dropped model folder
+        return;
+    }
+    // A CSV file suggests the tabular recipe, unless the text of a pretrained model's
+    // fine-tuning comes from a CSV column.
+    if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0 &&
+        !isPretrained()) {
         recipe_->setCurrentIndex(recipe_->findData(QStringLiteral("tabular")));
     }
     data_path_->setText(path);
 }
 
+void DataPage::setBaseFolder(const QString &folder) {
+    recipe_->setCurrentIndex(recipe_->findData(QStringLiteral("pretrained")));
+    base_box_->setFolder(folder);
+}
+
+bool DataPage::isPretrained() const {
+    return recipe_->currentData().toString() == QLatin1String("pretrained");
+}
+
 bool DataPage::isChecking() const {
-    return job_->isRunning() || debounce_->isActive();
+    return job_->isRunning() || debounce_->isActive() ||
+           (isPretrained() && base_box_->isChecking());
+}
+
+void DataPage::initializePage() {
+    // The base's verdict names the hardware profile: check again when it changed.
+    const QString profile = QString::fromStdString(settings_.profile.id) + QLatin1Char('/') +
+                            QString::number(settings_.profile.budget_bytes);
+    if (profile != checked_profile_) {
+        checked_profile_ = profile;
+        if (isPretrained()) {
+            base_box_->recheck();
+        }
+    }
 }
 
 void DataPage::chooseDataFile() {
@@ -143,20 +189,50 @@ void DataPage::chooseDataFile() {
 }
 
 void DataPage::onRecipeChanged() {
-    const bool gpt = recipe_->currentData().toString() == QLatin1String("gpt");
+    const QString recipe = recipe_->currentData().toString();
+    const bool gpt = recipe == QLatin1String("gpt");
+    const bool pretrained = recipe == QLatin1String("pretrained");
+    base_label_->setVisible(pretrained);
+    base_box_->setVisible(pretrained);
     tokenizer_label_->setVisible(gpt);
     tokenizer_->setVisible(gpt);
-    target_label_->setVisible(!gpt);
-    target_->setVisible(!gpt);
+    target_label_->setVisible(!gpt && !pretrained);
+    target_->setVisible(!gpt && !pretrained);
+    if (pretrained && base_box_->folder().isEmpty()) {
+        base_box_->folderEdit()->setFocus();
+    }
     scheduleCheck();
 }
 
+// The settings the data file is checked with: a pretrained model reads text as the gpt recipe
+// does (its tokenizer comes later, from the folder).
 Config DataPage::currentConfig() const {
     Config config = settings_.config;
-    config.set("recipe", recipe_->currentData().toString().toStdString());
-    config.set("tokenizer", tokenizer_->currentData().toString().toStdString());
+    const bool pretrained = isPretrained();
+    config.set("recipe", pretrained ? "gpt" : recipe_->currentData().toString().toStdString());
+    config.set("tokenizer",
+               pretrained ? "byte" : tokenizer_->currentData().toString().toStdString());
+    config.set("model.base", "");
     config.set("data.target", target_->currentText().toStdString());
     return config;
+}
+
+// The base model's keys: its folder and tokenizer always; the context, LoRA and learning rate
+// the wizard proposes only when the base is new (a revisit keeps what the later pages chose).
+void DataPage::applyBaseSettings(Config &config) {
+    const PretrainedInfo &info = *base_box_->info();
+    config.set("tokenizer", "base");
+    config.set("model.base", info.folder);
+    config.set("model.params", "0");
+    if (configured_base_ != QString::fromStdString(info.folder)) {
+        configured_base_ = QString::fromStdString(info.folder);
+        config.set("model.seq_len", std::to_string(std::min<std::int64_t>(256, info.context)));
+        config.set("lora.rank", "8");
+        config.set("lora.targets", defaultLoraTargets(info).toStdString());
+        config.set("train.lr", pretrainedLearningRate(true));
+    }
+    settings_.base = info;
+    settings_.facts.vocab_size = info.vocab_size;
 }
 
 void DataPage::scheduleCheck() {
@@ -252,7 +328,8 @@ void DataPage::showProblem(const QString &problem) {
 }
 
 bool DataPage::isComplete() const {
-    return checked_ok_ && !isChecking() && settings_.facts_known;
+    return checked_ok_ && !isChecking() && settings_.facts_known &&
+           (!isPretrained() || base_box_->isReady());
 }
 
 bool DataPage::validatePage() {
@@ -260,8 +337,19 @@ bool DataPage::validatePage() {
         return false;
     }
     settings_.config = currentConfig();
-    if (recipe_->currentData().toString() == QLatin1String("gpt")) {
+    if (recipe_->currentData().toString() != QLatin1String("tabular")) {
         settings_.config.set("data.target", "");
+    }
+    if (isPretrained()) {
+        applyBaseSettings(settings_.config);
+    } else if (settings_.base) {
+        // Back from a pretrained model: its keys go back to their defaults.
+        for (const char *key :
+             {"model.base", "model.seq_len", "lora.rank", "lora.targets", "train.lr"}) {
+            settings_.config.set(key, findConfigKey(key)->default_value);
+        }
+        settings_.base.reset();
+        configured_base_.clear();
     }
     // Settings an earlier visit took from another file or recipe go back to their defaults.
     for (const std::string &key : applied_defaults_) {

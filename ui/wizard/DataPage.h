@@ -13,9 +13,11 @@ class QTimer;
 namespace headroom::ui {
 
 class BackgroundJob;
+class BaseModelBox;
 
-// Page (b): the recipe, the data file (typed, browsed or dropped) and, for gpt, the tokenizer
-// or, for tabular, the target column. The file is read in the background; until it reads
+// Page (b): the recipe (or a pretrained model's folder, inspected in the background), the
+// data file (typed, browsed or dropped) and, for gpt, the tokenizer or, for tabular, the
+// target column. The file is read in the background; until it reads
 // cleanly Next stays disabled and the reason is shown on the page.
 class DataPage : public QWizardPage {
     Q_OBJECT
@@ -23,11 +25,17 @@ class DataPage : public QWizardPage {
 public:
     DataPage(WizardSettings &settings, QWidget *parent = nullptr);
 
+    // A folder is taken for a pretrained model's (setBaseFolder).
     void setDataPath(const QString &path);
+    // Chooses "Start from a pretrained model" with this Hugging Face folder.
+    void setBaseFolder(const QString &folder);
+    bool isPretrained() const;
+    BaseModelBox *baseModelBox() const { return base_box_; }
     // The problem with the data as shown on the page; empty when it reads cleanly.
     QString problem() const { return problem_; }
     bool isChecking() const;
 
+    void initializePage() override;
     bool isComplete() const override;
     bool validatePage() override;
 
@@ -47,9 +55,14 @@ private:
     void showStatus(const QString &text);
     void showProblem(const QString &problem);
     Config currentConfig() const;
+    void applyBaseSettings(Config &config);
 
     WizardSettings &settings_;
     QComboBox *recipe_ = nullptr;
+    QLabel *base_label_ = nullptr;
+    BaseModelBox *base_box_ = nullptr;
+    QString configured_base_; // the base whose proposed settings are in the config
+    QString checked_profile_; // the profile the base's verdict was made for
     QLineEdit *data_path_ = nullptr;
     QLabel *tokenizer_label_ = nullptr;
     QComboBox *tokenizer_ = nullptr;

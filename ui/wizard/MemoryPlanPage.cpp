@@ -1,7 +1,9 @@
 #include "MemoryPlanPage.h"
 
 #include "BackgroundJob.h"
+#include "BaseModelBox.h"
 #include "DisplayText.h"
+#include "LoraControls.h"
 #include "MemoryBarsWidget.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
@@ -15,6 +17,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSpinBox>
 #include <QStandardItemModel>
 #include <QTemporaryDir>
@@ -98,8 +101,16 @@ MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
     use_recommended_ = new QPushButton(tr("&Use recommended plan"), this);
     use_recommended_->setObjectName(QStringLiteral("useRecommended"));
     auto *recommended = new QGroupBox(tr("Recommended"), this);
+    // Many decisions (a pretrained model adds LoRA's) scroll rather than being cut off.
+    auto *recommendation_scroll = new QScrollArea(recommended);
+    recommendation_scroll->setWidget(recommendation_);
+    recommendation_scroll->setWidgetResizable(true);
+    recommendation_scroll->setFrameShape(QFrame::NoFrame);
+    recommendation_scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    recommendation_scroll->viewport()->setAutoFillBackground(false);
+    recommendation_->setAutoFillBackground(false);
     auto *recommended_layout = new QVBoxLayout(recommended);
-    recommended_layout->addWidget(recommendation_, 1);
+    recommended_layout->addWidget(recommendation_scroll, 1);
     recommended_layout->addWidget(use_recommended_, 0, Qt::AlignLeft);
 
     verify_ = new QPushButton(tr("&Verify"), this);
@@ -115,6 +126,7 @@ MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
     probes_->setObjectName(QStringLiteral("probes"));
     probes_->setWordWrap(true);
     probes_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    probes_->hide(); // until a verification reports its probes
     auto *verify_box = new QGroupBox(tr("Verify on this machine"), this);
     auto *verify_layout = new QVBoxLayout(verify_box);
     auto *verify_row = new QHBoxLayout;
@@ -124,12 +136,19 @@ MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
     verify_layout->addLayout(verify_row);
     verify_layout->addWidget(probes_);
 
+    lora_ = new LoraControls(this);
+    lora_box_ = new QGroupBox(tr("Fine-tuning"), this);
+    lora_box_->setObjectName(QStringLiteral("fineTuning"));
+    auto *lora_layout = new QVBoxLayout(lora_box_);
+    lora_layout->addWidget(lora_);
+
     auto *middle = new QHBoxLayout;
     middle->addWidget(techniques, 1);
     middle->addWidget(recommended, 1);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(bars_);
     layout->addWidget(verdict_label_);
+    layout->addWidget(lora_box_);
     layout->addLayout(middle);
     layout->addWidget(verify_box);
     layout->addStretch();
@@ -141,6 +160,7 @@ MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
     }
     connect(micro_batch_, &QSpinBox::valueChanged, this, &MemoryPlanPage::onControlChanged);
     connect(accumulation_, &QSpinBox::valueChanged, this, &MemoryPlanPage::onControlChanged);
+    connect(lora_, &LoraControls::changed, this, &MemoryPlanPage::onControlChanged);
     connect(use_recommended_, &QPushButton::clicked, this, &MemoryPlanPage::useRecommendedPlan);
     connect(verify_, &QPushButton::clicked, this, &MemoryPlanPage::verify);
     connect(cancel_, &QPushButton::clicked, this, &MemoryPlanPage::cancelVerify);
@@ -164,7 +184,13 @@ void MemoryPlanPage::initializePage() {
     setItemEnabled(precision_, 2, profile.fp16);
     probe_lines_.clear();
     probes_->clear();
+    probes_->hide();
     verify_status_->clear();
+    lora_box_->setVisible(settings_.pretrained());
+    if (settings_.pretrained() && lora_model_ != settings_.base->folder) {
+        lora_model_ = settings_.base->folder;
+        lora_->setModel(*settings_.base);
+    }
     loadControls();
     reestimate();
     updateButtons();
@@ -185,6 +211,9 @@ void MemoryPlanPage::loadControls() {
     offload_->setChecked(config.text("offload.optimizer") == "on");
     micro_batch_->setValue(int(config.integer("train.micro_batch")));
     accumulation_->setValue(int(config.integer("train.accumulation")));
+    if (settings_.pretrained()) {
+        lora_->load(config);
+    }
     loading_ = false;
 }
 
@@ -200,6 +229,11 @@ void MemoryPlanPage::onControlChanged() {
                offload_->isChecked() && settings_.profile.kind == ProfileKind::Cuda ? "on" : "off");
     config.set("train.micro_batch", std::to_string(micro_batch_->value()));
     config.set("train.accumulation", std::to_string(accumulation_->value()));
+    if (settings_.pretrained()) {
+        lora_->apply(config);
+        config.set("train.lr", pretrainedLearningRate(lora_->isLoraOn()));
+        Q_EMIT completeChanged(); // LoRA needs a projection to adapt
+    }
     if (!probe_lines_.isEmpty() && !isVerifying()) {
         showVerifyStatus(tr("The settings changed since the verification; verify again."), false);
     }
@@ -231,8 +265,34 @@ void MemoryPlanPage::reestimate() {
         verdict_label_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
         return;
     }
+    planner_covers_ =
+        !settings_.pretrained() || BaseModelText::plannerCovers(estimate_, *settings_.base);
+    if (!planner_covers_) {
+        showUncoveredBase();
+        return;
+    }
     bars_->setEstimate(estimate_);
     verdict_ = DisplayText::showVerdict(verdict_label_, estimate_);
+}
+
+// This planner estimates models built from model.layers, not a pretrained folder: rather than
+// another model's numbers, the page says so and shows what the weights alone take.
+void MemoryPlanPage::showUncoveredBase() {
+    bars_->clear();
+    verdict_ = Verdict::NoBudget;
+    const auto parameters = std::uint64_t(std::max<std::int64_t>(0, settings_.base->parameters));
+    const std::uint64_t budget = settings_.profile.budget_bytes;
+    verdict_label_->setText(
+        tr("The memory planner does not estimate pretrained models yet. The weights alone take "
+           "%1 in fp32 (%2 in bf16) of the %3 budget; training adds gradients, optimizer state "
+           "and activations.")
+            .arg(DisplayText::bytes(parameters * 4), DisplayText::bytes(parameters * 2),
+                 DisplayText::bytes(budget)));
+    setTextTone(verdict_label_,
+                budget > 0 && parameters * 4 > budget ? TextTone::Problem : TextTone::Normal);
+    plan_ = Plan();
+    recommendation_->setText(tr("No recommendation for a pretrained model yet."));
+    updateButtons();
 }
 
 void MemoryPlanPage::useRecommendedPlan() {
@@ -262,6 +322,7 @@ void MemoryPlanPage::verify() {
     auto outcome = std::make_shared<VerifyOutcome>();
     probe_lines_.clear();
     probes_->clear();
+    probes_->hide();
     showVerifyStatus(tr("Verifying: preparing a scratch project…"), false);
     job_->start(
         [this, dir, request, cancel, outcome] {
@@ -309,6 +370,7 @@ void MemoryPlanPage::onProbe(const FitProbe &probe) {
                                       .arg(probe.micro_batch)
                                       .arg(DisplayText::bytes(probe.peak)));
     probes_->setText(probe_lines_.join('\n'));
+    probes_->show();
     if (!cancel_flag_ || !*cancel_flag_) {
         showVerifyStatus(tr("Verifying: %1 probes done…").arg(probe_lines_.size()), false);
     }
@@ -349,10 +411,12 @@ void MemoryPlanPage::showVerifyStatus(const QString &text, bool error) {
 void MemoryPlanPage::updateButtons() {
     const bool running = isVerifying();
     const bool here = settings_.profile.detected;
-    verify_->setEnabled(!running && here);
-    verify_->setToolTip(here ? QString()
-                             : tr("Verify runs on this machine; choose one of its devices on the "
-                                  "Hardware page."));
+    verify_->setEnabled(!running && here && planner_covers_);
+    verify_->setToolTip(!planner_covers_ ? tr("Verify needs the planner's estimate, which does not "
+                                              "cover pretrained models yet.")
+                        : here           ? QString()
+                                         : tr("Verify runs on this machine; choose one of its "
+                                                        "devices on the Hardware page."));
     cancel_->setEnabled(running);
     use_recommended_->setEnabled(!running && !plan_.overrides.empty());
     for (QWidget *control :
@@ -363,10 +427,12 @@ void MemoryPlanPage::updateButtons() {
     // Offloading exists on CUDA only; activation checkpointing for the GPT's blocks only.
     offload_->setEnabled(!running && settings_.profile.kind == ProfileKind::Cuda);
     checkpointing_->setEnabled(!running && settings_.config.text("recipe") == "gpt");
+    lora_->setEnabled(!running);
 }
 
 bool MemoryPlanPage::isComplete() const {
-    return !isVerifying();
+    return !isVerifying() &&
+           !(settings_.pretrained() && lora_->isLoraOn() && lora_->targets().isEmpty());
 }
 
 } // namespace headroom::ui

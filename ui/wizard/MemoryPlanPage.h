@@ -10,6 +10,7 @@
 
 class QCheckBox;
 class QComboBox;
+class QGroupBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
@@ -17,12 +18,14 @@ class QSpinBox;
 namespace headroom::ui {
 
 class BackgroundJob;
+class LoraControls;
 class MemoryBarsWidget;
 
 // Page (d): the estimator's predicted peak by role against the budget, a verdict, the planner's
 // recommended techniques as toggles that re-estimate at once, and Verify: auto-fit with real
 // training steps on a throw-away project, in the background and cancellable. The page is
-// complete unless a verification is running (OBS AutoConfigTestPage's idea).
+// complete unless a verification is running (OBS AutoConfigTestPage's idea). A pretrained
+// model adds its LoRA settings (rank, projections to adapt).
 class MemoryPlanPage : public QWizardPage {
     Q_OBJECT
 
@@ -60,6 +63,7 @@ private:
     void onProbe(const FitProbe &probe);
     void onVerified(const FitResult &result, const QString &error, bool cancelled);
     void updateButtons();
+    void showUncoveredBase();
 
     WizardSettings &settings_;
     Plan plan_;
@@ -82,6 +86,10 @@ private:
     QPushButton *cancel_ = nullptr;
     QLabel *verify_status_ = nullptr;
     QLabel *probes_ = nullptr;
+    QGroupBox *lora_box_ = nullptr;
+    LoraControls *lora_ = nullptr;
+    std::string lora_model_;     // the base whose projections lora_ offers
+    bool planner_covers_ = true; // the estimate describes the model (see showUncoveredBase)
     QStringList probe_lines_;
 
     BackgroundJob *job_ = nullptr;

@@ -1,5 +1,6 @@
 #include "ModelSizePage.h"
 
+#include "BaseModelBox.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
 
@@ -65,7 +66,7 @@ ModelSizePage::ModelSizePage(WizardSettings &settings, QWidget *parent)
     result_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
     auto *form = new QFormLayout;
-    addBuddyRow(form, tr("&Size:"), preset_, this);
+    size_label_ = addBuddyRow(form, tr("&Size:"), preset_, this);
     params_label_ = addBuddyRow(form, tr("&Target parameters:"), target_params_, this);
     context_label_ = addBuddyRow(form, tr("&Context length:"), context_, this);
     hidden_label_ = addBuddyRow(form, tr("&Hidden widths:"), hidden_, this);
@@ -86,6 +87,9 @@ ModelSizePage::ModelSizePage(WizardSettings &settings, QWidget *parent)
 void ModelSizePage::fillPresets() {
     const QSignalBlocker blocker(preset_);
     preset_->clear();
+    if (recipe_ == QLatin1String("pretrained")) {
+        return; // the base's size
+    }
     if (recipe_ == QLatin1String("gpt")) {
         const QString names[] = {tr("Tiny"), tr("Small"), tr("Medium"), tr("Large")};
         for (int i = 0; i < 4; ++i) {
@@ -111,19 +115,38 @@ void ModelSizePage::fillPresets() {
 }
 
 void ModelSizePage::initializePage() {
-    const QString recipe = QString::fromStdString(settings_.config.text("recipe"));
+    QString recipe = QString::fromStdString(settings_.config.text("recipe"));
+    if (settings_.pretrained()) {
+        recipe = QStringLiteral("pretrained");
+    }
     if (recipe != recipe_) {
         recipe_ = recipe;
         fillPresets();
     }
+    const bool pretrained = recipe_ == QLatin1String("pretrained");
     const bool gpt = recipe_ == QLatin1String("gpt");
+    setSubTitle(pretrained ? tr("The pretrained model's size is given; choose how many tokens "
+                                "each training example holds.")
+                           : tr("Pick a preset or say how many parameters the model should have."));
     for (QWidget *widget :
-         {static_cast<QWidget *>(params_label_), static_cast<QWidget *>(target_params_),
-          static_cast<QWidget *>(context_label_), static_cast<QWidget *>(context_)}) {
+         {static_cast<QWidget *>(params_label_), static_cast<QWidget *>(target_params_)}) {
         widget->setVisible(gpt);
     }
-    hidden_label_->setVisible(!gpt);
-    hidden_->setVisible(!gpt);
+    size_label_->setVisible(!pretrained);
+    preset_->setVisible(!pretrained);
+    context_label_->setVisible(gpt || pretrained);
+    context_->setVisible(gpt || pretrained);
+    hidden_label_->setVisible(!gpt && !pretrained);
+    hidden_->setVisible(!gpt && !pretrained);
+    if (pretrained) {
+        // The base was trained for its context; longer examples have no positions.
+        const QSignalBlocker blocker(context_);
+        context_->setRange(2, int(std::min<std::int64_t>(65536, settings_.base->context)));
+        context_->setValue(int(settings_.config.integer("model.seq_len")));
+        refreshParameterCount();
+        return;
+    }
+    context_->setRange(2, 65536);
     onPresetChanged();
 }
 
@@ -158,7 +181,9 @@ void ModelSizePage::onPresetChanged() {
 Config ModelSizePage::configWithSize() const {
     Config config = settings_.config;
     const QString id = preset_->currentData().toString();
-    if (recipe_ == QLatin1String("gpt")) {
+    if (recipe_ == QLatin1String("pretrained")) {
+        config.set("model.seq_len", std::to_string(context_->value()));
+    } else if (recipe_ == QLatin1String("gpt")) {
         config.set("model.seq_len", std::to_string(context_->value()));
         if (id == QLatin1String("custom")) {
             config.set("model.params", std::to_string(std::llround(target_params_->value() * 1e6)));
@@ -187,6 +212,13 @@ void ModelSizePage::refreshParameterCount() {
         return;
     }
     TextTone tone = TextTone::Normal; // unless the size is refused
+    if (recipe_ == QLatin1String("pretrained") && settings_.base) {
+        parameters_ = settings_.base->parameters;
+        result_->setText(BaseModelText::summaryHtml(*settings_.base));
+        setTextTone(result_, tone);
+        Q_EMIT completeChanged();
+        return;
+    }
     try {
         const MemoryEstimate estimate = estimateMemory(configWithSize(), settings_.facts);
         parameters_ = estimate.parameters;

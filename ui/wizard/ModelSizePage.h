@@ -14,6 +14,8 @@ namespace headroom::ui {
 
 // Page (c): the model's size as a preset (gpt: layers, heads, width and context; tabular:
 // hidden widths) or a target parameter count, with the resulting parameter count shown live.
+// A pretrained model's size is its own: the page shows it and offers the context length (at
+// most the base's).
 class ModelSizePage : public QWizardPage {
     Q_OBJECT
 
@@ -37,6 +39,7 @@ private:
     Config configWithSize() const;
 
     WizardSettings &settings_;
+    QLabel *size_label_ = nullptr;
     QComboBox *preset_ = nullptr;
     QLabel *params_label_ = nullptr;
     QDoubleSpinBox *target_params_ = nullptr;

@@ -104,16 +104,22 @@ void ReviewPage::initializePage() {
     // What the wizard decided, even where it equals the default; then anything else changed.
     std::vector<std::string> keys = {"recipe", "data.path", "device", "memory.budget"};
     const std::vector<std::string> recipe_keys =
-        gpt ? std::vector<std::string>{"tokenizer",   "model.params", "model.layers",
-                                       "model.heads", "model.dim",    "model.seq_len"}
-            : std::vector<std::string>{"data.target", "model.hidden"};
+        settings_.pretrained()
+            ? std::vector<std::string>{"model.base", "tokenizer",    "model.seq_len",
+                                       "lora.rank",  "lora.targets", "train.lr"}
+        : gpt ? std::vector<std::string>{"tokenizer",   "model.params", "model.layers",
+                                         "model.heads", "model.dim",    "model.seq_len"}
+              : std::vector<std::string>{"data.target", "model.hidden"};
     keys.insert(keys.end(), recipe_keys.begin(), recipe_keys.end());
     for (const char *key : {"precision", "checkpointing", "optimizer", "offload.optimizer",
                             "train.micro_batch", "train.accumulation"}) {
         keys.emplace_back(key);
     }
     for (const auto &[key, value] : config.changed()) {
-        if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        // A pretrained model's size is its folder's, whatever model.layers and the like say.
+        const bool unused =
+            settings_.pretrained() && key.rfind("model.", 0) == 0 && key != "model.dropout";
+        if (!unused && std::find(keys.begin(), keys.end(), key) == keys.end()) {
             keys.push_back(key);
         }
     }
@@ -158,8 +164,15 @@ void ReviewPage::startCreating() {
     request.project_path = projectPath().toStdString();
     request.recipe = settings_.config.text("recipe");
     request.data_path = settings_.data_path.toStdString();
+    if (settings_.pretrained()) {
+        // Recorded by path (relative to the project where it can be) and digest.
+        request.base_path = settings_.base->folder;
+    }
     request.config_json = settings_.config.toJson();
-    showStatus(tr("Checking the data file and creating the project…"), false);
+    showStatus(settings_.pretrained()
+                   ? tr("Checking the base model and the data file, creating the project…")
+                   : tr("Checking the data file and creating the project…"),
+               false);
     auto error = std::make_shared<QString>();
     job_->start(
         [request, error] {

@@ -3,9 +3,11 @@
 #include <headroom/config.h>
 #include <headroom/devices.h>
 #include <headroom/plan.h>
+#include <headroom/pretrained.h>
 
 #include <QString>
 
+#include <optional>
 #include <vector>
 
 namespace headroom::ui {
@@ -24,6 +26,11 @@ struct WizardSettings {
     // Training settings chosen from the data (tabular: batch, learning rate, epochs, early
     // stopping...), applied to config when the data page is accepted.
     std::vector<PlanDecision> data_defaults;
+    // The Hugging Face folder a pretrained project starts from, as inspected on the data page
+    // (config: recipe=gpt, tokenizer=base, model.base=its folder); empty for a new model.
+    std::optional<PretrainedInfo> base;
+
+    bool pretrained() const { return base.has_value(); }
 };
 
 } // namespace headroom::ui

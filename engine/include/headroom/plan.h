@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -60,7 +61,8 @@ struct PlanRequest {
 // Predicted peak bytes of a training step on the training device, by role.
 struct MemoryEstimate {
     std::string recipe;             // "gpt" | "tabular"
-    std::string model;              // "GPT · 4 layers · dim 128 · 4 heads · ..."
+    std::string model;              // "GPT · 4 layers · dim 128 · 4 heads · ...",
+                                    // "LlamaForCausalLM · 22 layers · ... · 1.10 B parameters"
     std::string device;             // "cpu", "cuda", "mps"
     std::string techniques;         // "bf16 · checkpointing every block"; "fp32"
     std::int64_t parameters = 0;    // all, a tied weight once
@@ -82,18 +84,30 @@ struct MemoryEstimate {
     std::vector<std::string> notes; // caveats ("attention on LibTorch 2.x is not calibrated")
 };
 
-// Opens the project read-only (its tokenizer or tabular schema gives the model's shapes);
-// allocates no model. Throws InputError (bad override, unknown profile), ConfigError or
-// ProjectError.
+// Opens the project read-only (its tokenizer, tabular schema or pretrained base's config.json
+// gives the model's shapes); allocates no model. Throws InputError (bad override, unknown profile),
+// ConfigError or ProjectError.
 MemoryEstimate estimateMemory(const PlanRequest &request);
 // The same for a config and the shapes already known (vocabulary size for gpt, tabular
 // schema facts for tabular), without the memory-history correction. For tests and the
 // plan chooser.
+// A pretrained base's architecture (model.base's config.json), in the sizes the estimator needs.
+struct PretrainedArchitecture {
+    std::string name;  // "LlamaForCausalLM", "GPT2LMHeadModel", "Qwen2ForCausalLM", ...
+    bool gpt2 = false; // the GPT-2 family; else the Llama family (Llama, Qwen2, Mistral)
+    std::int64_t dim = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, hidden = 0,
+                 max_positions = 0;
+    bool qkv_bias = false, o_bias = false, mlp_bias = false, tied_embeddings = false;
+    double embedding_dropout = 0, residual_dropout = 0, attention_dropout = 0;
+};
 struct ModelFacts {
-    std::int64_t vocab_size = 0;             // gpt
+    std::int64_t vocab_size = 0;             // gpt (with a pretrained base: its config.json's)
     std::int64_t numeric_features = 0;       // tabular
     std::vector<std::int64_t> cardinalities; // tabular, per categorical column
     std::int64_t outputs = 0;                // tabular: classes, or 1 for regression
+    // gpt with model.base; when absent, the estimator reads model.base's config.json itself
+    // (a relative path from the working directory).
+    std::optional<PretrainedArchitecture> pretrained;
 };
 MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts);
 

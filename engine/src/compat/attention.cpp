@@ -67,39 +67,57 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, double scale, double dropout_p,
                               const WeightDropout &weight_dropout) {
     TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.sizes() == k.sizes() && q.size(0) == k.size(0) &&
-                    q.size(1) == k.size(1) && q.size(3) == k.size(3) && q.size(2) <= k.size(2),
-                "causalAttention: q [B, H, T, D], k and v [B, H, L >= T, D], got ", q.sizes(), " ",
-                k.sizes(), " ", v.sizes());
+                    k.size(1) > 0 && q.size(1) % k.size(1) == 0 && q.size(3) == k.size(3) &&
+                    q.size(2) <= k.size(2),
+                "causalAttention: q [B, H, T, D], k and v [B, H_kv, L >= T, D] with H a multiple "
+                "of H_kv, got ",
+                q.sizes(), " ", k.sizes(), " ", v.sizes());
     const std::int64_t batch = q.size(0);
     const std::int64_t heads = q.size(1);
+    const std::int64_t kv_heads = k.size(1);
+    const std::int64_t groups = heads / kv_heads;
     const std::int64_t length = q.size(2);
     const std::int64_t keys = k.size(2);
     const std::int64_t head_dim = q.size(3);
 #if HEADROOM_TORCH_AT_LEAST(2, 1)
     if (!(dropout_p > 0 && weight_dropout) && (length == keys || length == 1)) {
         // 2.1 takes the scale; is_causal aligns the mask top-left, right for T == L, and a
-        // single query sees every key.
-        return at::scaled_dot_product_attention(q, k, v, {}, dropout_p,
+        // single query sees every key. It wants as many key/value heads as query heads.
+        const auto repeated = [&](const torch::Tensor &t) {
+            return groups == 1 ? t
+                               : t.unsqueeze(2)
+                                     .expand({batch, kv_heads, groups, keys, head_dim})
+                                     .reshape({batch, heads, keys, head_dim});
+        };
+        return at::scaled_dot_product_attention(q, repeated(k), repeated(v), {}, dropout_p,
                                                 /*is_causal=*/length == keys && length > 1, scale);
     }
 #endif
-    const torch::Tensor queries = q.reshape({batch * heads, length, head_dim});
-    const torch::Tensor key_rows = k.reshape({batch * heads, keys, head_dim});
+    // The query heads that share a key/value head are rows of one product, [B*H_kv, r*T, D]
+    // against [B*H_kv, L, D]: the keys and values are never repeated. Both layouts flatten
+    // [B, H_kv, r, T, ...], which is [B, H, T, ...].
+    const torch::Tensor queries = q.reshape({batch * kv_heads, groups * length, head_dim});
+    const torch::Tensor key_rows = k.reshape({batch * kv_heads, keys, head_dim});
     torch::Tensor scores;
     if (length == 1) {
         scores = at::bmm(queries, key_rows.transpose(1, 2)).mul_(scale);
     } else {
-        const torch::Tensor mask =
+        torch::Tensor mask =
             torch::full({length, keys}, -std::numeric_limits<double>::infinity(), q.options())
                 .triu_(keys - length + 1);
+        if (groups > 1) {
+            mask = mask.repeat({groups, 1});
+        }
         scores = at::baddbmm(mask, queries, key_rows.transpose(1, 2), /*beta=*/1.0, scale);
     }
     torch::Tensor weights = at::softmax(scores, -1);
     if (dropout_p > 0) {
+        weights = weights.view({batch * heads, length, keys});
         weights = weight_dropout ? weight_dropout(weights)
                                  : at::dropout(weights, dropout_p, /*train=*/true);
+        weights = weights.reshape({batch * kv_heads, groups * length, keys});
     }
-    return at::bmm(weights, v.reshape({batch * heads, keys, head_dim}))
+    return at::bmm(weights, v.reshape({batch * kv_heads, keys, head_dim}))
         .view({batch, heads, length, head_dim});
 }
 

@@ -20,8 +20,9 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
                                   const WeightDropout &weight_dropout = {});
 
 // Causal attention over separate heads, for models with grouped-query attention and a KV
-// cache: q [B, H, T, D], k and v [B, H, L, D] (L >= T; the queries are the last T of the L
-// positions, so query t sees keys 0 .. L-T+t). scale multiplies q k^T. Dropout as above on
+// cache: q [B, H, T, D], k and v [B, H_kv, L, D] with H a multiple of H_kv (key/value head j
+// serves query heads j*H/H_kv .. (j+1)*H/H_kv - 1; L >= T; the queries are the last T of the
+// L positions, so query t sees keys 0 .. L-T+t). scale multiplies q k^T. Dropout as above on
 // the [B*H, T, L] weights. Returns [B, H, T, D].
 torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, double scale, double dropout_p,

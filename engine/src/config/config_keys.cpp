@@ -153,6 +153,8 @@ std::vector<KeySpec> buildKeys() {
         integer("train.eval_batches", "8", 0, 1e6,
                 "Micro-batches per validation pass; 0 = the whole validation split"),
         integer("train.threads", "0", 0, 4096, "CPU threads for LibTorch; 0 = all cores"),
+        integer("train.sample_tokens", "24", 0, 4096,
+                "Tokens of a sample continuation written at each validation (gpt); 0 = off"),
 
         // --- LoRA (train/lora_setup.cpp): low-rank adapters on a frozen base run (gpt) ---
         integer("lora.rank", "0", 0, 4096,

@@ -13,6 +13,11 @@ struct Example {
 
     // gpt: seq_len + 1 token ids (inputs are [0, seq_len), targets are [1, seq_len]).
     std::vector<std::int32_t> tokens;
+    // gpt, a prompt/completion record: tokens [0, prompt_tokens) are the prompt and tokens from
+    // real_tokens on are padding; neither is a target (the loss learns the completion only).
+    // Both 0 for windows of plain text, where every token is a target.
+    std::int32_t prompt_tokens = 0;
+    std::int32_t real_tokens = 0;
 
     // tabular: standardized numeric features, category indices per categorical column
     // (0 = unknown / missing), and the target (class index, or standardized value for

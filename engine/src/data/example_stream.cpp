@@ -16,7 +16,9 @@
 namespace headroom::data {
 namespace {
 
-constexpr std::uint64_t kStateMagic = 0x3153445244485248ULL; // "HRHDRDS1"
+constexpr std::uint64_t kStateMagicV1 = 0x3153445244485248ULL; // "HRHDRDS1"
+// Version 2 adds each buffered example's prompt and padding spans.
+constexpr std::uint64_t kStateMagic = 0x3253445244485248ULL; // "HRHDRDS2"
 
 // What this epoch has read so far, for the "no training examples" diagnosis.
 struct EpochCounts {
@@ -90,6 +92,7 @@ struct ExampleStream::Impl {
     }
 
     bool produce(Example &out);
+    void instructionExample(Example &out);
     bool nextTrain(Example &out);
     void startNextEpoch();
     [[noreturn]] void throwNoTrainingExamples() const;
@@ -138,17 +141,40 @@ bool ExampleStream::Impl::produce(Example &out) {
             ++counts.examples;
             return true;
         }
+        if (record.instruction) {
+            instructionExample(out);
+            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
+            ++counts.examples;
+            return true;
+        }
         std::vector<std::int32_t> tokens;
         if (newline_separator) {
             record.text.push_back('\n');
             tokens = tokenizer->encode(record.text);
         } else {
-            tokens = tokenizer->encode(record.text);
+            tokens = tokenizer->encodeStart(record.text);
             tokens.push_back(tokenizer->endOfTextId());
         }
         counts.tokens += static_cast<std::int64_t>(tokens.size());
         windows.append(tokens);
     }
+}
+
+// One example per prompt/completion record, not packed with others: prompt, completion and
+// end-of-text, cut at seq_len + 1 tokens and padded with end-of-text.
+void ExampleStream::Impl::instructionExample(Example &out) {
+    const auto width = static_cast<std::size_t>(spec.seq_len + 1);
+    out.tokens = tokenizer->encodeStart(record.prompt);
+    const std::vector<std::int32_t> completion = tokenizer->encode(record.text);
+    const std::size_t prompt = std::min(out.tokens.size(), width);
+    out.tokens.insert(out.tokens.end(), completion.begin(), completion.end());
+    out.tokens.push_back(tokenizer->endOfTextId());
+    counts.tokens += static_cast<std::int64_t>(out.tokens.size());
+    out.tokens.resize(std::max(out.tokens.size(), width), tokenizer->endOfTextId());
+    const std::size_t real = std::min(prompt + completion.size() + 1, width);
+    out.tokens.resize(width);
+    out.prompt_tokens = static_cast<std::int32_t>(prompt);
+    out.real_tokens = static_cast<std::int32_t>(real);
 }
 
 void ExampleStream::Impl::throwNoTrainingExamples() const {
@@ -266,7 +292,8 @@ void ExampleStream::restoreState(const std::string &state) {
     Impl &d = *impl_;
     const std::string &path = d.spec.path;
     StateReader reader(state, path);
-    if (reader.u64() != kStateMagic) {
+    const std::uint64_t magic = reader.u64();
+    if (magic != kStateMagic && magic != kStateMagicV1) {
         reader.fail("it is not a Headroom data position");
     }
     if (reader.u64() != static_cast<std::uint64_t>(d.split)) {
@@ -310,7 +337,7 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::uint64_t buffered = reader.u64();
     std::vector<Example> shuffle_buffer;
     for (std::uint64_t i = 0; i < buffered; ++i) {
-        shuffle_buffer.push_back(reader.example());
+        shuffle_buffer.push_back(reader.example(magic == kStateMagic));
     }
     if (!reader.atEnd()) {
         reader.fail("unexpected bytes after its end");

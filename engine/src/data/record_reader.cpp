@@ -154,7 +154,28 @@ bool RecordReader::nextJsonl(Record &record) {
     if (!want_text_) {
         return true;
     }
+    record.instruction = false;
     const auto field = object.find(spec_.text_field);
+    const auto prompt = object.find("prompt");
+    const auto completion = object.find("completion");
+    if (field == object.end() && prompt != object.end() && completion != object.end()) {
+        for (const auto &[name, value] :
+             {std::make_pair("prompt", prompt), std::make_pair("completion", completion)}) {
+            if (!value->is_string()) {
+                throw DataError(path(), record.line,
+                                std::string("the field \"") + name + "\" is a " +
+                                    value->type_name() + ", expected a string");
+            }
+        }
+        record.instruction = true;
+        record.prompt = prompt->get<std::string>();
+        record.text = completion->get<std::string>();
+        if (record.text.empty()) {
+            throw DataError(path(), record.line,
+                            "the completion is empty: nothing to learn from this record");
+        }
+        return true;
+    }
     if (field == object.end()) {
         std::vector<std::string> keys;
         for (auto it = object.begin(); it != object.end(); ++it) {
@@ -162,7 +183,8 @@ bool RecordReader::nextJsonl(Record &record) {
         }
         throw DataError(path(), record.line,
                         "the record has no field \"" + spec_.text_field +
-                            "\" (its fields: " + joinNames(keys) + ")");
+                            "\" nor \"prompt\" and \"completion\" (its fields: " + joinNames(keys) +
+                            ")");
     }
     if (!field->is_string()) {
         throw DataError(path(), record.line,

@@ -14,6 +14,10 @@ struct Record {
     std::int64_t ordinal = 0; // 0-based among the records of the file
     std::int64_t line = 0;    // line the record starts on
     std::string text;         // the text (text line, JSONL field, CSV text column) when wanted
+    // JSONL instruction data: a record with "prompt" and "completion" (and no text field) has
+    // the completion in `text` and the prompt here.
+    bool instruction = false;
+    std::string prompt;
     std::vector<std::string> fields; // CSV: all fields of the row
 };
 
@@ -29,8 +33,9 @@ struct RecordPosition {
 class RecordReader {
 public:
     // `want_text`: fill Record::text. For JSONL that requires the string field
-    // spec.text_field in every record; for CSV it requires the column spec.text_field.
-    // CSV rows always fill Record::fields. Reads the CSV header at once.
+    // spec.text_field in every record, or the string fields "prompt" and "completion"; for CSV it
+    // requires the column spec.text_field. CSV rows always fill Record::fields. Reads the CSV
+    // header at once.
     RecordReader(const DataSpec &spec, bool want_text);
 
     bool next(Record &record);

@@ -55,6 +55,8 @@ void StateWriter::example(const Example &value) {
         i64(category);
     }
     f64(value.target);
+    i64(value.prompt_tokens);
+    i64(value.real_tokens);
 }
 
 StateReader::StateReader(const std::string &bytes, std::string path)
@@ -117,7 +119,7 @@ std::vector<std::int32_t> StateReader::tokens() {
     return values;
 }
 
-Example StateReader::example() {
+Example StateReader::example(bool with_spans) {
     Example value;
     value.id = u64();
     value.tokens = tokens();
@@ -130,6 +132,16 @@ Example StateReader::example() {
         category = i64();
     }
     value.target = f64();
+    if (with_spans) {
+        const std::int64_t prompt = i64();
+        const std::int64_t real = i64();
+        const auto tokens = static_cast<std::int64_t>(value.tokens.size());
+        if (prompt < 0 || real < 0 || prompt > tokens || real > tokens) {
+            fail("an example's prompt or padding span lies outside its tokens");
+        }
+        value.prompt_tokens = static_cast<std::int32_t>(prompt);
+        value.real_tokens = static_cast<std::int32_t>(real);
+    }
     return value;
 }
 

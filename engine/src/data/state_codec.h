@@ -33,7 +33,8 @@ public:
     double f64();
     std::string str();
     std::vector<std::int32_t> tokens();
-    Example example();
+    // with_spans: the prompt/padding spans follow (positions saved since they exist).
+    Example example(bool with_spans = true);
     bool atEnd() const { return pos_ == bytes_.size(); }
     [[noreturn]] void fail(const std::string &why) const;
 

@@ -27,6 +27,11 @@ public:
     // Separates documents (lines / JSONL records) in the token stream.
     virtual std::int32_t endOfTextId() const = 0;
     virtual std::vector<std::int32_t> encode(const std::string &utf8) const = 0;
+    // The start of a document or prompt: with the beginning-of-sequence token a pretrained
+    // model's tokenizer adds (Llama's BOS); as encode() for tokenizers without one.
+    virtual std::vector<std::int32_t> encodeStart(const std::string &utf8) const {
+        return encode(utf8);
+    }
     virtual std::string decode(const std::vector<std::int32_t> &ids) const = 0;
     // Bytes that recreate this tokenizer with loadTokenizer (empty for Byte).
     virtual std::string serialize() const = 0;

@@ -16,8 +16,7 @@ models::CausalLmOptions causalLmOptions(const ArchitectureConfig &config);
 
 // Names of GPT-2 weights that the checkpoint stores transposed (Conv1D, [in,
 // out]).
-bool storedTransposed(const ArchitectureConfig &config,
-                      const std::string &name);
+bool storedTransposed(const ArchitectureConfig &config, const std::string &name);
 
 // (done tensors, total tensors) after each tensor.
 using LoadProgress = std::function<void(std::size_t, std::size_t)>;
@@ -27,10 +26,8 @@ using LoadProgress = std::function<void(std::size_t, std::size_t)>;
 // the same name, converting from F32/F16/BF16 to the parameter's dtype. A
 // tensor holding NaN or infinity is refused with its name and file. Throws
 // ModelFolderError.
-void loadPretrainedWeights(models::CausalLmImpl &model,
-                           const ModelFolder &folder,
-                           const ArchitectureConfig &config,
-                           const LoadProgress &progress = {});
+void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folder,
+                           const ArchitectureConfig &config, const LoadProgress &progress = {});
 
 // Everything above from a folder path: locate, read config.json, build, load.
 models::CausalLm loadPretrainedModel(const std::string &folder_path,

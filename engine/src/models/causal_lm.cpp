@@ -3,6 +3,7 @@
 #include "compat/attention.h"
 #include "models/activation_checkpoint.h"
 #include "models/keyed_dropout.h"
+#include "models/token_losses.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -40,15 +41,37 @@ void requireProbability(double value, const char *name) {
     }
 }
 
-// [B, H_kv, L, D] -> [B, H, L, D]: kv head j serves query heads j*r .. j*r + r-1.
-torch::Tensor repeatKv(const torch::Tensor &x, std::int64_t repeats) {
-    if (repeats == 1) {
-        return x;
+// torch's Linear and Embedding constructors initialise their weights (kaiming-uniform,
+// normal): seconds of serial random numbers for a 1 B-parameter model, all overwritten by the
+// import or resetParameters(). They are built 1 x 1 and given uninitialised storage of the
+// real shape.
+torch::nn::Linear uninitialisedLinear(std::int64_t in, std::int64_t out, bool bias) {
+    torch::nn::Linear linear(torch::nn::LinearOptions(1, 1).bias(bias));
+    linear->options.in_features(in).out_features(out);
+    linear->weight.set_data(torch::empty({out, in}));
+    if (bias) {
+        linear->bias.set_data(torch::empty({out}));
     }
-    const auto sizes = x.sizes();
-    return x.unsqueeze(2)
-        .expand({sizes[0], sizes[1], repeats, sizes[2], sizes[3]})
-        .reshape({sizes[0], sizes[1] * repeats, sizes[2], sizes[3]});
+    return linear;
+}
+
+torch::nn::Embedding uninitialisedEmbedding(std::int64_t count, std::int64_t dim) {
+    torch::nn::Embedding embedding(torch::nn::EmbeddingOptions(1, 1));
+    embedding->options.num_embeddings(count).embedding_dim(dim);
+    embedding->weight.set_data(torch::empty({count, dim}));
+    return embedding;
+}
+
+// x [N, in] through weight [out, in]. A single row (a token being generated) takes BLAS's
+// matrix-vector product, which streams the weight once; OpenBLAS's one-row matrix product
+// packs it first and is 1.5-3x slower, and decoding is little else.
+torch::Tensor applyLinear(const torch::Tensor &x, const torch::Tensor &weight,
+                          const torch::Tensor &bias) {
+    if (x.dim() != 2 || x.size(0) != 1 || !x.is_cpu()) {
+        return torch::linear(x, weight, bias);
+    }
+    const torch::Tensor row = x.select(0, 0);
+    return (bias.defined() ? torch::addmv(bias, weight, row) : torch::mv(weight, row)).unsqueeze(0);
 }
 
 } // namespace
@@ -103,8 +126,7 @@ torch::Tensor LmNormImpl::forward(const torch::Tensor &x) {
 
 torch::nn::Linear ProjectionsImpl::addLinear(const std::string &name, std::int64_t in,
                                              std::int64_t out, bool bias) {
-    auto linear =
-        register_module(name, torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(bias)));
+    auto linear = register_module(name, uninitialisedLinear(in, out, bias));
     linears_.emplace_back(name, linear);
     return linear;
 }
@@ -118,7 +140,7 @@ torch::Tensor ProjectionsImpl::project(const std::string &name, const torch::Ten
     }
     for (auto &[linear_name, linear] : linears_) {
         if (linear_name == name) {
-            return linear(x);
+            return applyLinear(x, linear->weight, linear->bias);
         }
     }
     throw std::logic_error("no projection " + name);
@@ -172,9 +194,8 @@ torch::Tensor DecoderLayerImpl::dropout(const torch::Tensor &x, double p, std::u
 }
 
 torch::Tensor DecoderLayerImpl::attend(const torch::Tensor &x, std::int64_t batch,
-                                       std::int64_t offset,
-                                       const torch::Tensor &inverse_frequencies,
-                                       torch::Tensor *keys, torch::Tensor *values) {
+                                       const RopeTables &rope, torch::Tensor *keys,
+                                       torch::Tensor *values) {
     const std::int64_t length = x.size(0) / batch;
     const std::int64_t heads = options_.heads;
     const std::int64_t head_dim = options_.head_dim;
@@ -194,10 +215,8 @@ torch::Tensor DecoderLayerImpl::attend(const torch::Tensor &x, std::int64_t batc
     } else {
         kv_heads = options_.kv_heads;
         output = "o_proj";
-        q = applyRope(split_heads(attention_->project("q_proj", x), heads), inverse_frequencies,
-                      offset);
-        k = applyRope(split_heads(attention_->project("k_proj", x), kv_heads), inverse_frequencies,
-                      offset);
+        q = applyRope(split_heads(attention_->project("q_proj", x), heads), rope);
+        k = applyRope(split_heads(attention_->project("k_proj", x), kv_heads), rope);
         v = split_heads(attention_->project("v_proj", x), kv_heads);
     }
     if (keys != nullptr) {
@@ -209,21 +228,18 @@ torch::Tensor DecoderLayerImpl::attend(const torch::Tensor &x, std::int64_t batc
     const double p = is_training() ? options_.attention_dropout : 0.0;
     const std::uint64_t site = dropout_site_ + kAttentionWeightsSite;
     const torch::Tensor attended = compat::causalAttention(
-        q, repeatKv(k, heads / kv_heads), repeatKv(v, heads / kv_heads),
-        1.0 / std::sqrt(static_cast<double>(head_dim)), p,
+        q, k, v, 1.0 / std::sqrt(static_cast<double>(head_dim)), p,
         [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); });
     return attention_->project(
         output, attended.transpose(1, 2).reshape({batch * length, heads * head_dim}));
 }
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor &x, std::int64_t batch,
-                                        std::int64_t offset,
-                                        const torch::Tensor &inverse_frequencies,
-                                        torch::Tensor *keys, torch::Tensor *values) {
+                                        const RopeTables &rope, torch::Tensor *keys,
+                                        torch::Tensor *values) {
     const double p = options_.residual_dropout;
-    torch::Tensor h =
-        x + dropout(attend(attention_norm_(x), batch, offset, inverse_frequencies, keys, values), p,
-                    kAttentionResidualSite);
+    torch::Tensor h = x + dropout(attend(attention_norm_(x), batch, rope, keys, values), p,
+                                  kAttentionResidualSite);
     const torch::Tensor normed = mlp_norm_(h);
     torch::Tensor mlp_out;
     if (isGpt2(options_)) {
@@ -246,10 +262,10 @@ CausalLmImpl::CausalLmImpl(CausalLmOptions options) : options_(std::move(options
     auto body =
         register_module(gpt2 ? "transformer" : "model", std::make_shared<torch::nn::Module>());
     embedding_ = body->register_module(gpt2 ? "wte" : "embed_tokens",
-                                       torch::nn::Embedding(options_.vocab_size, options_.dim));
+                                       uninitialisedEmbedding(options_.vocab_size, options_.dim));
     if (gpt2) {
         positions_ = body->register_module(
-            "wpe", torch::nn::Embedding(options_.max_positions, options_.dim));
+            "wpe", uninitialisedEmbedding(options_.max_positions, options_.dim));
     }
     torch::nn::ModuleList list;
     body->register_module(gpt2 ? "h" : "layers", list);
@@ -260,10 +276,8 @@ CausalLmImpl::CausalLmImpl(CausalLmOptions options) : options_(std::move(options
     final_norm_ = body->register_module(gpt2 ? "ln_f" : "norm",
                                         LmNorm(options_.dim, options_.norm_eps, !gpt2));
     if (!options_.tie_embeddings) {
-        lm_head_ = register_module(
-            "lm_head",
-            torch::nn::Linear(
-                torch::nn::LinearOptions(options_.dim, options_.vocab_size).bias(false)));
+        lm_head_ = register_module("lm_head",
+                                   uninitialisedLinear(options_.dim, options_.vocab_size, false));
     }
     if (!gpt2) {
         inverse_frequencies_ = ropeInverseFrequencies(options_.rope);
@@ -317,18 +331,22 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache) 
         cache->keys.assign(layers_.size(), torch::Tensor());
         cache->values.assign(layers_.size(), torch::Tensor());
     }
-    const torch::Tensor &frequencies = inverseFrequencies(tokens.device());
+    // Every layer rotates the same positions: the tables are made once per forward.
+    RopeTables rope;
+    if (inverse_frequencies_.defined()) {
+        rope = ropeTables(inverseFrequencies(tokens.device()), offset, length);
+    }
     for (std::size_t index = 0; index < layers_.size(); ++index) {
         DecoderLayer &layer = layers_[index];
         if (cache != nullptr) {
-            x = layer->forward(x, batch, offset, frequencies, &cache->keys[index],
-                               &cache->values[index]);
+            x = layer->forward(x, batch, rope, &cache->keys[index], &cache->values[index]);
             continue;
         }
         const bool recompute = checkpoint_every_ > 0 && is_training() &&
                                static_cast<std::int64_t>(index) % checkpoint_every_ == 0;
-        const auto run = [&layer, batch, &frequencies](const torch::Tensor &input) {
-            return layer->forward(input, batch, 0, frequencies, nullptr, nullptr);
+        // By value: a checkpointed layer runs again in backward, after this function returned.
+        const auto run = [&layer, batch, rope](const torch::Tensor &input) {
+            return layer->forward(input, batch, rope, nullptr, nullptr);
         };
         x = recompute ? checkpointed(run, x) : run(x);
     }
@@ -347,17 +365,19 @@ torch::Tensor CausalLmImpl::forward(const torch::Tensor &tokens, KvCache *cache,
         length = 1;
     }
     const torch::Tensor &head = lm_head_ ? lm_head_->weight : embedding_->weight;
-    return torch::linear(h, head).view({batch, length, options_.vocab_size});
+    return applyLinear(h, head, {}).view({batch, length, options_.vocab_size});
 }
 
 torch::Tensor CausalLmImpl::loss(const torch::Tensor &inputs, const torch::Tensor &targets) {
     TORCH_CHECK(targets.sizes() == inputs.sizes(), "targets ", targets.sizes(),
                 " must have the shape of the inputs ", inputs.sizes());
     const torch::Tensor &head = lm_head_ ? lm_head_->weight : embedding_->weight;
-    const torch::Tensor logits = torch::linear(hidden(inputs, nullptr), head);
-    return torch::nn::functional::cross_entropy(
-        logits, targets.reshape({-1}),
-        torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+    // Each row weighs the same whatever its number of targets, so a step cut into smaller
+    // micro-batches (out-of-memory recovery) sums to the same loss.
+    const torch::Tensor losses =
+        tokenLosses(hidden(inputs, nullptr), head, targets.reshape({-1})).view(targets.sizes());
+    const torch::Tensor counts = targets.ne(-100).sum(1).clamp_min(1).to(losses.scalar_type());
+    return (losses.sum(1) / counts).mean();
 }
 
 void CausalLmImpl::setCheckpointEvery(std::int64_t every) {

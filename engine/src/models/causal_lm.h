@@ -89,20 +89,18 @@ TORCH_MODULE(Projections);
 class DecoderLayerImpl : public torch::nn::Module {
 public:
     DecoderLayerImpl(const CausalLmOptions &options, std::uint64_t dropout_site);
-    // x [B*T, dim] for B rows of T positions starting at `offset`; with a cache, this layer's
-    // keys and values are appended to keys/values.
-    torch::Tensor forward(const torch::Tensor &x, std::int64_t batch, std::int64_t offset,
-                          const torch::Tensor &inverse_frequencies, torch::Tensor *keys,
-                          torch::Tensor *values);
+    // x [B*T, dim] for B rows of T positions, rope the rotary tables of those positions
+    // (Llama family); with a cache, this layer's keys and values are appended to keys/values.
+    torch::Tensor forward(const torch::Tensor &x, std::int64_t batch, const RopeTables &rope,
+                          torch::Tensor *keys, torch::Tensor *values);
     Projections attention() const { return attention_; }
     Projections mlp() const { return mlp_; }
     // "self_attn" / "attn" and "mlp": where the projections sit below the layer.
     std::string attentionName() const;
 
 private:
-    torch::Tensor attend(const torch::Tensor &x, std::int64_t batch, std::int64_t offset,
-                         const torch::Tensor &inverse_frequencies, torch::Tensor *keys,
-                         torch::Tensor *values);
+    torch::Tensor attend(const torch::Tensor &x, std::int64_t batch, const RopeTables &rope,
+                         torch::Tensor *keys, torch::Tensor *values);
     torch::Tensor dropout(const torch::Tensor &x, double p, std::uint64_t which);
 
     CausalLmOptions options_;
@@ -124,7 +122,8 @@ public:
     // positions and their keys/values are appended. last_only: logits of position T-1 only.
     torch::Tensor forward(const torch::Tensor &tokens, KvCache *cache = nullptr,
                           bool last_only = false);
-    // Mean next-token cross-entropy over the targets that are not -100 (masked positions).
+    // Next-token cross-entropy: the mean over each row's targets that are not -100 (masked
+    // positions), then the mean over rows.
     torch::Tensor loss(const torch::Tensor &inputs, const torch::Tensor &targets);
 
     const CausalLmOptions &options() const { return options_; }

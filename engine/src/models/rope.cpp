@@ -59,17 +59,23 @@ torch::Tensor ropeInverseFrequencies(const RopeOptions &options) {
 
 torch::Tensor applyRope(const torch::Tensor &x, const torch::Tensor &inverse_frequencies,
                         std::int64_t offset) {
-    const std::int64_t length = x.size(2);
-    const std::int64_t half = x.size(3) / 2;
+    return applyRope(x, ropeTables(inverse_frequencies, offset, x.size(2)));
+}
+
+RopeTables ropeTables(const torch::Tensor &inverse_frequencies, std::int64_t offset,
+                      std::int64_t length) {
     const torch::Tensor positions =
         torch::arange(offset, offset + length, inverse_frequencies.options().dtype(torch::kLong))
             .to(torch::kFloat);
     const torch::Tensor angles = torch::outer(positions, inverse_frequencies); // [T, D/2]
     const torch::Tensor both = torch::cat({angles, angles}, -1);               // [T, D]
-    const torch::Tensor cos = both.cos().to(x.scalar_type());
-    const torch::Tensor sin = both.sin().to(x.scalar_type());
+    return {both.cos(), both.sin()};
+}
+
+torch::Tensor applyRope(const torch::Tensor &x, const RopeTables &tables) {
+    const std::int64_t half = x.size(3) / 2;
     const torch::Tensor rotated = torch::cat({-x.narrow(3, half, half), x.narrow(3, 0, half)}, -1);
-    return x * cos + rotated * sin;
+    return x * tables.cos.to(x.scalar_type()) + rotated * tables.sin.to(x.scalar_type());
 }
 
 } // namespace headroom::models

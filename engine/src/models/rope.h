@@ -33,4 +33,15 @@ torch::Tensor ropeInverseFrequencies(const RopeOptions &options);
 torch::Tensor applyRope(const torch::Tensor &x, const torch::Tensor &inverse_frequencies,
                         std::int64_t offset);
 
+// The cosines and sines applyRope needs for positions offset .. offset+length-1 ([length, D]
+// float32 each): a model computes them once per forward for all its layers.
+struct RopeTables {
+    torch::Tensor cos;
+    torch::Tensor sin;
+};
+RopeTables ropeTables(const torch::Tensor &inverse_frequencies, std::int64_t offset,
+                      std::int64_t length);
+// applyRope with the tables of x's positions.
+torch::Tensor applyRope(const torch::Tensor &x, const RopeTables &tables);
+
 } // namespace headroom::models

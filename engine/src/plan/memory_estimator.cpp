@@ -1,6 +1,8 @@
 #include "compat/torch_compat.h"
 #include "plan/gpt_memory_model.h"
+#include "plan/model_facts.h"
 #include "plan/planner_request.h"
+#include "plan/pretrained_memory_model.h"
 #include "train/run_setup.h"
 #include "train/techniques.h"
 
@@ -51,6 +53,24 @@ std::string deviceKind(const Config &config) {
 
 } // namespace
 
+namespace {
+
+plan::StepMemory stepMemory(const Config &config, const ModelFacts &facts,
+                            const plan::StepTechniques &techniques) {
+    if (config.text("recipe") != "gpt") {
+        return plan::tabularStepMemory(config, facts, techniques);
+    }
+    if (config.text("model.base").empty()) {
+        return plan::gptStepMemory(config, facts.vocab_size, techniques);
+    }
+    // A pretrained base: its config.json's shapes (read here when the caller has none).
+    const ModelFacts pretrained = plan::withPretrained(config, facts);
+    return plan::pretrainedStepMemory(
+        config, plan::architectureOf(*pretrained.pretrained, pretrained.vocab_size), techniques);
+}
+
+} // namespace
+
 MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
     const plan::StepTechniques techniques = stepTechniques(config);
     MemoryEstimate estimate;
@@ -59,9 +79,7 @@ MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
     estimate.techniques = train::techniquesFromConfig(config).describe();
     estimate.micro_batch = techniques.micro_batch;
     estimate.accumulation = techniques.accumulation;
-    const plan::StepMemory memory = estimate.recipe == "gpt"
-                                        ? plan::gptStepMemory(config, facts.vocab_size, techniques)
-                                        : plan::tabularStepMemory(config, facts, techniques);
+    const plan::StepMemory memory = stepMemory(config, facts, techniques);
     estimate.model = memory.model;
     estimate.parameters = memory.parameters;
     estimate.trainable = memory.trainable;

@@ -1,6 +1,7 @@
 #include "plan/model_facts.h"
 
 #include "data/tokenizer.h"
+#include "hf/model_folder.h"
 #include "train/run_setup.h"
 
 namespace headroom::plan {
@@ -22,7 +23,73 @@ ModelFacts tabularFacts(const data::TabularSchema &schema) {
     return facts;
 }
 
+ModelFacts pretrainedFacts(const hf::ArchitectureConfig &a) {
+    PretrainedArchitecture pretrained;
+    pretrained.name = a.architecture;
+    pretrained.gpt2 = a.family == hf::ModelFamily::Gpt2;
+    pretrained.dim = a.hidden_size;
+    pretrained.layers = a.layers;
+    pretrained.heads = a.heads;
+    pretrained.kv_heads = a.kv_heads;
+    pretrained.head_dim = a.head_dim;
+    pretrained.hidden = a.intermediate_size;
+    pretrained.max_positions = a.max_positions;
+    pretrained.qkv_bias = a.qkv_bias;
+    pretrained.o_bias = a.o_bias;
+    pretrained.mlp_bias = a.mlp_bias;
+    pretrained.tied_embeddings = a.tie_word_embeddings;
+    pretrained.embedding_dropout = a.embedding_dropout;
+    pretrained.residual_dropout = a.residual_dropout;
+    pretrained.attention_dropout = a.attention_dropout;
+    ModelFacts facts = gptFacts(a.vocab_size);
+    facts.pretrained = pretrained;
+    return facts;
+}
+
+hf::ArchitectureConfig architectureOf(const PretrainedArchitecture &pretrained,
+                                      std::int64_t vocab_size) {
+    hf::ArchitectureConfig a;
+    a.architecture = pretrained.name;
+    a.family = pretrained.gpt2 ? hf::ModelFamily::Gpt2 : hf::ModelFamily::Llama;
+    a.vocab_size = vocab_size;
+    a.hidden_size = pretrained.dim;
+    a.layers = pretrained.layers;
+    a.heads = pretrained.heads;
+    a.kv_heads = pretrained.kv_heads;
+    a.head_dim = pretrained.head_dim;
+    a.intermediate_size = pretrained.hidden;
+    a.max_positions = pretrained.max_positions;
+    a.qkv_bias = pretrained.qkv_bias;
+    a.o_bias = pretrained.o_bias;
+    a.mlp_bias = pretrained.mlp_bias;
+    a.tie_word_embeddings = pretrained.tied_embeddings;
+    a.embedding_dropout = pretrained.embedding_dropout;
+    a.residual_dropout = pretrained.residual_dropout;
+    a.attention_dropout = pretrained.attention_dropout;
+    return a;
+}
+
+hf::ArchitectureConfig readBaseArchitecture(const std::string &folder) {
+    try {
+        return hf::readArchitectureConfig(hf::locateModelFolder(folder).config_path);
+    } catch (const InputError &error) {
+        throw ConfigError(std::string("model.base: ") + error.what());
+    }
+}
+
+ModelFacts withPretrained(const Config &config, ModelFacts facts, const std::string &project_path) {
+    if (facts.pretrained || config.text("model.base").empty()) {
+        return facts;
+    }
+    return pretrainedFacts(
+        readBaseArchitecture(train::resolveDataPath(config.text("model.base"), project_path)));
+}
+
 ModelFacts storedModelFacts(const Config &config, const Project &project) {
+    if (!config.text("model.base").empty()) {
+        // tokenizer=base: the vocabulary is the base's, whatever its tokenizer file holds.
+        return withPretrained(config, {}, project.path());
+    }
     if (config.text("recipe") == "gpt") {
         const data::TokenizerKind kind = data::parseTokenizerKind(config.text("tokenizer"));
         if (kind == data::TokenizerKind::Byte) {

@@ -1,19 +1,34 @@
 #pragma once
 
 #include "data/tabular_schema.h"
+#include "hf/architecture_config.h"
 
 #include <headroom/plan.h>
 #include <headroom/project.h>
 
+#include <string>
+
 namespace headroom::plan {
 
 // The shapes the estimator needs, from what a run already has: the tokenizer's vocabulary
-// (gpt) or the tabular schema.
+// (gpt), the tabular schema, or a pretrained base's config.json (its vocabulary too).
 ModelFacts gptFacts(std::int64_t vocab_size);
 ModelFacts tabularFacts(const data::TabularSchema &schema);
+ModelFacts pretrainedFacts(const hf::ArchitectureConfig &architecture);
+// The base's architecture as hf describes it (what models/causal_lm.h is built from).
+hf::ArchitectureConfig architectureOf(const PretrainedArchitecture &pretrained,
+                                      std::int64_t vocab_size);
+// config.json of the model folder at `folder` (model.base, resolved). Throws ConfigError
+// starting "model.base: " when the folder or its config cannot be read.
+hf::ArchitectureConfig readBaseArchitecture(const std::string &folder);
+// `facts` with the pretrained architecture of the config's model.base (relative to the
+// project file's folder, or to the working directory without a project) when it has one and
+// the facts lack it.
+ModelFacts withPretrained(const Config &config, ModelFacts facts,
+                          const std::string &project_path = "");
 // The same from a project without training or storing anything: the stored tokenizer or
 // schema (a SentencePiece tokenizer not trained yet counts as tokenizer.vocab_size; a schema
-// not stored yet is inferred from the data file).
+// not stored yet is inferred from the data file), or model.base's config.json.
 ModelFacts storedModelFacts(const Config &config, const Project &project);
 
 } // namespace headroom::plan

@@ -2,6 +2,7 @@
 // that divides the effective batch, estimated; the fastest that fits the budget with the
 // safety margin wins. Speeds are relative factors per technique and device (measured on the
 // CPU, see docs/BENCHMARKS.md; published figures elsewhere), times a batch-efficiency term.
+#include "plan/model_facts.h"
 #include "plan/planner_request.h"
 
 #include <headroom/plan.h>
@@ -94,12 +95,57 @@ bool sameTechniques(const Option &a, const Option &b) {
            a.optimizer == b.optimizer && a.offload == b.offload;
 }
 
+// The peak of `config` with LoRA adapters (the default rank, the configured targets) and the
+// techniques in `overrides`; nothing when the targets do not name this model's projections.
+std::optional<MemoryEstimate> withLora(Config config, const ModelFacts &facts,
+                                       const std::vector<std::string> &overrides) {
+    for (const std::string &assignment : overrides) {
+        config.setAssignment(assignment);
+    }
+    config.set("lora.rank", "8");
+    try {
+        return estimateMemory(config, facts);
+    } catch (const ConfigError &) {
+        return std::nullopt;
+    }
+}
+
+std::string loraHint(const Config &config, const ModelFacts &facts, const Option &option) {
+    const std::optional<MemoryEstimate> lora = withLora(config, facts, optionOverrides(option));
+    if (!lora) {
+        return "make the model smaller";
+    }
+    return "train LoRA adapters instead of every weight (lora.rank=8 needs " +
+           formatBytes(lora->peak) + " at micro-batch " + std::to_string(option.micro_batch) + ")";
+}
+
+// LoRA is the user's choice, never the planner's: the decision says what it costs or saves.
+PlanDecision loraDecision(const Config &base, const ModelFacts &facts, const Option &best) {
+    const std::int64_t rank = base.integer("lora.rank");
+    if (rank > 0) {
+        return {"lora.rank", std::to_string(rank),
+                "adapters on " + base.text("lora.targets") + ": " +
+                    std::to_string(best.estimate.trainable) + " of " +
+                    std::to_string(best.estimate.parameters) +
+                    " parameters train, and only they have gradients and optimizer state"};
+    }
+    const std::optional<MemoryEstimate> lora = withLora(base, facts, optionOverrides(best));
+    std::string reason = "full fine-tune: every parameter trains";
+    if (lora) {
+        reason += "; LoRA adapters (lora.rank=8) would need " + formatBytes(lora->peak) +
+                  " instead of " + formatBytes(best.estimate.peak);
+    }
+    return {"lora.rank", "0", reason};
+}
+
 } // namespace
 
 namespace plan {
 
-Plan choosePlan(const Config &base, const ModelFacts &facts, const HardwareProfile &profile,
+Plan choosePlan(const Config &base, const ModelFacts &given_facts, const HardwareProfile &profile,
                 const std::vector<MemoryHistoryRecord> &history) {
+    // A pretrained base's config.json is read once, not for every option.
+    const ModelFacts facts = withPretrained(base, given_facts);
     Plan plan;
     plan.profile = profile;
     plan.safety_margin = kSafetyMargin;
@@ -107,6 +153,7 @@ Plan choosePlan(const Config &base, const ModelFacts &facts, const HardwareProfi
     const std::uint64_t budget = config.bytes("memory.budget");
     const double limit = static_cast<double>(budget) * (1.0 - kSafetyMargin);
     const bool gpt = config.text("recipe") == "gpt";
+    const bool pretrained = !config.text("model.base").empty();
     const std::int64_t effective =
         config.integer("train.micro_batch") * config.integer("train.accumulation");
     const double units = gpt ? static_cast<double>(config.integer("model.seq_len")) / 32.0 : 0.125;
@@ -201,12 +248,15 @@ Plan choosePlan(const Config &base, const ModelFacts &facts, const HardwareProfi
         plan.feasible = false;
         plan.estimate = smallest->estimate;
         const std::uint64_t fixed = smallest->estimate.weights + smallest->estimate.optimizer;
-        plan.summary = "cannot fit: even " + describeOption(*smallest) + " at micro-batch " +
-                       std::to_string(smallest->micro_batch) + " needs " +
-                       formatBytes(smallest->estimate.peak) + " of the " + formatBytes(budget) +
-                       " budget less the " + std::to_string(static_cast<int>(kSafetyMargin * 100)) +
-                       " % margin (weights and optimizer state alone: " + formatBytes(fixed) +
-                       "); make the model smaller or plan for a larger profile";
+        plan.summary =
+            "cannot fit: even " + describeOption(*smallest) + " at micro-batch " +
+            std::to_string(smallest->micro_batch) + " needs " +
+            formatBytes(smallest->estimate.peak) + " of the " + formatBytes(budget) +
+            " budget less the " + std::to_string(static_cast<int>(kSafetyMargin * 100)) +
+            " % margin (weights and optimizer state alone: " + formatBytes(fixed) + "); " +
+            (pretrained && base.integer("lora.rank") == 0 ? loraHint(config, facts, *smallest)
+                                                          : "make the model smaller") +
+            " or plan for a larger profile";
         return plan;
     }
 
@@ -285,6 +335,9 @@ Plan choosePlan(const Config &base, const ModelFacts &facts, const HardwareProfi
             {"offload.optimizer", best->offload ? "on" : "off",
              reasonFor(
                  best->offload, [](const Option &o) { return !o.offload; }, "optimizer offload")});
+    }
+    if (pretrained || base.integer("lora.rank") > 0) {
+        plan.decisions.push_back(loraDecision(base, facts, *best));
     }
     std::string batch_reason = "keeps the effective batch of " + std::to_string(effective);
     const auto larger = std::find_if(options.begin(), options.end(), [&](const Option &o) {

@@ -58,6 +58,9 @@ ProbeRunner::ProbeRunner(const Config &config, Project &project) : config_(confi
 ProbeRunner::~ProbeRunner() = default;
 
 ModelFacts ProbeRunner::facts() const {
+    if (!data_.base_folder.empty()) {
+        return pretrainedFacts(readBaseArchitecture(data_.base_folder));
+    }
     if (data_.tokenizer) {
         return gptFacts(data_.tokenizer->vocabSize());
     }

@@ -47,6 +47,19 @@ std::vector<std::int32_t> HfDataTokenizer::encode(const std::string &utf8) const
     return tokenizer_.encodeIds(utf8, false);
 }
 
+std::vector<std::int32_t> HfDataTokenizer::encodeStart(const std::string &utf8) const {
+    if (!specials_at_start_) {
+        return encode(utf8);
+    }
+    std::vector<std::int32_t> ids =
+        tokenizer_.encodeIds(findInvalidUtf8(utf8) != utf8.size() ? utf8Lossy(utf8) : utf8, true);
+    // A template that also closes the text with the end-of-text id: the stream adds its own.
+    if (!ids.empty() && ids.back() == end_of_text_) {
+        ids.pop_back();
+    }
+    return ids;
+}
+
 std::string HfDataTokenizer::decode(const std::vector<std::int32_t> &ids) const {
     return tokenizer_.decode(ids, false);
 }

@@ -29,6 +29,10 @@ public:
     // Without the post-processor's specials (documents are joined with endOfTextId). Bytes
     // that are not UTF-8 become U+FFFD first, as a Rust String::from_utf8_lossy would.
     std::vector<std::int32_t> encode(const std::string &utf8) const override;
+    // With the post-processor's specials when the tokenizer was made for a pretrained model
+    // (setAddsSpecialTokensAtStart), as its library tokenizes a text by default.
+    std::vector<std::int32_t> encodeStart(const std::string &utf8) const override;
+    void setAddsSpecialTokensAtStart(bool adds) { specials_at_start_ = adds; }
     std::string decode(const std::vector<std::int32_t> &ids) const override;
     std::string serialize() const override { return serialized_; }
 
@@ -38,6 +42,7 @@ private:
     HfTokenizer tokenizer_;
     std::string serialized_;
     std::int32_t end_of_text_ = 0;
+    bool specials_at_start_ = false;
     data::TokenizerKind kind_ = data::TokenizerKind::Bpe;
 };
 

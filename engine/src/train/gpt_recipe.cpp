@@ -16,6 +16,26 @@ std::int64_t countParameters(const torch::nn::Module &module) {
     return count;
 }
 
+void maskUntrainedTargets(torch::Tensor &targets, const ExampleBatch &batch) {
+    const std::int64_t length = targets.size(1);
+    for (std::size_t row = 0; row < batch.size(); ++row) {
+        const data::Example &example = *batch[row];
+        if (example.prompt_tokens == 0 && example.real_tokens == 0) {
+            continue;
+        }
+        // Target t predicts token t + 1.
+        const std::int64_t first = std::max<std::int64_t>(0, example.prompt_tokens - 1);
+        const std::int64_t end = example.real_tokens > 0
+                                     ? std::min<std::int64_t>(length, example.real_tokens - 1)
+                                     : length;
+        torch::Tensor row_targets = targets.select(0, static_cast<std::int64_t>(row));
+        row_targets.narrow(0, 0, first).fill_(-100);
+        if (end < length) {
+            row_targets.narrow(0, end, length - end).fill_(-100);
+        }
+    }
+}
+
 namespace {
 
 class GptRecipe final : public Recipe {
@@ -30,8 +50,9 @@ public:
     torch::Tensor loss(const ExampleBatch &batch) override {
         const torch::Tensor tokens = collate(batch);
         using torch::indexing::Slice;
-        return model_->loss(tokens.index({Slice(), Slice(0, seq_len_)}),
-                            tokens.index({Slice(), Slice(1, seq_len_ + 1)}));
+        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
+        maskUntrainedTargets(targets, batch);
+        return model_->loss(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
     }
 
     void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
@@ -41,6 +62,9 @@ public:
     }
 
     std::int64_t tokensPerExample() const override { return seq_len_; }
+    std::unique_ptr<models::NextTokenLogits> nextTokenLogits() override {
+        return models::gptLogits(*model_, device_);
+    }
     bool setActivationCheckpointing(std::int64_t every) override {
         model_->setCheckpointEvery(every);
         return true;

@@ -17,106 +17,101 @@ namespace {
 
 class PretrainedRecipe final : public Recipe {
 public:
-  PretrainedRecipe(hf::ArchitectureConfig architecture, models::CausalLm model,
-                   std::int64_t seq_len, torch::Device device)
-      : architecture_(std::move(architecture)), model_(std::move(model)),
-        device_(device), seq_len_(seq_len) {
-    model_->to(device_);
-  }
+    PretrainedRecipe(hf::ArchitectureConfig architecture, models::CausalLm model,
+                     std::int64_t seq_len, torch::Device device)
+        : architecture_(std::move(architecture)), model_(std::move(model)), device_(device),
+          seq_len_(seq_len) {
+        model_->to(device_);
+    }
 
-  std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
+    std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
 
-  torch::Tensor loss(const ExampleBatch &batch) override {
-    const torch::Tensor tokens = collate(batch);
-    using torch::indexing::Slice;
-    return model_->loss(tokens.index({Slice(), Slice(0, seq_len_)}),
-                        tokens.index({Slice(), Slice(1, seq_len_ + 1)}));
-  }
+    torch::Tensor loss(const ExampleBatch &batch) override {
+        const torch::Tensor tokens = collate(batch);
+        using torch::indexing::Slice;
+        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
+        maskUntrainedTargets(targets, batch);
+        return model_->loss(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
+    }
 
-  void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
-    const auto count = static_cast<std::int64_t>(batch.size());
-    totals.loss_sum += loss(batch).item<double>() * static_cast<double>(count);
-    totals.examples += count;
-  }
+    void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
+        const auto count = static_cast<std::int64_t>(batch.size());
+        totals.loss_sum += loss(batch).item<double>() * static_cast<double>(count);
+        totals.examples += count;
+    }
 
-  std::int64_t tokensPerExample() const override { return seq_len_; }
-  bool setActivationCheckpointing(std::int64_t every) override {
-    model_->setCheckpointEvery(every);
-    return true;
-  }
-  bool reportsAccuracy() const override { return false; }
-  bool reportsRmse() const override { return false; }
+    std::int64_t tokensPerExample() const override { return seq_len_; }
+    std::unique_ptr<models::NextTokenLogits> nextTokenLogits() override {
+        return models::causalLmLogits(*model_, device_);
+    }
+    bool setActivationCheckpointing(std::int64_t every) override {
+        model_->setCheckpointEvery(every);
+        return true;
+    }
+    bool reportsAccuracy() const override { return false; }
+    bool reportsRmse() const override { return false; }
 
-  std::string describe() const override {
-    const models::CausalLmOptions &options = model_->options();
-    char text[256];
-    std::snprintf(text, sizeof text,
-                  "%s · %lld layers · dim %lld · %lld heads (%lld key/value) · "
-                  "context %lld "
-                  "of %lld · vocab %lld · %.2f M parameters",
-                  architecture_.architecture.c_str(),
-                  static_cast<long long>(options.layers),
-                  static_cast<long long>(options.dim),
-                  static_cast<long long>(options.heads),
-                  static_cast<long long>(options.kv_heads),
-                  static_cast<long long>(seq_len_),
-                  static_cast<long long>(options.max_positions),
-                  static_cast<long long>(options.vocab_size),
-                  static_cast<double>(architecture_.parameterCount()) / 1e6);
-    return text;
-  }
+    std::string describe() const override {
+        const models::CausalLmOptions &options = model_->options();
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      "%s · %lld layers · dim %lld · %lld heads (%lld key/value) · "
+                      "context %lld "
+                      "of %lld · vocab %lld · %.2f M parameters",
+                      architecture_.architecture.c_str(), static_cast<long long>(options.layers),
+                      static_cast<long long>(options.dim), static_cast<long long>(options.heads),
+                      static_cast<long long>(options.kv_heads), static_cast<long long>(seq_len_),
+                      static_cast<long long>(options.max_positions),
+                      static_cast<long long>(options.vocab_size),
+                      static_cast<double>(architecture_.parameterCount()) / 1e6);
+        return text;
+    }
 
 private:
-  torch::Tensor collate(const ExampleBatch &batch) const {
-    const auto rows = static_cast<std::int64_t>(batch.size());
-    const std::int64_t width = seq_len_ + 1;
-    torch::Tensor tokens = torch::empty({rows, width}, torch::kInt64);
-    auto *out = tokens.data_ptr<std::int64_t>();
-    for (std::int64_t row = 0; row < rows; ++row) {
-      const std::vector<std::int32_t> &source =
-          batch[static_cast<std::size_t>(row)]->tokens;
-      TORCH_CHECK(static_cast<std::int64_t>(source.size()) == width,
-                  "example has ", source.size(), " tokens, expected ", width);
-      std::copy(source.begin(), source.end(), out + row * width);
+    torch::Tensor collate(const ExampleBatch &batch) const {
+        const auto rows = static_cast<std::int64_t>(batch.size());
+        const std::int64_t width = seq_len_ + 1;
+        torch::Tensor tokens = torch::empty({rows, width}, torch::kInt64);
+        auto *out = tokens.data_ptr<std::int64_t>();
+        for (std::int64_t row = 0; row < rows; ++row) {
+            const std::vector<std::int32_t> &source = batch[static_cast<std::size_t>(row)]->tokens;
+            TORCH_CHECK(static_cast<std::int64_t>(source.size()) == width, "example has ",
+                        source.size(), " tokens, expected ", width);
+            std::copy(source.begin(), source.end(), out + row * width);
+        }
+        return device_.is_cpu() ? tokens : tokens.to(device_);
     }
-    return device_.is_cpu() ? tokens : tokens.to(device_);
-  }
 
-  hf::ArchitectureConfig architecture_;
-  models::CausalLm model_;
-  torch::Device device_;
-  std::int64_t seq_len_;
+    hf::ArchitectureConfig architecture_;
+    models::CausalLm model_;
+    torch::Device device_;
+    std::int64_t seq_len_;
 };
 
 } // namespace
 
 std::unique_ptr<Recipe>
-makePretrainedRecipe(const Config &config, const std::string &base_folder,
-                     torch::Device device,
+makePretrainedRecipe(const Config &config, const std::string &base_folder, torch::Device device,
                      const std::function<void(const std::string &)> &progress) {
-  const hf::ModelFolder folder = hf::locateModelFolder(base_folder);
-  hf::ArchitectureConfig architecture =
-      hf::readArchitectureConfig(folder.config_path);
-  const std::int64_t seq_len = config.integer("model.seq_len");
-  if (seq_len > architecture.max_positions) {
-    throw ConfigError("model.seq_len=" + std::to_string(seq_len) +
-                      " is longer than " + folder.config_path + " allows (" +
-                      std::to_string(architecture.max_positions) +
-                      " positions)");
-  }
-  models::CausalLmOptions options = hf::causalLmOptions(architecture);
-  if (config.real("model.dropout") == 0) {
-    options.embedding_dropout = options.residual_dropout =
-        options.attention_dropout = 0;
-  }
-  if (progress) {
-    progress("loading " + architecture.architecture + " weights from " +
-             folder.folder);
-  }
-  models::CausalLm model(options);
-  hf::loadPretrainedWeights(*model, folder, architecture);
-  return std::make_unique<PretrainedRecipe>(std::move(architecture),
-                                            std::move(model), seq_len, device);
+    const hf::ModelFolder folder = hf::locateModelFolder(base_folder);
+    hf::ArchitectureConfig architecture = hf::readArchitectureConfig(folder.config_path);
+    const std::int64_t seq_len = config.integer("model.seq_len");
+    if (seq_len > architecture.max_positions) {
+        throw ConfigError("model.seq_len=" + std::to_string(seq_len) + " is longer than " +
+                          folder.config_path + " allows (" +
+                          std::to_string(architecture.max_positions) + " positions)");
+    }
+    models::CausalLmOptions options = hf::causalLmOptions(architecture);
+    if (config.real("model.dropout") == 0) {
+        options.embedding_dropout = options.residual_dropout = options.attention_dropout = 0;
+    }
+    if (progress) {
+        progress("loading " + architecture.architecture + " weights from " + folder.folder);
+    }
+    models::CausalLm model(options);
+    hf::loadPretrainedWeights(*model, folder, architecture);
+    return std::make_unique<PretrainedRecipe>(std::move(architecture), std::move(model), seq_len,
+                                              device);
 }
 
 } // namespace headroom::train

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "data/example.h"
+#include "models/generation.h"
 #include "models/gpt.h"
 
 #include <torch/torch.h>
@@ -52,12 +53,19 @@ public:
     // "GPT · 4 layers · dim 128 · 4 heads · 0.82 M parameters"
     virtual std::string describe() const = 0;
 
+    // Next-token logits for generation (language models); nullptr when the recipe has none.
+    virtual std::unique_ptr<models::NextTokenLogits> nextTokenLogits() { return nullptr; }
+
     // Recomputes activations of every k-th block in backward (0 = off). False when the
     // recipe has nothing to checkpoint.
     virtual bool setActivationCheckpointing(std::int64_t every) { return every == 0; }
 
     std::int64_t parameterCount() { return countParameters(*module()); }
 };
+
+// Sets to -100 (ignored by the loss) the targets [B, seq_len] that a prompt/completion example
+// does not learn: its prompt and its padding (data::Example::prompt_tokens / real_tokens).
+void maskUntrainedTargets(torch::Tensor &targets, const ExampleBatch &batch);
 
 // The GPT shape a config asks for: model.params when set, else layers/heads/dim.
 models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab_size);

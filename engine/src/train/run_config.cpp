@@ -12,6 +12,7 @@ namespace {
 
 // Keys that may differ when resuming: they change neither the model nor the data order.
 const std::set<std::string> &resumableKeys() {
+    // model.base may move: the digest recorded with the project is checked on load.
     static const std::set<std::string> keys = {"train.steps",
                                                "train.epochs",
                                                "train.early_stopping",
@@ -23,7 +24,8 @@ const std::set<std::string> &resumableKeys() {
                                                "device",
                                                "memory.budget",
                                                "recovery.min_micro_batch",
-                                               "recovery.max_recoveries"};
+                                               "recovery.max_recoveries",
+                                               "model.base"};
     return keys;
 }
 
@@ -78,6 +80,10 @@ RunPlan planRun(Project &project, const std::vector<std::string> &overrides, boo
 
     const Config saved = Config::fromJson(readCheckpointMeta(plan.checkpoint_path).config_json);
     plan.config = saved;
+    if (!saved.text("model.base").empty()) {
+        // The base as the project locates it now (it may have moved since).
+        plan.config.set("model.base", Config::fromJson(project.configJson()).text("model.base"));
+    }
     applyOverrides(plan.config, overrides);
     for (const auto &[key, value] : plan.config.values()) {
         if (value != saved.text(key) && resumableKeys().count(key) == 0) {

@@ -103,7 +103,11 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
             end_of_text = static_cast<std::int32_t>(defaults.eos_token_ids.front());
         }
         try {
-            prepared.tokenizer = tokenizers::loadHfDataTokenizer(prepared.base_folder, end_of_text);
+            auto tokenizer = tokenizers::loadHfDataTokenizer(prepared.base_folder, end_of_text);
+            // Documents start as the model saw them in pretraining (Llama's BOS).
+            static_cast<tokenizers::HfDataTokenizer &>(*tokenizer)
+                .setAddsSpecialTokensAtStart(true);
+            prepared.tokenizer = std::move(tokenizer);
         } catch (const TokenizerError &error) {
             throw ConfigError(std::string("model.base: ") + error.what());
         }

@@ -5,6 +5,7 @@
 #include "project/timestamps.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
+#include "train/sample_text.h"
 #include "train/training_run.h"
 #include "util/hashing.h"
 
@@ -96,6 +97,28 @@ void TrainingRun::evaluate() {
     record_.final_val_loss = metrics.loss;
     last_eval_ = metrics;
     trackBest(metrics);
+    emitSampleContinuation();
+}
+
+void TrainingRun::emitSampleContinuation() {
+    const std::int64_t new_tokens = plan_.config.integer("train.sample_tokens");
+    if (new_tokens == 0 || !data_.tokenizer) {
+        return;
+    }
+    std::optional<SampleContinuation> sample;
+    try {
+        sample =
+            continueValidationSample(*recipe_, *data_.tokenizer, *validation_stream_, new_tokens);
+    } catch (const std::exception &error) {
+        if (!memory::isOutOfMemory(error)) {
+            throw;
+        }
+        return; // a sample is not worth pausing the run for
+    }
+    if (sample) {
+        emit("sample", sample->prompt + " → " + sample->continuation,
+             {{"prompt", sample->prompt}, {"continuation", sample->continuation}});
+    }
 }
 
 namespace {

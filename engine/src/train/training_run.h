@@ -127,6 +127,9 @@ private:
     // kLeakWatchSteps steps: something keeps tensors alive from step to step.
     void watchForLeaks(std::int64_t step);
     void evaluate();
+    // A greedy continuation of the first validation example (train.sample_tokens), as a
+    // `sample` event.
+    void emitSampleContinuation();
     // Keeps the best validation result (a checkpoint at its step when early stopping is on)
     // and decides whether early stopping is due.
     void trackBest(const EvalMetrics &metrics);

@@ -53,6 +53,11 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
 DataPlan planForData(const Config &config, const std::string &data_path) {
     const data::DataSpec spec = specFor(config, data_path);
     DataPlan plan;
+    if (!config.text("model.base").empty()) {
+        // A pretrained base brings its own tokenizer and shapes (never a SentencePiece kind).
+        plan.facts = plan::withPretrained(config, {});
+        return plan;
+    }
     if (config.text("recipe") == "gpt") {
         plan.facts = plan::gptFacts(data::parseTokenizerKind(config.text("tokenizer")) ==
                                             data::TokenizerKind::Byte

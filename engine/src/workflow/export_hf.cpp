@@ -13,10 +13,9 @@
 #include <headroom/project.h>
 #include <headroom/workflow.h>
 
-#include <nlohmann/json.hpp>
-
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 
 namespace headroom {
 
@@ -38,169 +37,151 @@ const char *const kCopiedFiles[] = {"config.json",
                                     "added_tokens.json"};
 
 torch::ScalarType scalarType(const std::string &dtype) {
-  return dtype == "F16"    ? torch::kHalf
-         : dtype == "BF16" ? torch::kBFloat16
-                           : torch::kFloat;
+    return dtype == "F16" ? torch::kHalf : dtype == "BF16" ? torch::kBFloat16 : torch::kFloat;
 }
 
 void prepareFolder(const std::string &folder) {
-  std::error_code error;
-  if (fs::exists(folder, error) && !fs::is_directory(folder, error)) {
-    throw InputError(folder + " exists and is not a folder");
-  }
-  if (fs::is_directory(folder, error) && !fs::is_empty(folder, error)) {
-    throw InputError(folder +
-                     " is not empty; export into a new or empty folder");
-  }
-  fs::create_directories(folder, error);
-  if (error) {
-    throw InputError("cannot create " + folder + ": " + error.message());
-  }
+    std::error_code error;
+    if (fs::exists(folder, error) && !fs::is_directory(folder, error)) {
+        throw InputError(folder + " exists and is not a folder");
+    }
+    if (fs::is_directory(folder, error) && !fs::is_empty(folder, error)) {
+        throw InputError(folder + " is not empty; export into a new or empty folder");
+    }
+    fs::create_directories(folder, error);
+    if (error) {
+        throw InputError("cannot create " + folder + ": " + error.message());
+    }
 }
 
 void writeText(const std::string &path, const std::string &text) {
-  std::ofstream out(path, std::ios::binary);
-  out << text;
-  out.close();
-  if (!out) {
-    throw InputError("cannot write " + path + " (disk full?)");
-  }
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    out.close();
+    if (!out) {
+        throw InputError("cannot write " + path + " (disk full?)");
+    }
 }
 
 struct PretrainedRun {
-  workflow::RunModel run;
-  models::CausalLmImpl *model = nullptr;
-  hf::ModelFolder folder;
-  hf::ArchitectureConfig architecture;
+    workflow::RunModel run;
+    models::CausalLmImpl *model = nullptr;
+    hf::ModelFolder folder;
+    hf::ArchitectureConfig architecture;
 };
 
-PretrainedRun loadPretrainedRun(const std::string &project_path,
-                                std::int64_t run_id) {
-  Project project = Project::openForReading(project_path);
-  if (Config::fromJson(project.configJson()).text("model.base").empty()) {
-    throw InputError(project_path +
-                     " was not created from a pretrained model (model.base "
-                     "is empty): export its weights with --weights FILE");
-  }
-  PretrainedRun result;
-  result.run = workflow::loadRunModel(project, run_id);
-  result.model =
-      dynamic_cast<models::CausalLmImpl *>(result.run.recipe->module().get());
-  result.folder = hf::locateModelFolder(result.run.prepared.base_folder);
-  result.architecture = hf::readArchitectureConfig(result.folder.config_path);
-  return result;
+PretrainedRun loadPretrainedRun(const std::string &project_path, std::int64_t run_id) {
+    Project project = Project::openForReading(project_path);
+    if (Config::fromJson(project.configJson()).text("model.base").empty()) {
+        throw InputError(project_path + " was not created from a pretrained model (model.base "
+                                        "is empty): export its weights with --weights FILE");
+    }
+    PretrainedRun result;
+    result.run = workflow::loadRunModel(project, run_id);
+    result.model = dynamic_cast<models::CausalLmImpl *>(result.run.recipe->module().get());
+    result.folder = hf::locateModelFolder(result.run.prepared.base_folder);
+    result.architecture = hf::readArchitectureConfig(result.folder.config_path);
+    return result;
 }
 
 // Stored dtype of each base tensor, so an export keeps the base's precision per
 // tensor.
-std::map<std::string, std::string>
-baseDtypes(const hf::ModelFolder &folder,
-           const hf::ArchitectureConfig &architecture) {
-  std::vector<hf::SafetensorsFile> files;
-  for (const std::string &path : folder.weight_files) {
-    files.push_back(hf::SafetensorsFile::open(path));
-  }
-  std::map<std::string, std::string> dtypes;
-  for (const auto &[name, located] :
-       hf::validateCheckpoint(folder, architecture, files)) {
-    dtypes[name] = located.record.dtype;
-  }
-  return dtypes;
+std::map<std::string, std::string> baseDtypes(const hf::ModelFolder &folder,
+                                              const hf::ArchitectureConfig &architecture) {
+    std::vector<hf::SafetensorsFile> files;
+    for (const std::string &path : folder.weight_files) {
+        files.push_back(hf::SafetensorsFile::open(path));
+    }
+    std::map<std::string, std::string> dtypes;
+    for (const auto &[name, located] : hf::validateCheckpoint(folder, architecture, files)) {
+        dtypes[name] = located.record.dtype;
+    }
+    return dtypes;
 }
 
-exporting::TensorView viewOf(const std::string &name,
-                             const torch::Tensor &tensor,
-                             const std::string &dtype,
-                             std::vector<torch::Tensor> &keep_alive) {
-  keep_alive.push_back(
-      tensor.detach().to(torch::kCPU).to(scalarType(dtype)).contiguous());
-  const torch::Tensor &stored = keep_alive.back();
-  exporting::TensorView view;
-  view.name = name;
-  view.dtype = dtype;
-  view.shape = stored.sizes().vec();
-  view.data = stored.data_ptr();
-  view.bytes = static_cast<std::uint64_t>(stored.nbytes());
-  return view;
+exporting::TensorView viewOf(const std::string &name, const torch::Tensor &tensor,
+                             const std::string &dtype, std::vector<torch::Tensor> &keep_alive) {
+    keep_alive.push_back(tensor.detach().to(torch::kCPU).to(scalarType(dtype)).contiguous());
+    const torch::Tensor &stored = keep_alive.back();
+    exporting::TensorView view;
+    view.name = name;
+    view.dtype = dtype;
+    view.shape = stored.sizes().vec();
+    view.data = stored.data_ptr();
+    view.bytes = static_cast<std::uint64_t>(stored.nbytes());
+    return view;
 }
 
 } // namespace
 
-std::int64_t exportHfFolder(const std::string &project_path,
-                            std::int64_t run_id, const std::string &folder) {
-  PretrainedRun source = loadPretrainedRun(project_path, run_id);
-  prepareFolder(folder);
-  const std::map<std::string, std::string> dtypes =
-      baseDtypes(source.folder, source.architecture);
-  std::vector<torch::Tensor> keep_alive;
-  std::vector<exporting::TensorView> views;
-  for (const auto &[name, tensor] : source.model->mergedState()) {
-    const auto dtype = dtypes.find(name);
-    torch::Tensor stored =
-        hf::storedTransposed(source.architecture, name) ? tensor.t() : tensor;
-    views.push_back(viewOf(name, stored,
-                           dtype != dtypes.end() ? dtype->second : "F32",
-                           keep_alive));
-  }
-  exporting::writeSafetensors((fs::path(folder) / "model.safetensors").string(),
-                              views, {{"format", "pt"}});
-  for (const char *name : kCopiedFiles) {
-    const fs::path from = fs::path(source.folder.folder) / name;
-    std::error_code error;
-    if (fs::is_regular_file(from, error)) {
-      fs::copy_file(from, fs::path(folder) / name, error);
-      if (error) {
-        throw InputError("cannot copy " + from.string() + ": " +
-                         error.message());
-      }
+std::int64_t exportHfFolder(const std::string &project_path, std::int64_t run_id,
+                            const std::string &folder) {
+    PretrainedRun source = loadPretrainedRun(project_path, run_id);
+    prepareFolder(folder);
+    const std::map<std::string, std::string> dtypes =
+        baseDtypes(source.folder, source.architecture);
+    std::vector<torch::Tensor> keep_alive;
+    std::vector<exporting::TensorView> views;
+    for (const auto &[name, tensor] : source.model->mergedState()) {
+        const auto dtype = dtypes.find(name);
+        torch::Tensor stored =
+            hf::storedTransposed(source.architecture, name) ? tensor.t() : tensor;
+        views.push_back(
+            viewOf(name, stored, dtype != dtypes.end() ? dtype->second : "F32", keep_alive));
     }
-  }
-  return source.run.step;
+    exporting::writeSafetensors((fs::path(folder) / "model.safetensors").string(), views,
+                                {{"format", "pt"}});
+    for (const char *name : kCopiedFiles) {
+        const fs::path from = fs::path(source.folder.folder) / name;
+        std::error_code error;
+        if (fs::is_regular_file(from, error)) {
+            fs::copy_file(from, fs::path(folder) / name, error);
+            if (error) {
+                throw InputError("cannot copy " + from.string() + ": " + error.message());
+            }
+        }
+    }
+    return source.run.step;
 }
 
-std::int64_t exportPeftAdapter(const std::string &project_path,
-                               std::int64_t run_id, const std::string &folder) {
-  PretrainedRun source = loadPretrainedRun(project_path, run_id);
-  if (!source.model->loraOptions()) {
-    throw InputError(
-        "run " + std::to_string(source.run.run_id) +
-        " is not a LoRA run (lora.rank is 0): it has no adapter; export the "
-        "whole model with --hf DIR");
-  }
-  prepareFolder(folder);
-  const models::LoraOptions &lora = *source.model->loraOptions();
-  std::vector<torch::Tensor> keep_alive;
-  std::vector<exporting::TensorView> views;
-  for (const auto &[path, adapter] : source.model->loraAdapters()) {
-    const std::string prefix = "base_model.model." + path;
-    views.push_back(
-        viewOf(prefix + ".lora_A.weight", adapter->a, "F32", keep_alive));
-    views.push_back(
-        viewOf(prefix + ".lora_B.weight", adapter->b, "F32", keep_alive));
-  }
-  exporting::writeSafetensors(
-      (fs::path(folder) / "adapter_model.safetensors").string(), views,
-      {{"format", "pt"}});
-  const nlohmann::ordered_json config = {
-      {"alpha_pattern", nlohmann::json::object()},
-      {"base_model_name_or_path", source.folder.folder},
-      {"bias", "none"},
-      {"fan_in_fan_out", source.architecture.family == hf::ModelFamily::Gpt2},
-      {"inference_mode", true},
-      {"init_lora_weights", true},
-      {"lora_alpha", lora.alpha()},
-      {"lora_dropout", lora.dropout()},
-      {"modules_to_save", nullptr},
-      {"peft_type", "LORA"},
-      {"r", lora.rank()},
-      {"rank_pattern", nlohmann::json::object()},
-      {"target_modules", lora.targets()},
-      {"task_type", "CAUSAL_LM"},
-      {"use_dora", false},
-      {"use_rslora", false}};
-  writeText((fs::path(folder) / "adapter_config.json").string(),
-            config.dump(2) + "\n");
-  return source.run.step;
+std::int64_t exportPeftAdapter(const std::string &project_path, std::int64_t run_id,
+                               const std::string &folder) {
+    PretrainedRun source = loadPretrainedRun(project_path, run_id);
+    if (!source.model->loraOptions()) {
+        throw InputError("run " + std::to_string(source.run.run_id) +
+                         " is not a LoRA run (lora.rank is 0): it has no adapter; export the "
+                         "whole model with --hf DIR");
+    }
+    prepareFolder(folder);
+    const models::LoraOptions &lora = *source.model->loraOptions();
+    std::vector<torch::Tensor> keep_alive;
+    std::vector<exporting::TensorView> views;
+    for (const auto &[path, adapter] : source.model->loraAdapters()) {
+        const std::string prefix = "base_model.model." + path;
+        views.push_back(viewOf(prefix + ".lora_A.weight", adapter->a, "F32", keep_alive));
+        views.push_back(viewOf(prefix + ".lora_B.weight", adapter->b, "F32", keep_alive));
+    }
+    exporting::writeSafetensors((fs::path(folder) / "adapter_model.safetensors").string(), views,
+                                {{"format", "pt"}});
+    const nlohmann::ordered_json config = {
+        {"alpha_pattern", nlohmann::json::object()},
+        {"base_model_name_or_path", source.folder.folder},
+        {"bias", "none"},
+        {"fan_in_fan_out", source.architecture.family == hf::ModelFamily::Gpt2},
+        {"inference_mode", true},
+        {"init_lora_weights", true},
+        {"lora_alpha", lora.alpha()},
+        {"lora_dropout", lora.dropout()},
+        {"modules_to_save", nullptr},
+        {"peft_type", "LORA"},
+        {"r", lora.rank()},
+        {"rank_pattern", nlohmann::json::object()},
+        {"target_modules", lora.targets()},
+        {"task_type", "CAUSAL_LM"},
+        {"use_dora", false},
+        {"use_rslora", false}};
+    writeText((fs::path(folder) / "adapter_config.json").string(), config.dump(2) + "\n");
+    return source.run.step;
 }
 
 } // namespace headroom

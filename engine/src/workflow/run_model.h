@@ -16,11 +16,11 @@ namespace headroom::workflow {
 // model on the CPU, in eval mode, with the config and data preparation they
 // were trained with.
 struct RunModel {
-  std::int64_t run_id = 0; // 0: the imported base, no run
-  std::int64_t step = 0;
-  Config config;
-  train::PreparedData prepared;
-  std::unique_ptr<train::Recipe> recipe;
+    std::int64_t run_id = 0; // 0: the imported base, no run
+    std::int64_t step = 0;
+    Config config;
+    train::PreparedData prepared;
+    std::unique_ptr<train::Recipe> recipe;
 };
 
 // run_id > 0: that run (InputError without a checkpoint). 0: the newest run

@@ -1,0 +1,319 @@
+// The estimator on pretrained bases against the ground truth: the counting CPU allocator's peak
+// over real training steps of tiny GPT-2, Llama (grouped-query attention) and Qwen2 folders written
+// here, over precisions, checkpointing, LoRA, full fine-tuning, optimizers and shapes.
+#include "export/safetensors.h"
+#include "hf/architecture_config.h"
+#include "hf/checkpoint_layout.h"
+#include "plan/model_facts.h"
+#include "plan/pretrained_memory_model.h"
+#include "sample_files.h"
+#include "training_support.h"
+
+#include <headroom/data_preview.h>
+#include <headroom/plan.h>
+#include <headroom/project.h>
+
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+using namespace headroom;
+using namespace test_support;
+
+namespace {
+
+// Two steps, no evaluation: the run's peak is the training step's.
+const QStringList kMeasure = {"train.steps=2", "train.eval_every=0", "train.checkpoint_every=0",
+                              "train.warmup_steps=1", "data.max_examples=400"};
+
+const char *const kGpt2 =
+    R"({"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2",
+  "vocab_size": 512, "n_embd": 64, "n_layer": 2, "n_head": 4, "n_positions": 512,
+  "bos_token_id": 340, "eos_token_id": 340})";
+const char *const kLlama =
+    R"({"architectures": ["LlamaForCausalLM"], "model_type": "llama",
+  "vocab_size": 512, "hidden_size": 64, "intermediate_size": 176, "num_hidden_layers": 3,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 512,
+  "tie_word_embeddings": false, "bos_token_id": 343, "eos_token_id": 340})";
+const char *const kQwen2 =
+    R"({"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
+  "vocab_size": 448, "hidden_size": 96, "intermediate_size": 256, "num_hidden_layers": 2,
+  "num_attention_heads": 6, "num_key_value_heads": 1, "max_position_embeddings": 512,
+  "tie_word_embeddings": true, "use_sliding_window": false, "bos_token_id": 340,
+  "eos_token_id": 340})";
+
+void writeText(const std::filesystem::path &path, const std::string &text) {
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+// config.json, small random F32 weights (norms at one, biases at zero) and the byte-level BPE
+// tokenizer of the tokenizer tests.
+QString writeModelFolder(const QDir &parent, const QString &name, const char *config_json) {
+    const std::filesystem::path folder = parent.filePath(name).toStdString();
+    std::filesystem::create_directories(folder);
+    writeText(folder / "config.json", config_json);
+    std::filesystem::copy_file(std::string(HEADROOM_SOURCE_DIR) +
+                                   "/tests/data/tokenizers/bpe_byte_level/tokenizer.json",
+                               folder / "tokenizer.json");
+    const hf::ArchitectureConfig architecture =
+        hf::parseArchitectureConfig(config_json, "config.json");
+    std::mt19937 random(7);
+    std::normal_distribution<float> normal(0.0F, 0.02F);
+    std::vector<std::vector<float>> data;
+    std::vector<exporting::TensorView> views;
+    const std::vector<hf::ExpectedTensor> tensors = hf::expectedTensors(architecture);
+    data.reserve(tensors.size());
+    for (const hf::ExpectedTensor &tensor : tensors) {
+        std::int64_t count = 1;
+        for (const std::int64_t size : tensor.shape) {
+            count *= size;
+        }
+        const bool norm = tensor.name.find("norm") != std::string::npos ||
+                          tensor.name.find("ln_") != std::string::npos;
+        const bool bias =
+            tensor.name.size() > 4 && tensor.name.compare(tensor.name.size() - 4, 4, "bias") == 0;
+        std::vector<float> values(static_cast<std::size_t>(count));
+        for (float &value : values) {
+            value = norm ? (bias ? 0.0F : 1.0F) : (bias ? 0.0F : normal(random));
+        }
+        data.push_back(std::move(values));
+        views.push_back({tensor.name, "F32", tensor.shape, data.back().data(),
+                         static_cast<std::uint64_t>(count) * 4});
+    }
+    exporting::writeSafetensors((folder / "model.safetensors").string(), views, {{"format", "pt"}});
+    return QString::fromStdString(folder.string());
+}
+
+QString createPretrainedProject(const QString &project_path, const QString &data_path,
+                                const QString &base) {
+    NewProjectRequest request;
+    request.project_path = project_path.toStdString();
+    request.recipe = "gpt";
+    request.data_path = data_path.toStdString();
+    request.base_path = base.toStdString();
+    request.overrides = {"model.seq_len=64", "train.micro_batch=4"};
+    createProject(request, [](const std::string &) {});
+    return project_path;
+}
+
+Config configOf(const QString &project_path, const QStringList &settings) {
+    Project project = Project::openForReading(project_path.toStdString());
+    Config config = Config::fromJson(project.configJson());
+    for (const std::string &assignment : toStd(settings)) {
+        config.setAssignment(assignment);
+    }
+    return config;
+}
+
+MemoryEstimate estimateFor(const QString &project_path, const QStringList &settings) {
+    const Config config = configOf(project_path, kMeasure + settings);
+    return estimateMemory(config, plan::storedModelFacts(
+                                      config, Project::openForReading(project_path.toStdString())));
+}
+
+// The highest step peak of the run (what the run records as its peak), taken from the steps
+// themselves so that a failure after them (the end-of-run evaluation) does not hide it.
+class PeakObserver final : public SessionObserver {
+public:
+    void onStep(const StepMetrics &metrics) override {
+        peak = std::max(peak, metrics.mem_peak);
+        ++steps;
+    }
+    std::uint64_t peak = 0;
+    int steps = 0;
+};
+
+std::uint64_t measuredPeak(const QString &project_path, const QStringList &settings) {
+    SessionRequest request;
+    request.project_path = project_path.toStdString();
+    request.overrides = toStd(kMeasure + settings);
+    Session session(request);
+    PeakObserver observer;
+    session.addObserver(&observer);
+    session.start();
+    const RunResult result = session.wait();
+    if (result.failure != FailureKind::None) {
+        qWarning("the run failed after %d steps: %s", observer.steps, result.message.c_str());
+    }
+    return observer.steps == 2 ? observer.peak : 0;
+}
+
+} // namespace
+
+class TestPretrainedMemory : public QObject {
+    Q_OBJECT
+
+private:
+    QTemporaryDir dir_;
+    QString data_;
+    QString gpt2_;
+    QString llama_;
+    QString qwen2_;
+    QString llama_base_;
+
+    QString project(const QString &name) const {
+        return name == "gpt2" ? gpt2_ : (name == "llama" ? llama_ : qwen2_);
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(dir_.isValid());
+        const QDir folder(dir_.path());
+        data_ = writeFile(folder, "story.txt", storyText(2000));
+        llama_base_ = writeModelFolder(folder, "llama", kLlama);
+        gpt2_ = createPretrainedProject(folder.filePath("gpt2.headroom"), data_,
+                                        writeModelFolder(folder, "gpt2", kGpt2));
+        llama_ = createPretrainedProject(folder.filePath("llama.headroom"), data_, llama_base_);
+        qwen2_ = createPretrainedProject(folder.filePath("qwen2.headroom"), data_,
+                                         writeModelFolder(folder, "qwen2", kQwen2));
+    }
+
+    void predictsTheAllocatorPeak_data() {
+        QTest::addColumn<QString>("base");
+        QTest::addColumn<QStringList>("settings");
+        const auto row = [](const char *name, const char *base, const QStringList &settings) {
+            QTest::newRow(name) << QString(base) << settings;
+        };
+        row("gpt2 fp32", "gpt2", {});
+        row("gpt2 bf16", "gpt2", {"precision=bf16", "train.micro_batch=2", "model.seq_len=128"});
+        row("gpt2 checkpointing", "gpt2", {"checkpointing=1", "model.seq_len=128"});
+        row("gpt2 no dropout", "gpt2",
+            {"model.dropout=0", "train.micro_batch=8", "model.seq_len=32"});
+        row("gpt2 lora", "gpt2", {"lora.rank=4"});
+        row("gpt2 lora c_attn bf16 ckpt", "gpt2",
+            {"lora.rank=8", "lora.targets=c_attn", "precision=bf16", "checkpointing=1"});
+        row("gpt2 8-bit seq 256", "gpt2",
+            {"optimizer=adamw8bit", "train.micro_batch=1", "model.seq_len=256"});
+        row("gpt2 accumulation", "gpt2", {"train.accumulation=2"});
+        row("llama fp32", "llama", {});
+        row("llama bf16", "llama", {"precision=bf16", "train.micro_batch=2", "model.seq_len=128"});
+        row("llama checkpointing", "llama", {"checkpointing=1", "train.micro_batch=8"});
+        row("llama bf16 ckpt 2 seq 256", "llama",
+            {"precision=bf16", "checkpointing=2", "train.micro_batch=1", "model.seq_len=256"});
+        row("llama lora q,v", "llama", {"lora.rank=8", "lora.targets=q_proj,v_proj"});
+        row("llama lora all bf16", "llama",
+            {"lora.rank=4", "lora.targets=all-linear", "lora.dropout=0", "precision=bf16"});
+        row("llama lora ckpt", "llama", {"lora.rank=4", "checkpointing=1", "train.micro_batch=8"});
+        row("llama 8-bit", "llama", {"optimizer=adamw8bit", "model.seq_len=32"});
+        row("llama bf16 accumulation", "llama", {"precision=bf16", "train.accumulation=2"});
+        row("llama bf16 4 x 64", "llama", {"precision=bf16"});
+        row("llama 8 x 256", "llama", {"train.micro_batch=8", "model.seq_len=256"});
+        row("gpt2 bf16 4 x 64", "gpt2", {"precision=bf16"});
+        row("gpt2 lora ckpt bf16 8 x 256", "gpt2",
+            {"lora.rank=8", "checkpointing=1", "precision=bf16", "train.micro_batch=8",
+             "model.seq_len=256"});
+        row("qwen2 fp32", "qwen2", {});
+        row("qwen2 lora bf16 ckpt", "qwen2",
+            {"lora.rank=8", "lora.targets=all-linear", "precision=bf16", "checkpointing=1"});
+        row("qwen2 ckpt seq 256", "qwen2",
+            {"checkpointing=1", "train.micro_batch=1", "model.seq_len=256"});
+    }
+
+    // Every prediction within 10 % of the measured peak.
+    void predictsTheAllocatorPeak() {
+        QFETCH(QString, base);
+        QFETCH(QStringList, settings);
+        const MemoryEstimate estimate = estimateFor(project(base), settings);
+        const std::uint64_t measured = measuredPeak(project(base), settings);
+        QVERIFY(measured > 0);
+        const double error = (static_cast<double>(estimate.peak) - static_cast<double>(measured)) /
+                             static_cast<double>(measured);
+        qInfo("%-6s %-58s measured %9llu predicted %9llu error %+6.2f %%", qPrintable(base),
+              qPrintable(settings.join(' ')), static_cast<unsigned long long>(measured),
+              static_cast<unsigned long long>(estimate.peak), 100 * error);
+        QVERIFY2(std::abs(error) <= 0.10,
+                 qPrintable(QString("predicted %1, measured %2").arg(estimate.peak).arg(measured)));
+    }
+
+    void describesTheArchitectureAndAddsUp() {
+        const MemoryEstimate estimate = estimateFor(llama_, {"train.accumulation=2"});
+        QVERIFY2(estimate.model.find("LlamaForCausalLM · 3 layers · dim 64 · 4 heads (2 "
+                                     "key/value) · context 64 · vocab 512") == 0,
+                 estimate.model.c_str());
+        QCOMPARE(estimate.weights + estimate.gradients + estimate.optimizer + estimate.activations +
+                     estimate.overhead,
+                 estimate.model_peak);
+        QCOMPARE(estimate.gradients, 4 * static_cast<std::uint64_t>(estimate.trainable));
+        QCOMPARE(estimate.optimizer, 8 * static_cast<std::uint64_t>(estimate.trainable));
+        QCOMPARE(estimate.parameters, hf::parseArchitectureConfig(kLlama, "").parameterCount());
+    }
+
+    // tokenizer=base is never read as a SentencePiece kind; the vocabulary is config.json's (512),
+    // not the tokenizer's 345 tokens.
+    void factsComeFromTheBase() {
+        const Config config = configOf(llama_, {});
+        QCOMPARE(config.text("tokenizer"), std::string("base"));
+        const ModelFacts facts =
+            plan::storedModelFacts(config, Project::openForReading(llama_.toStdString()));
+        QCOMPARE(facts.vocab_size, std::int64_t{512});
+        QVERIFY(facts.pretrained.has_value());
+        QCOMPARE(facts.pretrained->kv_heads, std::int64_t{2});
+        QCOMPARE(facts.pretrained->name, std::string("LlamaForCausalLM"));
+        // The wizard's path: facts without the architecture, model.base an absolute folder.
+        Config wizard = config;
+        wizard.set("model.base", llama_base_.toStdString());
+        ModelFacts bare;
+        bare.vocab_size = 345;
+        QCOMPARE(estimateMemory(wizard, bare).peak, estimateMemory(config, facts).peak);
+        QCOMPARE(modelFactsFor(wizard, data_.toStdString()).vocab_size, std::int64_t{512});
+    }
+
+    void loraTargetsResolveAsTheTrainerDoes() {
+        const hf::ArchitectureConfig llama = hf::parseArchitectureConfig(kLlama, "config.json");
+        const hf::ArchitectureConfig gpt2 = hf::parseArchitectureConfig(kGpt2, "config.json");
+        QCOMPARE(plan::pretrainedLoraTargets("qkv, mlp_out", llama),
+                 (std::set<std::string>{"q_proj", "k_proj", "v_proj", "down_proj"}));
+        QCOMPARE(plan::pretrainedLoraTargets("attn_out", gpt2), std::set<std::string>{"c_proj"});
+        QCOMPARE(plan::pretrainedLoraTargets("all-linear", gpt2).size(), std::size_t{3});
+        QVERIFY_THROWS_EXCEPTION(ConfigError, plan::pretrainedLoraTargets("c_attn", llama));
+        QVERIFY_THROWS_EXCEPTION(ConfigError,
+                                 estimateFor(llama_, {"lora.rank=4", "lora.targets=c_fc"}));
+    }
+
+    void eachTechniqueShrinksWhatItShould() {
+        const MemoryEstimate plain = estimateFor(llama_, {"train.micro_batch=8"});
+        QVERIFY(estimateFor(llama_, {"train.micro_batch=8", "precision=bf16"}).activations <
+                plain.activations);
+        QVERIFY(estimateFor(llama_, {"train.micro_batch=8", "checkpointing=1"}).activations <
+                plain.activations);
+        QVERIFY(estimateFor(llama_, {"train.micro_batch=8", "optimizer=adamw8bit"}).optimizer <
+                plain.optimizer);
+        const MemoryEstimate lora = estimateFor(llama_, {"train.micro_batch=8", "lora.rank=4"});
+        QVERIFY(lora.trainable < lora.parameters / 10);
+        QVERIFY(lora.optimizer < plain.optimizer / 10);
+        QVERIFY(estimateFor(llama_, {"model.seq_len=128"}).peak > plain.peak / 2);
+    }
+
+    // The plan names LoRA: what a full fine-tune costs, or what the adapters train.
+    void planStatesTheLoraChoice() {
+        const Config full = configOf(llama_, {});
+        const ModelFacts facts =
+            plan::storedModelFacts(full, Project::openForReading(llama_.toStdString()));
+        HardwareProfile profile = findHardwareProfile("cpu-8gb", detectDevices());
+        const auto loraDecision = [](const Plan &plan) {
+            return std::find_if(plan.decisions.begin(), plan.decisions.end(),
+                                [](const PlanDecision &d) { return d.setting == "lora.rank"; });
+        };
+        const Plan plain = recommendPlan(full, facts, profile);
+        QVERIFY(plain.feasible);
+        QVERIFY(loraDecision(plain) != plain.decisions.end());
+        QVERIFY(loraDecision(plain)->reason.find("full fine-tune") != std::string::npos);
+        const Plan lora = recommendPlan(configOf(llama_, {"lora.rank=8"}), facts, profile);
+        QVERIFY(loraDecision(lora)->reason.find("adapters on") == 0);
+        // Too small for even the smallest full fine-tune: the summary suggests LoRA.
+        profile.budget_bytes = 1024 * 1024;
+        Config tight = full;
+        tight.set("memory.budget", "1MiB");
+        const Plan cramped = recommendPlan(tight, facts, profile);
+        QVERIFY(!cramped.feasible);
+        QVERIFY2(cramped.summary.find("lora.rank=8") != std::string::npos, cramped.summary.c_str());
+    }
+};
+
+QTEST_GUILESS_MAIN(TestPretrainedMemory)
+#include "test_pretrained_memory.moc"

@@ -1,0 +1,101 @@
+#pragma once
+
+#include <headroom/project.h>
+
+#include <QWidget>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QLabel;
+class QPlainTextEdit;
+class QPushButton;
+class QSpinBox;
+
+namespace headroom::ui {
+
+class BackgroundJob;
+
+// True for the engine's message about a pretrained project whose base folder moved or changed
+// ("... is missing ..." / "... is not the one this project was created from ...", naming
+// model.base): the cue to offer Locate Base Model….
+bool isBaseModelProblem(const QString &error);
+
+// The Try tab: continue a prompt with a run's weights (or a pretrained project's base as
+// imported) — max tokens, temperature, top-k, top-p and seed, the model folder's generation
+// defaults where left at "model default". generateText runs on a worker thread (it loads the
+// weights first: seconds for a big model); its text pieces are handed to the UI thread with
+// one queued call at a time and appended as they arrive. Stop sets the engine's stop flag.
+class TryView : public QWidget {
+    Q_OBJECT
+
+public:
+    explicit TryView(QWidget *parent = nullptr);
+    ~TryView() override;
+
+    // Offers the runs that have a checkpoint and, for a pretrained project, its base.
+    void setProject(const QString &project_path, const std::vector<RunRecord> &runs);
+    void clearProject();
+    // Follows the project panel's selection when that run has a checkpoint.
+    void selectRun(std::int64_t run_id);
+    // The run whose weights generate: -1 the base as imported, 0 none.
+    std::int64_t selectedRunId() const;
+    int modelCount() const;
+
+    // Starts generating; returns why it cannot start, or an empty string.
+    QString generate();
+    void stop();
+    bool isGenerating() const;
+
+    QString outputText() const;
+    QString statusText() const;
+    // The last generation's error, empty when it succeeded.
+    QString errorText() const { return error_; }
+
+Q_SIGNALS:
+    // A generation ended; error is empty unless it failed.
+    void generationFinished(const QString &error);
+    // The user asked to point the project at its moved base model (then generate again).
+    void locateBaseRequested();
+
+private:
+    struct Stream;
+
+    void drainText();
+    void onFinished(const QString &error, std::int64_t tokens, double seconds, bool at_eos,
+                    const QString &text);
+    void showStatus(const QString &text, bool error);
+    void updateControls();
+
+    QString project_path_;
+    bool language_model_ = false;
+    bool pretrained_ = false;
+
+    QLabel *note_ = nullptr;
+    QComboBox *model_ = nullptr;
+    QPlainTextEdit *prompt_ = nullptr;
+    QSpinBox *max_tokens_ = nullptr;
+    QDoubleSpinBox *temperature_ = nullptr;
+    QSpinBox *top_k_ = nullptr;
+    QDoubleSpinBox *top_p_ = nullptr;
+    QSpinBox *seed_ = nullptr;
+    QPushButton *generate_ = nullptr;
+    QPushButton *stop_ = nullptr;
+    QPlainTextEdit *output_ = nullptr;
+    QLabel *status_ = nullptr;
+    QPushButton *locate_ = nullptr;
+
+    BackgroundJob *job_ = nullptr;
+    std::shared_ptr<Stream> stream_;
+    std::shared_ptr<std::atomic<bool>> stop_flag_;
+    QString generated_;      // the text of the running or last generation
+    int generated_from_ = 0; // where it starts in the output
+    QString error_;
+    bool stop_requested_ = false;
+};
+
+} // namespace headroom::ui
