@@ -265,11 +265,14 @@ void TestCliPretrained::exportOfTheBaseIsBitExact() {
 }
 
 void TestCliPretrained::fullFineTuneChangesTheWeights() {
+    // bf16 autocast, and a sample continuation at each validation (decoded one token at a
+    // time, in the weights' precision).
     const QString base = copyModel("gpt2", "gpt2-full");
-    const QString project = newProject("full", base);
+    const QString project = newProject("full", base, {"--set", "precision=bf16"});
     QVERIFY(!project.isEmpty());
     const Result trained = cli({"train", project, "--json"});
     QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    QVERIFY2(trained.out.contains("\"kind\":\"sample\""), trained.out.constData());
     const Result exported = cli({"export", project, "--run", "1", "--hf", path("full-out")});
     QVERIFY2(exported.exit_code == 0, qPrintable(exported.err));
     const Tensors original = readSafetensors(QDir(base).filePath("model.safetensors"));

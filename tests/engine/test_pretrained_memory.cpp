@@ -1,6 +1,7 @@
 // The estimator on pretrained bases against the ground truth: the counting CPU allocator's peak
-// over real training steps of tiny GPT-2, Llama (grouped-query attention) and Qwen2 folders written
-// here, over precisions, checkpointing, LoRA, full fine-tuning, optimizers and shapes.
+// over real training steps of tiny GPT-2, Llama (grouped-query attention; one with a vocabulary of
+// 32 000, whose head runs in blocks) and Qwen2 folders written here, over precisions,
+// checkpointing, LoRA, full fine-tuning, optimizers and shapes.
 #include "export/safetensors.h"
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
@@ -40,6 +41,12 @@ const char *const kLlama =
   "vocab_size": 512, "hidden_size": 64, "intermediate_size": 176, "num_hidden_layers": 3,
   "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 512,
   "tie_word_embeddings": false, "bos_token_id": 343, "eos_token_id": 340})";
+// A vocabulary large enough that the head and cross-entropy run in blocks of rows.
+const char *const kLlamaLargeVocabulary = R"({"architectures": ["LlamaForCausalLM"],
+  "model_type": "llama", "vocab_size": 32000, "hidden_size": 64, "intermediate_size": 176,
+  "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1,
+  "max_position_embeddings": 512, "tie_word_embeddings": false, "bos_token_id": 343,
+  "eos_token_id": 340})";
 const char *const kQwen2 =
     R"({"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2",
   "vocab_size": 448, "hidden_size": 96, "intermediate_size": 256, "num_hidden_layers": 2,
@@ -154,10 +161,12 @@ private:
     QString gpt2_;
     QString llama_;
     QString qwen2_;
+    QString large_;
     QString llama_base_;
 
     QString project(const QString &name) const {
-        return name == "gpt2" ? gpt2_ : (name == "llama" ? llama_ : qwen2_);
+        return name == "gpt2" ? gpt2_
+                              : (name == "llama" ? llama_ : (name == "qwen2" ? qwen2_ : large_));
     }
 
 private Q_SLOTS:
@@ -171,6 +180,9 @@ private Q_SLOTS:
         llama_ = createPretrainedProject(folder.filePath("llama.headroom"), data_, llama_base_);
         qwen2_ = createPretrainedProject(folder.filePath("qwen2.headroom"), data_,
                                          writeModelFolder(folder, "qwen2", kQwen2));
+        large_ =
+            createPretrainedProject(folder.filePath("llama32k.headroom"), data_,
+                                    writeModelFolder(folder, "llama32k", kLlamaLargeVocabulary));
     }
 
     void predictsTheAllocatorPeak_data() {
@@ -207,6 +219,11 @@ private Q_SLOTS:
         row("gpt2 lora ckpt bf16 8 x 256", "gpt2",
             {"lora.rank=8", "checkpointing=1", "precision=bf16", "train.micro_batch=8",
              "model.seq_len=256"});
+        row("llama32k fp32", "llama32k", {});
+        row("llama32k bf16 8 x 64", "llama32k", {"precision=bf16", "train.micro_batch=8"});
+        row("llama32k lora bf16", "llama32k", {"lora.rank=8", "precision=bf16"});
+        row("llama32k lora ckpt 8 x 64", "llama32k",
+            {"lora.rank=8", "lora.targets=all-linear", "checkpointing=1", "train.micro_batch=8"});
         row("qwen2 fp32", "qwen2", {});
         row("qwen2 lora bf16 ckpt", "qwen2",
             {"lora.rank=8", "lora.targets=all-linear", "precision=bf16", "checkpointing=1"});

@@ -27,7 +27,8 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
 
 // The estimator's model shapes for `config` on this data file: gpt counts the tokenizer's
 // vocabulary (the byte tokenizer's is fixed; SentencePiece, not trained yet, counts as
-// tokenizer.vocab_size); tabular infers the schema from the CSV as the trainer does. Throws
+// tokenizer.vocab_size); with model.base, the base's config.json (a relative folder from the
+// working directory); tabular infers the schema from the CSV as the trainer does. Throws
 // InputError as previewData does.
 ModelFacts modelFactsFor(const Config &config, const std::string &data_path);
 

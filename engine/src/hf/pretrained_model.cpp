@@ -14,8 +14,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <cstring>
+#include <mutex>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -45,7 +48,7 @@ constexpr int kDontNeed = MADV_DONTNEED;
 constexpr int kWillNeed = 0;
 constexpr int kDontNeed = 0;
 #endif
-constexpr std::uint64_t kReadAheadBytes = 64u << 20;
+constexpr std::uint64_t kReadAheadBytes = 256u << 20;
 
 void advisePages(const std::uint8_t *data, std::uint64_t bytes, int advice) {
 #if defined(__unix__) || defined(__APPLE__)
@@ -61,6 +64,70 @@ void advisePages(const std::uint8_t *data, std::uint64_t bytes, int advice) {
     (void)advice;
 #endif
 }
+
+// Asks the kernel for the file's pages ahead of the conversion, on a thread of its own:
+// madvise(WILLNEED) can wait until the disk has taken the requests, which must not hold up
+// the converting threads (a cold import then costs about the longer of reading and
+// converting, not their sum). At most kReadAheadBytes beyond the tensor being converted.
+class ReadAhead {
+public:
+    using Span = std::pair<const std::uint8_t *, std::uint64_t>;
+
+    explicit ReadAhead(std::vector<Span> spans) : spans_(std::move(spans)) {
+        offsets_.push_back(0);
+        for (const Span &span : spans_) {
+            offsets_.push_back(offsets_.back() + span.second);
+        }
+        thread_ = std::thread([this] { run(); });
+    }
+    ~ReadAhead() {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            stop_ = true;
+        }
+        changed_.notify_all();
+        thread_.join();
+    }
+    ReadAhead(const ReadAhead &) = delete;
+    ReadAhead &operator=(const ReadAhead &) = delete;
+
+    // The spans before `index` are converted.
+    void convertedUpTo(std::size_t index) {
+        {
+            const std::lock_guard<std::mutex> lock(mutex_);
+            converted_ = index;
+        }
+        changed_.notify_all();
+    }
+
+private:
+    void run() {
+        std::size_t next = 0;
+        std::unique_lock<std::mutex> lock(mutex_);
+        while (!stop_) {
+            next = std::max(next, converted_);
+            if (next >= spans_.size()) {
+                return;
+            }
+            if (offsets_[next] >= offsets_[converted_] + kReadAheadBytes) {
+                changed_.wait(lock);
+                continue;
+            }
+            const Span span = spans_[next++];
+            lock.unlock();
+            advisePages(span.first, span.second, kWillNeed);
+            lock.lock();
+        }
+    }
+
+    std::vector<Span> spans_;
+    std::vector<std::uint64_t> offsets_; // bytes before each span
+    std::mutex mutex_;
+    std::condition_variable changed_;
+    std::size_t converted_ = 0;
+    bool stop_ = false;
+    std::thread thread_;
+};
 
 // The parameters were allocated and not yet touched: 2 MiB pages take their first write in
 // a 512th of the page faults (most of an import's time with 4 KiB pages).
@@ -188,17 +255,15 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
         const TensorRecord &record = item.where->record;
         return std::make_pair(files[item.where->file].data(record), record.end - record.begin);
     };
-    std::size_t requested = 0;         // tensors whose pages were asked for ahead of use
-    std::uint64_t requested_bytes = 0; // of those, the bytes not yet converted
+    std::vector<ReadAhead::Span> spans;
+    spans.reserve(pending.size());
+    for (const Pending &item : pending) {
+        spans.push_back(span(item));
+    }
+    ReadAhead read_ahead(std::move(spans));
     torch::NoGradGuard no_grad;
     for (std::size_t index = 0; index < pending.size(); ++index) {
-        // Keep the disk busy while this tensor converts: the kernel reads the next ones.
-        while (requested < pending.size() &&
-               (requested <= index || requested_bytes < kReadAheadBytes)) {
-            const auto [data, bytes] = span(pending[requested++]);
-            advisePages(data, bytes, kWillNeed);
-            requested_bytes += bytes;
-        }
+        read_ahead.convertedUpTo(index);
         const std::string &name = pending[index].name;
         torch::Tensor &parameter = pending[index].parameter;
         const SafetensorsFile &file = files[pending[index].where->file];
@@ -232,7 +297,6 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
         // The converted tensor is in the model now: hand the file's pages back so the mapping
         // does not keep a second copy of the model resident.
         advisePages(bytes, byte_count, kDontNeed);
-        requested_bytes -= byte_count;
         if (!finite) {
             throw ModelFolderError(file.path() + ": tensor " + record.name +
                                    " holds NaN or infinite values");

@@ -190,8 +190,8 @@ LayerMemory layerMemory(const Lm &lm, bool input_grad) {
     return lm.gpt2 ? gpt2Layer(lm, input_grad) : llamaLayer(lm, input_grad);
 }
 
-// models/causal_lm.cpp's tokenLosses: the head and the cross-entropy run on blocks of rows whose
-// fp32 logits take at most 16 MiB.
+// models/token_losses.cpp: the head and the cross-entropy run on blocks of rows whose fp32 logits
+// take at most 16 MiB.
 constexpr Bytes kLogitsBlockBytes = 16 << 20;
 
 Bytes logitsBlockRows(const Lm &lm) {
@@ -200,8 +200,8 @@ Bytes logitsBlockRows(const Lm &lm) {
 
 // Outside the layers at the end of the forward pass: the embedding dropout's mask, the rotary
 // tables (fp32, kept by the rotations or by checkpointed layers), the final norm, the head's input,
-// under autocast the head's weight copy (a frozen head is cast again for every block) and the fp32
-// log-probabilities.
+// under autocast the head's weight copy (a frozen head is cast again for every block), and the
+// cross-entropy's fp32 probabilities and targets.
 Bytes headSaved(const Lm &lm, bool checkpointing) {
     const Bytes N = lm.N, d = lm.d;
     Bytes saved = lm.gpt2 && lm.embedding_dropout > 0 && lm.full ? 4 * N * d : 0;
@@ -215,15 +215,32 @@ Bytes headSaved(const Lm &lm, bool checkpointing) {
     if (lm.half) {
         saved += 2 * lm.V * d * (lm.full ? 1 : std::ceil(N / logitsBlockRows(lm)));
     }
-    return saved + 4 * N * lm.V;
+    return saved + 4 * N * lm.V + 9 * N;
+}
+
+// The head's forward beyond everything saved when the last block is done, at each block: its
+// logits (under autocast also their fp32 copy) beside its probabilities, the blocks after it not
+// made yet.
+Bytes headForward(const Lm &lm) {
+    const Bytes rows = logitsBlockRows(lm);
+    const Bytes blocks = std::ceil(lm.N / rows);
+    const Bytes last = lm.N - (blocks - 1) * rows;
+    const Bytes copy = lm.half && !lm.full ? 2 * lm.V * lm.d : 0;
+    const Bytes made = (lm.half ? 10 : 8) * lm.V;
+    Bytes peak = made * last - (4 * lm.V * last);
+    if (blocks > 1) {
+        peak = std::max(peak, made * rows - 4 * lm.V * (rows + last) - copy);
+    }
+    return peak;
 }
 
 // The head's backward beyond everything saved, block by block from the last (smallest) one. The
-// cross-entropy backward holds a block's log-probability and logit gradients; then the head's
-// backward makes the block's weight gradient, which autograd adds to the sum of the blocks before
-// out of place (old, new and sum alive at once; under autocast in low precision, into the sum that
-// the weight copy's backward turns to fp32 at the end). A frozen head's per-block copy is freed
-// with its block. Coefficients measured on LibTorch 1.13's CPU kernels.
+// cross-entropy's gradient is written over its saved probabilities (under autocast cast to a
+// low-precision copy, and the probabilities freed); the head's backward then makes the block's
+// weight gradient, which autograd adds to the sum of the blocks before out of place (old, new and
+// sum alive at once; under autocast in low precision, into the sum that the weight copy's backward
+// turns to fp32 at the end). A frozen head's per-block copy is freed with its block. Coefficients
+// measured on LibTorch 1.13's CPU kernels.
 Bytes headBackward(const Lm &lm) {
     const Bytes rows = logitsBlockRows(lm);
     const Bytes blocks = std::ceil(lm.N / rows);
@@ -235,21 +252,28 @@ Bytes headBackward(const Lm &lm) {
         const Bytes r = block == 0 ? lm.N - (blocks - 1) * rows : rows;
         const bool first = block == 0;
         const bool last = block == blocks - 1;
-        const Bytes sum = !lm.full || first ? 0 : (lm.half ? 2 : 4) * Vd;
-        peak = std::max(peak, 8 * r * V + sum + row_gradients - freed);
-        freed += 4 * r * V + (lm.half && !lm.full ? 2 * Vd : 0);
+        const Bytes probabilities = 4 * r * V;
         row_gradients += lm.e * r * lm.d;
-        if (!lm.full) {
+        if (lm.half) {
+            const Bytes sum = lm.full && !first ? 2 * Vd : 0;
+            peak = std::max(peak, sum + 2 * r * V + row_gradients - freed);
+            freed += probabilities;
+            if (lm.full && !first && !last) {
+                peak = std::max(peak, 6 * Vd + row_gradients - freed);
+            }
+            freed += lm.full ? 0 : 2 * Vd;
             continue;
         }
-        if (!first && !(lm.half && last)) {
-            peak = std::max(peak, (lm.half ? 6 : 12) * Vd + row_gradients - freed);
-        } else if (!lm.half) {
-            peak = std::max(peak, 4 * Vd + row_gradients - freed + 4 * r * V);
+        if (lm.full) {
+            peak =
+                std::max(peak, first ? 4 * Vd + row_gradients - freed
+                                     : std::max(8 * Vd + row_gradients - freed,
+                                                12 * Vd + row_gradients - freed - probabilities));
         }
+        freed += probabilities;
     }
     if (lm.full && lm.half) { // the weight copy's backward: the sum in fp32 beside its bf16
-        peak = std::max(peak, (blocks > 1 ? 4.3 : 4.0) * Vd + row_gradients - freed);
+        peak = std::max(peak, (blocks > 1 ? 4.5 : 4.0) * Vd + row_gradients - freed);
     }
     return peak;
 }
@@ -476,8 +500,9 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
     const Bytes head = headSaved(lm, techniques.checkpoint_every > 0);
     const Bytes earlier = accumulating ? all_gradients : 0;
 
-    // The start of backward: the head's backward next to everything saved.
-    Bytes peak = earlier + saved_layers + head + headBackward(lm);
+    // The end of the forward pass and the start of backward: the head's transients next to
+    // everything saved.
+    Bytes peak = earlier + saved_layers + head + std::max(headForward(lm), headBackward(lm));
     // Each layer's backward (a checkpointed one recomputes first): the layers below as saved, the
     // gradients of everything above it, its whole saved set and its backward transient.
     Bytes below = 0;

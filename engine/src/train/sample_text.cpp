@@ -1,5 +1,6 @@
 #include "train/sample_text.h"
 
+#include "compat/autocast.h"
 #include "models/generation.h"
 #include "tokenizers/unicode.h"
 #include "train/recipe.h"
@@ -39,6 +40,9 @@ std::optional<SampleContinuation> continueValidationSample(Recipe &recipe,
     const std::shared_ptr<torch::nn::Module> module = recipe.module();
     module->eval();
     std::vector<std::int64_t> generated;
+    // In the weights' own precision: decoding one token at a time takes kernels autocast does
+    // not cover, which would meet low-precision activations with float32 weights.
+    const compat::ScopedAutocastState full_precision(compat::AutocastState{});
     try {
         generated = models::generateTokens(*model, prompt, greedy);
     } catch (...) {

@@ -58,6 +58,10 @@ DataPlan planForData(const Config &config, const std::string &data_path) {
         plan.facts = plan::withPretrained(config, {});
         return plan;
     }
+    if (config.text("tokenizer") == "base") {
+        throw InputError("tokenizer=base needs model.base, the Hugging Face model folder whose "
+                         "tokenizer it is");
+    }
     if (config.text("recipe") == "gpt") {
         plan.facts = plan::gptFacts(data::parseTokenizerKind(config.text("tokenizer")) ==
                                             data::TokenizerKind::Byte
