@@ -48,7 +48,7 @@ constexpr int kDontNeed = MADV_DONTNEED;
 constexpr int kWillNeed = 0;
 constexpr int kDontNeed = 0;
 #endif
-constexpr std::uint64_t kReadAheadBytes = 256u << 20;
+constexpr std::uint64_t kReadAheadBytes = 32u << 20;
 
 void advisePages(const std::uint8_t *data, std::uint64_t bytes, int advice) {
 #if defined(__unix__) || defined(__APPLE__)
@@ -68,7 +68,8 @@ void advisePages(const std::uint8_t *data, std::uint64_t bytes, int advice) {
 // Asks the kernel for the file's pages ahead of the conversion, on a thread of its own:
 // madvise(WILLNEED) can wait until the disk has taken the requests, which must not hold up
 // the converting threads (a cold import then costs about the longer of reading and
-// converting, not their sum). At most kReadAheadBytes beyond the tensor being converted.
+// converting, not their sum). The tensor being converted and the next one, and more while
+// they start within kReadAheadBytes of it: asking for much more was slower here.
 class ReadAhead {
 public:
     using Span = std::pair<const std::uint8_t *, std::uint64_t>;
@@ -109,7 +110,7 @@ private:
             if (next >= spans_.size()) {
                 return;
             }
-            if (offsets_[next] >= offsets_[converted_] + kReadAheadBytes) {
+            if (next > converted_ + 1 && offsets_[next] >= offsets_[converted_] + kReadAheadBytes) {
                 changed_.wait(lock);
                 continue;
             }
