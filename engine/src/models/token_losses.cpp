@@ -9,11 +9,9 @@ namespace {
 
 constexpr std::int64_t kIgnored = -100;
 // Logits are a step's largest tensors with a large vocabulary (64 MiB for 512 tokens of
-// 32 000): blocks of rows under glibc's largest mmap threshold (32 MiB, also what the tuned
-// runtime sets) come back from the heap, where whole ones would be mapped and faulted in
-// afresh every step (30 000 page faults a step here, 5 % of it). Not smaller: each block
-// repacks the head's weight for its matrix products.
-constexpr std::int64_t kBlockBytes = (32 << 20) - (64 << 10);
+// 32 000): blocks of rows under glibc's mmap threshold come back from the heap, where whole
+// ones would be mapped and faulted in afresh every step (65 000 page faults a step here).
+constexpr std::int64_t kBlockBytes = 16 << 20;
 
 // Cross-entropy from the softmax: loss = logsumexp - x_t with logsumexp = max - log(p_max)
 // (p_max >= 1/vocab cannot underflow), and the gradient (p - onehot(t)) * g is written over p,
@@ -54,11 +52,9 @@ torch::Tensor tokenLosses(const torch::Tensor &h, const torch::Tensor &head,
                           const torch::Tensor &targets) {
     TORCH_CHECK(h.dim() == 2 && targets.dim() == 1 && targets.size(0) == h.size(0),
                 "tokenLosses: h [N, dim] and targets [N], got ", h.sizes(), " ", targets.sizes());
-    const std::int64_t most = std::max<std::int64_t>(
+    const std::int64_t block = std::max<std::int64_t>(
         1, kBlockBytes / (head.size(0) * static_cast<std::int64_t>(sizeof(float))));
-    const std::int64_t blocks = (h.size(0) + most - 1) / most;
-    const std::int64_t block = (h.size(0) + blocks - 1) / blocks; // even blocks
-    if (blocks == 1) {
+    if (h.size(0) <= block) {
         return SoftmaxCrossEntropy::apply(torch::linear(h, head), targets);
     }
     const std::vector<torch::Tensor> rows = h.split(block);
