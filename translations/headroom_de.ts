@@ -155,10 +155,6 @@
         <translation>CUDA-Allokator: zwischengespeicherte Blöcke oberhalb dieses Anteils am Budget zurückholen; 0 = aus</translation>
     </message>
     <message>
-        <source>What out-of-memory recovery may switch on, in order, once the micro-batch is 1: checkpointing, bf16, adamw8bit, offload; none = nothing</source>
-        <translation>Was die Out-of-Memory-Behandlung der Reihe nach einschalten darf, sobald der Micro-Batch 1 ist: checkpointing, bf16, adamw8bit, offload; none = nichts</translation>
-    </message>
-    <message>
         <source>Out-of-memory recovery never halves the micro-batch below this</source>
         <translation>Die Out-of-Memory-Behandlung halbiert den Micro-Batch nie unter diesen Wert</translation>
     </message>
@@ -269,6 +265,14 @@
     <message>
         <source>Tokens of a sample continuation written at each validation (gpt); 0 = off</source>
         <translation>Token einer Beispielfortsetzung, die bei jeder Validierung geschrieben wird (gpt); 0 = aus</translation>
+    </message>
+    <message>
+        <source>How the frozen base of a LoRA run (model.base) holds its attention and MLP weights: fp32, bf16/fp16 (2 bytes), int8 (per-row absmax, ~1 byte) or nf4 (4-bit NormalFloat with double-quantized scales, ~0.52 bytes); embeddings, norms and the output head stay fp32</source>
+        <translation>Wie die eingefrorene Basis eines LoRA-Laufs (model.base) ihre Attention- und MLP-Gewichte hält: fp32, bf16/fp16 (2 Byte), int8 (Absmax je Zeile, ~1 Byte) oder nf4 (4-Bit-NormalFloat mit doppelt quantisierten Skalen, ~0,52 Byte); Embeddings, Normen und der Ausgabekopf bleiben fp32</translation>
+    </message>
+    <message>
+        <source>What out-of-memory recovery may switch on, in order, once the micro-batch is 1: checkpointing, bf16, adamw8bit, int8 and nf4 (the frozen base of a LoRA run on model.base), offload; none = nothing</source>
+        <translation>Was die Out-of-Memory-Behandlung der Reihe nach einschalten darf, sobald der Micro-Batch 1 ist: checkpointing, bf16, adamw8bit, int8 und nf4 (die eingefrorene Basis eines LoRA-Laufs auf model.base), offload; none = nichts</translation>
     </message>
 </context>
 <context>
@@ -876,6 +880,38 @@
         <source>Adapt:</source>
         <translation>Anpassen:</translation>
     </message>
+    <message>
+        <source>Frozen base held as</source>
+        <translation>Eingefrorene Basis gehalten als</translation>
+    </message>
+    <message>
+        <source>fp32 (4 bytes a weight)</source>
+        <translation>fp32 (4 Byte je Gewicht)</translation>
+    </message>
+    <message>
+        <source>bf16 (2 bytes)</source>
+        <translation>bf16 (2 Byte)</translation>
+    </message>
+    <message>
+        <source>fp16 (2 bytes)</source>
+        <translation>fp16 (2 Byte)</translation>
+    </message>
+    <message>
+        <source>int8 (about 1 byte)</source>
+        <translation>int8 (etwa 1 Byte)</translation>
+    </message>
+    <message>
+        <source>nf4, 4-bit (about 0.52 bytes)</source>
+        <translation>nf4, 4 Bit (etwa 0,52 Byte)</translation>
+    </message>
+    <message>
+        <source>model.base_dtype: how the frozen attention and MLP weights are held. int8 and nf4 are dequantized layer by layer in each step: less memory, somewhat slower steps. Embeddings, norms and the output head stay fp32.</source>
+        <translation>model.base_dtype: wie die eingefrorenen Attention- und MLP-Gewichte gehalten werden. int8 und nf4 werden in jedem Schritt Schicht für Schicht dequantisiert: weniger Speicher, etwas langsamere Schritte. Embeddings, Normen und der Ausgabekopf bleiben fp32.</translation>
+    </message>
+    <message>
+        <source>&amp;Base held as:</source>
+        <translation>&amp;Basis gehalten als:</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MainWindow</name>
@@ -1391,6 +1427,10 @@
     <message>
         <source>Pro&amp;ject</source>
         <translation>Pro&amp;jekt</translation>
+    </message>
+    <message>
+        <source> (the run held its base as %1: the folder has it dequantized, the adapters merged in)</source>
+        <translation> (der Lauf hielt seine Basis als %1: der Ordner enthält sie dequantisiert, mit eingerechneten Adaptern)</translation>
     </message>
 </context>
 <context>

@@ -155,10 +155,6 @@
         <translation>CUDA 分配器：回收超过预算此比例的缓存块；0 = 关闭</translation>
     </message>
     <message>
-        <source>What out-of-memory recovery may switch on, in order, once the micro-batch is 1: checkpointing, bf16, adamw8bit, offload; none = nothing</source>
-        <translation>当微批次为 1 时，内存不足恢复可依次启用的技术：checkpointing、bf16、adamw8bit、offload；none = 不启用</translation>
-    </message>
-    <message>
         <source>Out-of-memory recovery never halves the micro-batch below this</source>
         <translation>内存不足恢复不会将微批次减半到低于此值</translation>
     </message>
@@ -269,6 +265,14 @@
     <message>
         <source>Tokens of a sample continuation written at each validation (gpt); 0 = off</source>
         <translation>每次验证时写出的示例续写的词元数（gpt）；0 = 关闭</translation>
+    </message>
+    <message>
+        <source>How the frozen base of a LoRA run (model.base) holds its attention and MLP weights: fp32, bf16/fp16 (2 bytes), int8 (per-row absmax, ~1 byte) or nf4 (4-bit NormalFloat with double-quantized scales, ~0.52 bytes); embeddings, norms and the output head stay fp32</source>
+        <translation>LoRA 运行的冻结基座 (model.base) 如何保存其注意力和 MLP 权重：fp32、bf16/fp16（2 字节）、int8（按行 absmax，约 1 字节）或 nf4（4 位 NormalFloat，缩放因子双重量化，约 0.52 字节）；嵌入、归一化层和输出头保持 fp32</translation>
+    </message>
+    <message>
+        <source>What out-of-memory recovery may switch on, in order, once the micro-batch is 1: checkpointing, bf16, adamw8bit, int8 and nf4 (the frozen base of a LoRA run on model.base), offload; none = nothing</source>
+        <translation>微批次为 1 后，内存不足恢复可依次启用的技术：checkpointing、bf16、adamw8bit、int8 和 nf4（基于 model.base 的 LoRA 运行的冻结基座）、offload；none = 不启用</translation>
     </message>
 </context>
 <context>
@@ -873,6 +877,38 @@
         <source>Adapt:</source>
         <translation>适配：</translation>
     </message>
+    <message>
+        <source>Frozen base held as</source>
+        <translation>冻结基座的保存格式</translation>
+    </message>
+    <message>
+        <source>fp32 (4 bytes a weight)</source>
+        <translation>fp32（每个权重 4 字节）</translation>
+    </message>
+    <message>
+        <source>bf16 (2 bytes)</source>
+        <translation>bf16（2 字节）</translation>
+    </message>
+    <message>
+        <source>fp16 (2 bytes)</source>
+        <translation>fp16（2 字节）</translation>
+    </message>
+    <message>
+        <source>int8 (about 1 byte)</source>
+        <translation>int8（约 1 字节）</translation>
+    </message>
+    <message>
+        <source>nf4, 4-bit (about 0.52 bytes)</source>
+        <translation>nf4，4 位（约 0.52 字节）</translation>
+    </message>
+    <message>
+        <source>model.base_dtype: how the frozen attention and MLP weights are held. int8 and nf4 are dequantized layer by layer in each step: less memory, somewhat slower steps. Embeddings, norms and the output head stay fp32.</source>
+        <translation>model.base_dtype：冻结的注意力和 MLP 权重的保存方式。int8 和 nf4 在每一步中逐层反量化：占用内存更少，步骤略慢。嵌入、归一化层和输出头保持 fp32。</translation>
+    </message>
+    <message>
+        <source>&amp;Base held as:</source>
+        <translation>基座格式(&amp;B)：</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MainWindow</name>
@@ -1387,6 +1423,10 @@
     <message>
         <source>Pro&amp;ject</source>
         <translation>项目(&amp;J)</translation>
+    </message>
+    <message>
+        <source> (the run held its base as %1: the folder has it dequantized, the adapters merged in)</source>
+        <translation>（该运行以 %1 保存基座：文件夹中为反量化后的基座，并已合并适配器）</translation>
     </message>
 </context>
 <context>

@@ -33,6 +33,11 @@ const char *const kDescriptions[] = {
                       "Tokens of a sample continuation written at each validation (gpt); 0 = off"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Hugging Face model folder to fine-tune (gpt); empty = a new "
                                     "model from scratch"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "How the frozen base of a LoRA run (model.base) holds its attention and MLP "
+                      "weights: fp32, bf16/fp16 (2 bytes), int8 (per-row absmax, ~1 byte) or nf4 "
+                      "(4-bit NormalFloat with double-quantized scales, ~0.52 bytes); embeddings, "
+                      "norms and the output head stay fp32"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Target parameter count (gpt); 0 = use layers, heads and dim"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Transformer blocks (gpt)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Attention heads (gpt)"),
@@ -66,7 +71,8 @@ const char *const kDescriptions[] = {
         "CUDA allocator: reclaim cached blocks above this share of the budget; 0 = off"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "What out-of-memory recovery may switch on, in order, once the micro-batch "
-                      "is 1: checkpointing, bf16, adamw8bit, offload; none = nothing"),
+                      "is 1: checkpointing, bf16, adamw8bit, int8 and nf4 (the frozen base of a "
+                      "LoRA run on model.base), offload; none = nothing"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Out-of-memory recovery never halves the micro-batch below this"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Out-of-memory recoveries allowed per run before it pauses"),

@@ -181,6 +181,7 @@ QString MainWindow::startFolderExport(bool adapter, const QString &folder, bool 
     const std::string project = projectPath().toStdString();
     const std::string target = folder.toStdString();
     auto step = std::make_shared<std::int64_t>(0);
+    auto base_format = std::make_shared<std::string>("fp32");
     auto error = std::make_shared<QString>();
     run_state_label_->setText(adapter ? tr("Exporting the LoRA adapters of run %1 to %2…")
                                             .arg(run_id)
@@ -189,15 +190,21 @@ QString MainWindow::startFolderExport(bool adapter, const QString &folder, bool 
                                             .arg(run_id)
                                             .arg(QDir::toNativeSeparators(folder)));
     export_job_->start(
-        [adapter, project, run_id, target, step, error] {
+        [adapter, project, run_id, target, step, base_format, error] {
             try {
-                *step = adapter ? headroom::exportPeftAdapter(project, run_id, target)
-                                : headroom::exportHfFolder(project, run_id, target);
+                if (adapter) {
+                    *step = headroom::exportPeftAdapter(project, run_id, target);
+                } else {
+                    const headroom::HfExport written =
+                        headroom::exportHfFolder(project, run_id, target);
+                    *step = written.step;
+                    *base_format = written.base_format;
+                }
             } catch (const std::exception &failure) {
                 *error = QString::fromUtf8(failure.what());
             }
         },
-        [this, adapter, run_id, folder, step, error, offer_locate] {
+        [this, adapter, run_id, folder, step, base_format, error, offer_locate] {
             // Locate is offered once per export: the retry does not ask again.
             export_offers_locate_ = offer_locate && isBaseModelProblem(*error);
             if (export_offers_locate_) {
@@ -211,15 +218,19 @@ QString MainWindow::startFolderExport(bool adapter, const QString &folder, bool 
                 });
             }
             const QString where = QDir::toNativeSeparators(folder);
-            const QString summary =
-                adapter ? tr("Wrote the LoRA adapters of run %1 at step %2 to %3")
-                              .arg(run_id)
-                              .arg(*step)
-                              .arg(where)
-                        : tr("Wrote run %1 at step %2 as a Hugging Face folder to %3")
-                              .arg(run_id)
-                              .arg(*step)
-                              .arg(where);
+            QString summary = adapter ? tr("Wrote the LoRA adapters of run %1 at step %2 to %3")
+                                            .arg(run_id)
+                                            .arg(*step)
+                                            .arg(where)
+                                      : tr("Wrote run %1 at step %2 as a Hugging Face folder to %3")
+                                            .arg(run_id)
+                                            .arg(*step)
+                                            .arg(where);
+            if (!adapter && *base_format != "fp32") {
+                summary += tr(" (the run held its base as %1: the folder has it dequantized, "
+                              "the adapters merged in)")
+                               .arg(QString::fromStdString(*base_format));
+            }
             Q_EMIT exportFinished(error->isEmpty() ? summary : QString(), *error);
         });
     updateActions();

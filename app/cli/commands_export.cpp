@@ -54,13 +54,18 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
         }
         if (!options->hf.empty() || !options->adapter.empty()) {
             if (!options->hf.empty()) {
-                const std::int64_t step =
+                const HfExport written =
                     exportHfFolder(options->project, options->run, options->hf);
                 streams.err << "wrote "
                             << (options->run < 0 ? std::string("the base model")
                                                  : "run " + std::to_string(options->run) +
-                                                       " at step " + std::to_string(step))
+                                                       " at step " + std::to_string(written.step))
                             << " to " << options->hf << " (Hugging Face layout)\n";
+                if (written.base_format != "fp32") {
+                    streams.err << "the run held its base as " << written.base_format
+                                << ": the folder has that base dequantized, the adapters merged "
+                                   "in, in the base's own dtypes\n";
+                }
             }
             if (!options->adapter.empty()) {
                 const std::int64_t step =

@@ -300,6 +300,11 @@ void TestHfModelConfig::badConfigsAreRejected_data() {
     QTest::newRow("mismatch") << llama.arg(R"("model_type": "gpt2")")
                               << "model_type \"gpt2\" does not fit architectures "
                                  "\"LlamaForCausalLM\"";
+    QTest::newRow("GPTQ quantized") << llama.arg(R"("quantization_config": {"bits": 4,
+                                                       "quant_method": "gptq"})")
+                                    << "quantization_config: this model was quantized by another "
+                                       "tool (quant_method \"gptq\"); Headroom imports F32, F16 "
+                                       "or BF16 weights";
     QTest::newRow("architectures string") << R"({"architectures": "LlamaForCausalLM"})"
                                           << "architectures is \"LlamaForCausalLM\", expected a "
                                              "list";

@@ -309,8 +309,19 @@ void TestHfModelFolder::badCheckpoints_data() {
                               << "(hidden_size 8, num_key_value_heads 1, head_dim 4) needs [4, 8]";
     QTest::newRow("I32") << "model.embed_tokens.weight"
                          << "I32"
-                         << "tensor model.embed_tokens.weight has dtype I32; supported dtypes: "
-                            "F32, F16, BF16";
+                         << "tensor model.embed_tokens.weight belongs to a model already "
+                            "quantized by another tool (I32 weights); Headroom imports F32, F16 "
+                            "or BF16 weights";
+    QTest::newRow("GPTQ") << "model.layers.0.self_attn.q_proj.weight"
+                          << "gptq"
+                          << "tensor model.layers.0.self_attn.q_proj.qweight belongs to a model "
+                             "already quantized by another tool (GPTQ/AWQ)";
+    QTest::newRow("bitsandbytes") << "model.layers.1.mlp.down_proj.weight"
+                                  << "bnb"
+                                  << "down_proj.weight.absmax belongs to a model already "
+                                     "quantized by another tool (bitsandbytes); Headroom "
+                                     "imports F32, F16 or BF16 weights and quantizes the frozen "
+                                     "base itself (model.base_dtype=int8 or nf4)";
     QTest::newRow("F64") << "lm_head.weight"
                          << "F64"
                          << "has dtype F64";
@@ -338,6 +349,10 @@ void TestHfModelFolder::badCheckpoints() {
             stored.shape.back() /= 2;
         } else if (change == "I32" || change == "F64") {
             stored.dtype = change.toStdString();
+        } else if (change == "gptq") {
+            extra.push_back({"model.layers.0.self_attn.q_proj.qweight", {1, 8}});
+        } else if (change == "bnb") {
+            extra.push_back({"model.layers.1.mlp.down_proj.weight.absmax", {4}});
         } else if (change == "lora") {
             extra.push_back({"model.layers.0.mlp.up_proj.lora_A.weight", {2, 8}});
         } else if (change == "layer") {

@@ -137,7 +137,12 @@ void TestTechniques::ladderParsesInOrder() {
     QVERIFY(rungs[2] == LadderRung::Offload);
     QVERIFY(parseLadder("none").empty());
     headroom::Config config;
-    QCOMPARE(parseLadder(config.text("recovery.ladder")).size(), std::size_t{4});
+    const std::vector<LadderRung> defaults = parseLadder(config.text("recovery.ladder"));
+    QCOMPARE(defaults.size(), std::size_t{6});
+    // The base is quantized after the cheaper rungs and before offload.
+    QVERIFY(defaults[3] == LadderRung::Int8Base);
+    QVERIFY(defaults[4] == LadderRung::Nf4Base);
+    QVERIFY(defaults[5] == LadderRung::Offload);
 }
 
 void TestTechniques::badLaddersAreRejected_data() {
@@ -176,6 +181,24 @@ void TestTechniques::rungsSkipWhatCannotHelp() {
     QVERIFY(active.precision == Precision::Bf16);
     QVERIFY(!rungSkipReason(LadderRung::Checkpointing, active, cpu, "gpt").empty());
     QVERIFY(!rungSkipReason(LadderRung::Bf16, active, cpu, "gpt").empty());
+
+    // Quantizing the base: only a LoRA run's frozen pretrained base, and only more compactly.
+    QVERIFY(QString::fromStdString(rungSkipReason(LadderRung::Nf4Base, active, cpu, "gpt"))
+                .contains("weights that train need full precision"));
+    QVERIFY(rungSkipReason(LadderRung::Int8Base, active, cpu, "gpt", true).empty());
+    active = withRung(active, LadderRung::Int8Base);
+    QVERIFY(active.base_format == headroom::BaseFormat::Int8);
+    QCOMPARE(rungSkipReason(LadderRung::Int8Base, active, cpu, "gpt", true),
+             std::string("the base is already int8"));
+    QVERIFY(rungSkipReason(LadderRung::Nf4Base, active, cpu, "gpt", true).empty());
+    active = withRung(active, LadderRung::Nf4Base);
+    QVERIFY(!rungSkipReason(LadderRung::Int8Base, active, cpu, "gpt", true).empty());
+    QCOMPARE(active.describe(), std::string("bf16 · checkpointing every block · nf4 base"));
+    QVERIFY(Techniques::fromJson(active.toJson()) == active);
+    // Records from before base formats existed read as fp32.
+    QVERIFY(Techniques::fromJson(R"({"precision":"fp32","checkpointing":0,"optimizer":"adamw",)"
+                                 R"("offload":false})")
+                .base_format == headroom::BaseFormat::Fp32);
 }
 
 void TestTechniques::allocatorSettingsAreRefusedOffCuda() {

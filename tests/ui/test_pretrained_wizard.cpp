@@ -190,6 +190,12 @@ void TestPretrainedWizard::wholeWizardCreatesAPretrainedProject() {
     wizard.findChild<QCheckBox *>("loraTarget_k_proj")->click();
     wizard.findChild<QSpinBox *>("loraRank")->setValue(4);
     QCOMPARE(wizard.settings().config.text("lora.targets"), std::string("q_proj,k_proj,v_proj"));
+    // The frozen base held at 4 bits.
+    auto *base_format = wizard.findChild<QComboBox *>("baseFormat");
+    QVERIFY(base_format && base_format->isEnabled());
+    QCOMPARE(base_format->currentData().toString(), QString("fp32"));
+    base_format->setCurrentIndex(base_format->findData("nf4"));
+    QCOMPARE(wizard.settings().config.text("model.base_dtype"), std::string("nf4"));
     // The planner's bars, or (a planner without pretrained models) the weights' size instead
     // of another model's numbers.
     auto *page = wizard.memoryPlanPage();
@@ -213,8 +219,9 @@ void TestPretrainedWizard::wholeWizardCreatesAPretrainedProject() {
     // (e) Review: the base's keys, not the from-scratch model's.
     QCOMPARE(wizard.currentId(), int(ConfigWizard::Review));
     const QString review = wizard.findChild<QPlainTextEdit *>("reviewSettings")->toPlainText();
-    for (const char *line : {"tokenizer = base", "model.seq_len = 32", "lora.rank = 4",
-                             "lora.targets = q_proj,k_proj,v_proj", "train.lr = 0.0002"}) {
+    for (const char *line :
+         {"tokenizer = base", "model.seq_len = 32", "lora.rank = 4",
+          "lora.targets = q_proj,k_proj,v_proj", "train.lr = 0.0002", "model.base_dtype = nf4"}) {
         QVERIFY2(review.contains(line), qPrintable(review));
     }
     QVERIFY2(review.contains("model.base = " + llama_), qPrintable(review));
@@ -233,6 +240,7 @@ void TestPretrainedWizard::wholeWizardCreatesAPretrainedProject() {
         {"model.seq_len", "32"},
         {"lora.rank", "4"},
         {"lora.targets", "q_proj,k_proj,v_proj"},
+        {"model.base_dtype", "nf4"},
         {"train.lr", "0.0002"},
         {"data.path", "corpus.txt"}};
     for (const auto &[key, value] : expected) {
@@ -258,6 +266,8 @@ void TestPretrainedWizard::loraOffOrWithoutTargets() {
     // LoRA off trains every weight with the smaller learning rate.
     wizard.findChild<QCheckBox *>("loraEnabled")->click();
     QVERIFY(!wizard.findChild<QSpinBox *>("loraRank")->isEnabled());
+    QVERIFY(!wizard.findChild<QComboBox *>("baseFormat")->isEnabled());
+    QCOMPARE(wizard.settings().config.text("model.base_dtype"), std::string("fp32"));
     QVERIFY(wizard.memoryPlanPage()->isComplete());
     QCOMPARE(wizard.settings().config.text("lora.rank"), std::string("0"));
     QCOMPARE(wizard.settings().config.text("train.lr"), std::string("0.00002"));

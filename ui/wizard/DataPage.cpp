@@ -344,8 +344,8 @@ bool DataPage::validatePage() {
         applyBaseSettings(settings_.config);
     } else if (settings_.base) {
         // Back from a pretrained model: its keys go back to their defaults.
-        for (const char *key :
-             {"model.base", "model.seq_len", "lora.rank", "lora.targets", "train.lr"}) {
+        for (const char *key : {"model.base", "model.seq_len", "lora.rank", "lora.targets",
+                                "model.base_dtype", "train.lr"}) {
             settings_.config.set(key, findConfigKey(key)->default_value);
         }
         settings_.base.reset();

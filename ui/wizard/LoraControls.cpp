@@ -3,6 +3,7 @@
 #include "WizardForms.h"
 
 #include <QCheckBox>
+#include <QComboBox>
 #include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -49,7 +50,21 @@ LoraControls::LoraControls(QWidget *parent) : QWidget(parent) {
     all_linear_->setObjectName(QStringLiteral("loraAllLinear"));
     all_linear_->setToolTip(tr("lora.targets=all-linear: every projection of every block"));
 
-    // [x] Train LoRA adapters ...            Rank: [8]
+    base_format_ = new QComboBox(this);
+    base_format_->setObjectName(QStringLiteral("baseFormat"));
+    base_format_->setAccessibleName(tr("Frozen base held as"));
+    base_format_->addItem(tr("fp32 (4 bytes a weight)"), QStringLiteral("fp32"));
+    base_format_->addItem(tr("bf16 (2 bytes)"), QStringLiteral("bf16"));
+    base_format_->addItem(tr("fp16 (2 bytes)"), QStringLiteral("fp16"));
+    base_format_->addItem(tr("int8 (about 1 byte)"), QStringLiteral("int8"));
+    base_format_->addItem(tr("nf4, 4-bit (about 0.52 bytes)"), QStringLiteral("nf4"));
+    base_format_->setToolTip(
+        tr("model.base_dtype: how the frozen attention and MLP weights are held. int8 and nf4 "
+           "are dequantized layer by layer in each step: less memory, somewhat slower steps. "
+           "Embeddings, norms and the output head stay fp32."));
+    base_format_label_ = buddyLabel(tr("&Base held as:"), base_format_, this);
+
+    // [x] Train LoRA adapters ...  Base held as: [fp32 v]  Rank: [8]
     // Adapt: [ ] All linear layers  [x] q_proj  [ ] k_proj  [x] v_proj  [ ] o_proj
     //                               [ ] gate_proj ...
     rank_->setMinimumWidth(rank_->fontMetrics().horizontalAdvance(QStringLiteral("00000")) + 40);
@@ -57,6 +72,9 @@ LoraControls::LoraControls(QWidget *parent) : QWidget(parent) {
     auto *top = new QHBoxLayout;
     top->addWidget(enabled_);
     top->addStretch(1);
+    top->addWidget(base_format_label_);
+    top->addWidget(base_format_);
+    top->addSpacing(12);
     top->addWidget(rank_label_);
     top->addWidget(rank_);
 
@@ -80,6 +98,11 @@ LoraControls::LoraControls(QWidget *parent) : QWidget(parent) {
         }
     });
     connect(rank_, &QSpinBox::valueChanged, this, [this] {
+        if (!loading_) {
+            Q_EMIT changed();
+        }
+    });
+    connect(base_format_, &QComboBox::currentIndexChanged, this, [this] {
         if (!loading_) {
             Q_EMIT changed();
         }
@@ -126,6 +149,9 @@ void LoraControls::load(const Config &config) {
         trimmed << target.trimmed();
     }
     all_linear_->setChecked(trimmed.contains(QStringLiteral("all-linear")));
+    const int format =
+        base_format_->findData(QString::fromStdString(config.text("model.base_dtype")));
+    base_format_->setCurrentIndex(format >= 0 ? format : 0);
     for (QCheckBox *box : projections_) {
         box->setChecked(trimmed.contains(box->property("target").toString()));
     }
@@ -135,6 +161,9 @@ void LoraControls::load(const Config &config) {
 
 void LoraControls::apply(Config &config) const {
     config.set("lora.rank", enabled_->isChecked() ? std::to_string(rank_->value()) : "0");
+    config.set("model.base_dtype", enabled_->isChecked()
+                                       ? base_format_->currentData().toString().toStdString()
+                                       : "fp32");
     const QString chosen = targets();
     if (!chosen.isEmpty()) {
         config.set("lora.targets", chosen.toStdString());
@@ -164,6 +193,8 @@ void LoraControls::updateEnabled() {
     rank_->setEnabled(on);
     targets_label_->setEnabled(on);
     all_linear_->setEnabled(on);
+    base_format_label_->setEnabled(on);
+    base_format_->setEnabled(on);
     for (QCheckBox *box : projections_) {
         box->setEnabled(on && !all_linear_->isChecked());
     }

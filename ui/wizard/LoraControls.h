@@ -9,6 +9,7 @@
 #include <vector>
 
 class QCheckBox;
+class QComboBox;
 class QGridLayout;
 class QLabel;
 class QSpinBox;
@@ -36,7 +37,8 @@ public:
     // Offers this model's projection names.
     void setModel(const PretrainedInfo &info);
     void load(const Config &config);
-    // Sets lora.rank (0 when off) and lora.targets.
+    // Sets lora.rank (0 when off), lora.targets and model.base_dtype (fp32 when LoRA is off:
+    // weights that train stay in full precision).
     void apply(Config &config) const;
     bool isLoraOn() const;
     // "q_proj,v_proj" or "all-linear"; empty when no projection is ticked.
@@ -53,6 +55,8 @@ private:
     QSpinBox *rank_ = nullptr;
     QLabel *targets_label_ = nullptr;
     QCheckBox *all_linear_ = nullptr;
+    QLabel *base_format_label_ = nullptr;
+    QComboBox *base_format_ = nullptr;
     QGridLayout *grid_ = nullptr;
     std::vector<QCheckBox *> projections_;
     bool loading_ = false;

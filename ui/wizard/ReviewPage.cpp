@@ -106,7 +106,8 @@ void ReviewPage::initializePage() {
     const std::vector<std::string> recipe_keys =
         settings_.pretrained()
             ? std::vector<std::string>{"model.base", "tokenizer",    "model.seq_len",
-                                       "lora.rank",  "lora.targets", "train.lr"}
+                                       "lora.rank",  "lora.targets", "model.base_dtype",
+                                       "train.lr"}
         : gpt ? std::vector<std::string>{"tokenizer",   "model.params", "model.layers",
                                          "model.heads", "model.dim",    "model.seq_len"}
               : std::vector<std::string>{"data.target", "model.hidden"};

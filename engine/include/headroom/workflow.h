@@ -57,9 +57,15 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
 // A pretrained project's run (run_id -1: its base as imported) as a Hugging Face folder:
 // config.json, generation and tokenizer files copied from the base, model.safetensors in the
 // base's tensor names, layout and per-tensor dtype; a LoRA run's adapters merged. folder must
-// be new or empty. Returns the step exported. InputError for a project without model.base.
-std::int64_t exportHfFolder(const std::string &project_path, std::int64_t run_id,
-                            const std::string &folder);
+// be new or empty. InputError for a project without model.base.
+struct HfExport {
+    std::int64_t step = 0;
+    // How the run held its frozen base (model.base_dtype, or a ladder rung): other than "fp32",
+    // the written weights are that base dequantized, adapters merged in.
+    std::string base_format = "fp32";
+};
+HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
+                        const std::string &folder);
 // A LoRA run's adapters in PEFT layout: adapter_config.json and adapter_model.safetensors
 // (base_model.model.<module>.lora_A.weight [r, in] / lora_B.weight [out, r], F32).
 std::int64_t exportPeftAdapter(const std::string &project_path, std::int64_t run_id,

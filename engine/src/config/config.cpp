@@ -256,6 +256,21 @@ void Config::validate() const {
     if (pretrained && recipe != "gpt") {
         throw ConfigError("model.base works with recipe=gpt (a language model), not " + recipe);
     }
+    const std::string &base_dtype = text("model.base_dtype");
+    if (base_dtype != "fp32") {
+        if (!pretrained) {
+            throw ConfigError("model.base_dtype=" + base_dtype +
+                              " sets how a pretrained base (model.base) is held; this project "
+                              "has none (use model.base_dtype=fp32)");
+        }
+        if (integer("lora.rank") == 0) {
+            throw ConfigError("model.base_dtype=" + base_dtype +
+                              " holds the base frozen in a compact format, but lora.rank=0 "
+                              "fine-tunes every weight, which needs them in fp32: set lora.rank "
+                              "(e.g. 16) to train adapters on the frozen base, or "
+                              "model.base_dtype=fp32");
+        }
+    }
     if (recipe == "gpt") {
         if (integer("model.params") == 0 && integer("model.dim") % integer("model.heads") != 0) {
             throw ConfigError("model.dim (" + text("model.dim") +

@@ -77,6 +77,11 @@ std::vector<KeySpec> buildKeys() {
 
         text("model.base", "", KeyType::Path,
              "Hugging Face model folder to fine-tune (gpt); empty = a new model from scratch"),
+        choice("model.base_dtype", "fp32", {"fp32", "bf16", "fp16", "int8", "nf4"},
+               "How the frozen base of a LoRA run (model.base) holds its attention and MLP "
+               "weights: fp32, bf16/fp16 (2 bytes), int8 (per-row absmax, ~1 byte) or nf4 "
+               "(4-bit NormalFloat with double-quantized scales, ~0.52 bytes); embeddings, "
+               "norms and the output head stay fp32"),
         integer("model.params", "0", 0, 1e11,
                 "Target parameter count (gpt); 0 = use layers, heads and dim"),
         integer("model.layers", "4", 1, 128, "Transformer blocks (gpt)"),
@@ -114,9 +119,10 @@ std::vector<KeySpec> buildKeys() {
              "= LibTorch's default"),
         real("memory.gc_threshold", "0", 0, 1,
              "CUDA allocator: reclaim cached blocks above this share of the budget; 0 = off"),
-        text("recovery.ladder", "checkpointing,bf16,adamw8bit,offload", KeyType::String,
+        text("recovery.ladder", "checkpointing,bf16,adamw8bit,int8,nf4,offload", KeyType::String,
              "What out-of-memory recovery may switch on, in order, once the micro-batch is 1: "
-             "checkpointing, bf16, adamw8bit, offload; none = nothing"),
+             "checkpointing, bf16, adamw8bit, int8 and nf4 (the frozen base of a LoRA run on "
+             "model.base), offload; none = nothing"),
         integer("recovery.min_micro_batch", "1", 1, 1048576,
                 "Out-of-memory recovery never halves the micro-batch below this"),
         integer("recovery.max_recoveries", "16", 0, 1000000,

@@ -362,6 +362,20 @@ ArchitectureConfig parseArchitectureConfig(const std::string &json_text,
     if (!root.is_object()) {
         fail(source, "the top level is " + describeJson(root) + ", expected a JSON object");
     }
+    if (root.contains("quantization_config")) {
+        const json &quantization = root.at("quantization_config");
+        const std::string method = quantization.is_object() &&
+                                           quantization.contains("quant_method") &&
+                                           quantization.at("quant_method").is_string()
+                                       ? quantization.at("quant_method").get<std::string>()
+                                       : "unknown";
+        fail(source, "quantization_config: this model was quantized by another tool "
+                     "(quant_method \"" +
+                         method +
+                         "\"); Headroom imports F32, F16 or BF16 weights and quantizes the "
+                         "frozen base itself (model.base_dtype=int8 or nf4): use the "
+                         "unquantized original of this model");
+    }
     const JsonFields fields(root, source);
     ArchitectureConfig config;
     readKind(fields, config);

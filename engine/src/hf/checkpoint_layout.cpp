@@ -115,6 +115,36 @@ bool floatingDtype(const std::string &dtype) {
     return dtype == "F32" || dtype == "F16" || dtype == "BF16";
 }
 
+// Tensors that quantizing tools add beside or instead of a weight: GPTQ and AWQ pack weights
+// into qweight/qzeros/scales (g_idx), bitsandbytes stores absmax/quant_map/quant_state and SCB.
+// Read as weights they would be garbage; the message says what the folder is.
+std::string otherToolsQuantization(const std::string &name, const std::string &dtype) {
+    for (const char *suffix : {".qweight", ".qzeros", ".g_idx"}) {
+        if (endsWith(name, suffix)) {
+            return "GPTQ/AWQ";
+        }
+    }
+    for (const char *marker : {".absmax", ".quant_map", ".quant_state", ".SCB", ".weight_format",
+                               "nested_absmax", "nested_quant_map"}) {
+        if (name.find(marker) != std::string::npos) {
+            return "bitsandbytes";
+        }
+    }
+    if (dtype == "I8" || dtype == "U8" || dtype == "I32" || dtype == "F8_E4M3" ||
+        dtype == "F8_E5M2") {
+        return dtype + " weights";
+    }
+    return {};
+}
+
+[[noreturn]] void quantizedElsewhere(const std::string &tensor, const std::string &tool) {
+    throw ModelFolderError(tensor + " belongs to a model already quantized by another tool (" +
+                           tool +
+                           "); Headroom imports F32, F16 or BF16 weights and quantizes the "
+                           "frozen base itself (model.base_dtype=int8 or nf4): use the "
+                           "unquantized original of this model");
+}
+
 [[noreturn]] void unexpected(const ArchitectureConfig &config, const std::string &path,
                              const std::string &name) {
     std::string hint;
@@ -196,6 +226,10 @@ std::map<std::string, LocatedTensor> validateCheckpoint(const ModelFolder &folde
             const auto wanted = by_name.find(*canonical);
             const bool tied_head = wanted == by_name.end() && config.tie_word_embeddings &&
                                    *canonical == "lm_head.weight";
+            const std::string tool = otherToolsQuantization(record.name, record.dtype);
+            if (!tool.empty()) {
+                quantizedElsewhere(tensor, tool);
+            }
             if (wanted == by_name.end() && !tied_head) {
                 unexpected(config, path, record.name);
             }

@@ -227,7 +227,8 @@ bool storedTransposed(const ArchitectureConfig &config, const std::string &name)
 }
 
 void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folder,
-                           const ArchitectureConfig &config, const LoadProgress &progress) {
+                           const ArchitectureConfig &config, const LoadProgress &progress,
+                           models::BaseFormat base_format) {
     std::vector<SafetensorsFile> files;
     files.reserve(folder.weight_files.size());
     for (const std::string &path : folder.weight_files) {
@@ -302,17 +303,21 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
             throw ModelFolderError(file.path() + ": tensor " + record.name +
                                    " holds NaN or infinite values");
         }
+        if (base_format != models::BaseFormat::Fp32) {
+            model.storeBaseWeights(base_format, name);
+        }
         if (progress) {
             progress(index + 1, pending.size());
         }
     }
 }
 
-models::CausalLm loadPretrainedModel(const std::string &folder_path, const LoadProgress &progress) {
+models::CausalLm loadPretrainedModel(const std::string &folder_path, const LoadProgress &progress,
+                                     models::BaseFormat base_format) {
     const ModelFolder folder = locateModelFolder(folder_path);
     const ArchitectureConfig config = readArchitectureConfig(folder.config_path);
     models::CausalLm model(causalLmOptions(config));
-    loadPretrainedWeights(*model, folder, config, progress);
+    loadPretrainedWeights(*model, folder, config, progress, base_format);
     return model;
 }
 

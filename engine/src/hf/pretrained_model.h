@@ -24,13 +24,18 @@ using LoadProgress = std::function<void(std::size_t, std::size_t)>;
 // Validates the folder's weights against the config (names, shapes, dtypes:
 // before anything is converted) and copies each into the model's parameter of
 // the same name, converting from F32/F16/BF16 to the parameter's dtype. A
-// tensor holding NaN or infinity is refused with its name and file. Throws
-// ModelFolderError.
+// tensor holding NaN or infinity is refused with its name and file. With a
+// base_format other than fp32, each attention/MLP projection weight is
+// converted or quantized into it as soon as it is read
+// (CausalLmImpl::storeBaseWeights), so no full-precision copy of the model
+// exists. Throws ModelFolderError.
 void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folder,
-                           const ArchitectureConfig &config, const LoadProgress &progress = {});
+                           const ArchitectureConfig &config, const LoadProgress &progress = {},
+                           models::BaseFormat base_format = models::BaseFormat::Fp32);
 
 // Everything above from a folder path: locate, read config.json, build, load.
 models::CausalLm loadPretrainedModel(const std::string &folder_path,
-                                     const LoadProgress &progress = {});
+                                     const LoadProgress &progress = {},
+                                     models::BaseFormat base_format = models::BaseFormat::Fp32);
 
 } // namespace headroom::hf

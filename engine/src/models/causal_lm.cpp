@@ -3,6 +3,7 @@
 #include "compat/attention.h"
 #include "models/activation_checkpoint.h"
 #include "models/keyed_dropout.h"
+#include "models/quantized_linear.h"
 #include "models/token_losses.h"
 
 #include <cmath>
@@ -60,6 +61,18 @@ torch::nn::Embedding uninitialisedEmbedding(std::int64_t count, std::int64_t dim
     embedding->options.num_embeddings(count).embedding_dim(dim);
     embedding->weight.set_data(torch::empty({count, dim}));
     return embedding;
+}
+
+// Registers a buffer, or gives an existing one of that name the new value (a base quantized
+// again holds its codes under the same names).
+torch::Tensor holdBuffer(torch::nn::Module &module, const std::string &name,
+                         const torch::Tensor &value) {
+    auto buffers = module.named_buffers(/*recurse=*/false);
+    if (torch::Tensor *existing = buffers.find(name)) {
+        existing->set_data(value);
+        return *existing;
+    }
+    return module.register_buffer(name, value);
 }
 
 // x [N, in] through weight [out, in]. A single row (a token being generated) takes BLAS's
@@ -131,19 +144,85 @@ torch::nn::Linear ProjectionsImpl::addLinear(const std::string &name, std::int64
     return linear;
 }
 
-torch::Tensor ProjectionsImpl::project(const std::string &name, const torch::Tensor &x) {
-    if (!adapters_.empty()) {
-        const auto adapter = adapters_.find(name);
-        if (adapter != adapters_.end()) {
-            return adapter->second(x);
-        }
-    }
-    for (auto &[linear_name, linear] : linears_) {
+torch::nn::Linear ProjectionsImpl::linear(const std::string &name) const {
+    for (const auto &[linear_name, linear] : linears_) {
         if (linear_name == name) {
-            return applyLinear(x, linear->weight, linear->bias);
+            return linear;
         }
     }
     throw std::logic_error("no projection " + name);
+}
+
+torch::Tensor ProjectionsImpl::project(const std::string &name, const torch::Tensor &x) {
+    torch::nn::Linear base = linear(name);
+    torch::Tensor out;
+    const auto quantized = quantized_.find(name);
+    if (quantized != quantized_.end()) {
+        out = quantizedLinear(x, quantized->second);
+        if (base->bias.defined()) {
+            out = out + base->bias.to(out.scalar_type());
+        }
+    } else {
+        out = applyLinear(x, base->weight, base->bias);
+    }
+    if (!adapters_.empty()) {
+        const auto adapter = adapters_.find(name);
+        if (adapter != adapters_.end()) {
+            out = out + adapter->second->delta(x);
+        }
+    }
+    return out;
+}
+
+void ProjectionsImpl::storeBaseWeight(const std::string &name, BaseFormat format) {
+    torch::nn::Linear base = linear(name);
+    torch::NoGradGuard no_grad;
+    const auto held = quantized_.find(name);
+    if (format == (held == quantized_.end() ? BaseFormat::Fp32 : held->second.format)) {
+        return;
+    }
+    // From the format it is held in now: a ladder rung quantizes a bf16 base mid-run, and a
+    // resumed run repeats the same conversions from the import's format.
+    const torch::Tensor full =
+        held == quantized_.end() ? base->weight.detach() : dequantize(held->second, torch::kFloat);
+    if (held != quantized_.end()) {
+        quantized_.erase(held);
+    }
+    if (format == BaseFormat::Fp32) {
+        base->weight.set_data(full.to(torch::kFloat));
+        return;
+    }
+    if (!isQuantized(format)) {
+        // The parameter itself holds the narrow copy; the quantized layer reads it as its codes
+        // (a plain product would widen it for every fp32 step and keep the copy for backward).
+        base->weight.set_data(
+            full.to(format == BaseFormat::Bf16 ? torch::kBFloat16 : torch::kHalf));
+        QuantizedWeight weight;
+        weight.format = format;
+        weight.out = base->options.out_features();
+        weight.in = base->options.in_features();
+        weight.codes = base->weight;
+        quantized_.emplace(name, std::move(weight));
+        return;
+    }
+    QuantizedWeight weight = quantizeWeight(full, format);
+    weight.codes = holdBuffer(*base, "weight_codes", weight.codes);
+    weight.scales = holdBuffer(*base, "weight_scales", weight.scales);
+    if (weight.group_offsets.defined()) {
+        weight.group_offsets = holdBuffer(*base, "weight_group_offsets", weight.group_offsets);
+        weight.group_steps = holdBuffer(*base, "weight_group_steps", weight.group_steps);
+    }
+    // The full-precision weight is gone; the Linear's options keep its shape.
+    base->weight.set_data(torch::empty({0}, base->weight.options().dtype(torch::kFloat)));
+    quantized_.emplace(name, std::move(weight));
+}
+
+torch::Tensor ProjectionsImpl::baseWeight(const std::string &name) const {
+    const auto quantized = quantized_.find(name);
+    if (quantized != quantized_.end()) {
+        return dequantize(quantized->second, torch::kFloat);
+    }
+    return linear(name)->weight.detach().to(torch::kFloat);
 }
 
 void ProjectionsImpl::enableLora(const LoraOptions &options, std::uint64_t first_dropout_site) {
@@ -425,27 +504,56 @@ void CausalLmImpl::enableLora(const LoraOptions &options) {
     lora_ = options;
 }
 
-std::vector<std::pair<std::string, LoraAdapter>> CausalLmImpl::loraAdapters() const {
-    std::vector<std::pair<std::string, LoraAdapter>> adapters;
+std::vector<std::pair<std::string, Projections>> CausalLmImpl::projectionGroups() const {
+    std::vector<std::pair<std::string, Projections>> groups;
     const std::string layers = isGpt2(options_) ? "transformer.h." : "model.layers.";
     for (std::size_t index = 0; index < layers_.size(); ++index) {
         const std::string prefix = layers + std::to_string(index) + ".";
         const DecoderLayer &layer = layers_[index];
-        for (const auto &[where, projections] :
-             {std::make_pair(layer->attentionName(), layer->attention()),
-              std::make_pair(std::string("mlp"), layer->mlp())}) {
-            for (const auto &[name, adapter] : projections->adapters()) {
-                adapters.emplace_back(prefix + where + "." + name, adapter);
-            }
+        groups.emplace_back(prefix + layer->attentionName(), layer->attention());
+        groups.emplace_back(prefix + "mlp", layer->mlp());
+    }
+    return groups;
+}
+
+std::vector<std::pair<std::string, LoraAdapter>> CausalLmImpl::loraAdapters() const {
+    std::vector<std::pair<std::string, LoraAdapter>> adapters;
+    for (const auto &[path, projections] : projectionGroups()) {
+        for (const auto &[name, adapter] : projections->adapters()) {
+            adapters.emplace_back(path + "." + name, adapter);
         }
     }
     return adapters;
 }
 
+bool CausalLmImpl::storeBaseWeights(BaseFormat format, const std::string &only) {
+    bool matched = false;
+    for (auto [path, projections] : projectionGroups()) {
+        for (const auto &item : projections->linears()) {
+            if (only.empty() || only == path + "." + item.first + ".weight") {
+                projections->storeBaseWeight(item.first, format);
+                matched = true;
+            }
+        }
+    }
+    if (matched) {
+        base_format_ = format;
+    }
+    return matched;
+}
+
 NamedTensors CausalLmImpl::mergedState() const {
     std::map<std::string, torch::Tensor> merged;
-    for (const auto &[path, adapter] : loraAdapters()) {
-        merged[path + ".weight"] = adapter->mergedWeight();
+    for (const auto &[path, projections] : projectionGroups()) {
+        for (const auto &[name, linear] : projections->linears()) {
+            const auto adapter = projections->adapters().find(name);
+            const bool adapted = adapter != projections->adapters().end();
+            if (adapted || base_format_ != BaseFormat::Fp32) {
+                torch::Tensor weight = projections->baseWeight(name);
+                merged[path + "." + name + ".weight"] =
+                    adapted ? weight + adapter->second->update() : weight;
+            }
+        }
     }
     NamedTensors state;
     for (const auto &item : named_parameters()) {

@@ -7,6 +7,7 @@
 // ([out, in]); import and export transpose them.
 #pragma once
 
+#include "models/base_quantization.h"
 #include "models/lora.h"
 #include "models/rope.h"
 
@@ -75,14 +76,24 @@ public:
     torch::Tensor project(const std::string &name, const torch::Tensor &x);
     // Adds an adapter "lora_<name>" to each projection named in `targets`.
     void enableLora(const LoraOptions &options, std::uint64_t first_dropout_site);
+    // Holds a projection's frozen weight in `format`: bf16/fp16 as the converted parameter,
+    // int8/nf4 quantized in buffers of the Linear ("weight_codes", "weight_scales", ...) with
+    // the weight parameter emptied. fp32 leaves it as it is.
+    void storeBaseWeight(const std::string &name, BaseFormat format);
+    // The projection's base weight [out, in] in float32 whatever its storage; detached.
+    torch::Tensor baseWeight(const std::string &name) const;
+    bool holdsQuantized(const std::string &name) const { return quantized_.count(name) != 0; }
     const std::vector<std::pair<std::string, torch::nn::Linear>> &linears() const {
         return linears_;
     }
     const std::map<std::string, LoraAdapter> &adapters() const { return adapters_; }
 
 private:
+    torch::nn::Linear linear(const std::string &name) const;
+
     std::vector<std::pair<std::string, torch::nn::Linear>> linears_;
     std::map<std::string, LoraAdapter> adapters_;
+    std::map<std::string, QuantizedWeight> quantized_;
 };
 TORCH_MODULE(Projections);
 
@@ -140,10 +151,21 @@ public:
     // Each adapter with the checkpoint path of the projection it adapts
     // ("model.layers.0.self_attn.q_proj").
     std::vector<std::pair<std::string, LoraAdapter>> loraAdapters() const;
-    // Parameters under their checkpoint names, adapted weights merged; detached.
+    // Parameters under their checkpoint names in float32, adapted weights merged and a base
+    // held in another format dequantized; detached.
     NamedTensors mergedState() const;
 
+    // Holds the attention and MLP projection weights of the frozen base in `format`
+    // (ProjectionsImpl::storeBaseWeight); embeddings, norms and the output head stay float32.
+    // With `only`, just the projection whose weight has that checkpoint name (the import
+    // converts tensor by tensor). Returns whether a weight matched.
+    bool storeBaseWeights(BaseFormat format, const std::string &only = "");
+    BaseFormat baseFormat() const { return base_format_; }
+
 private:
+    // Each layer's projections with the checkpoint path they sit under
+    // ("model.layers.0.self_attn").
+    std::vector<std::pair<std::string, Projections>> projectionGroups() const;
     torch::Tensor hidden(const torch::Tensor &tokens, KvCache *cache);
     const torch::Tensor &inverseFrequencies(const torch::Device &device);
 
@@ -156,6 +178,7 @@ private:
     torch::Tensor inverse_frequencies_;  // not a parameter: derived from the options
     std::int64_t checkpoint_every_ = 0;
     std::optional<LoraOptions> lora_;
+    BaseFormat base_format_ = BaseFormat::Fp32;
 };
 TORCH_MODULE(CausalLm);
 

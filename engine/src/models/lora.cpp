@@ -107,24 +107,36 @@ LoraAdapterImpl::LoraAdapterImpl(torch::nn::Linear base, const LoraOptions &opti
     : base_(std::move(base)), scaling_(options.alpha() / static_cast<double>(options.rank())),
       dropout_(options.dropout()), dropout_site_(dropout_site) {
     validateLoraHyperparameters(options);
-    const torch::Tensor &weight = base_->weight;
-    const torch::TensorOptions like = weight.options().requires_grad(false);
-    a = register_parameter("a", torch::empty({options.rank(), weight.size(1)}, like));
-    b = register_parameter("b", torch::zeros({weight.size(0), options.rank()}, like));
+    // The shape from the options: a frozen base held quantized has no full weight tensor.
+    const std::int64_t in = base_->options.in_features();
+    const std::int64_t out = base_->options.out_features();
+    const torch::TensorOptions like =
+        base_->weight.options().dtype(torch::kFloat).requires_grad(false);
+    a = register_parameter("a", torch::empty({options.rank(), in}, like));
+    b = register_parameter("b", torch::zeros({out, options.rank()}, like));
     torch::NoGradGuard no_grad;
     // What torch.nn.Linear does to its weight; with B = 0 it only decides how A starts.
     torch::nn::init::kaiming_uniform_(a, std::sqrt(5.0));
 }
 
 torch::Tensor LoraAdapterImpl::forward(const torch::Tensor &x) {
+    return base_(x) + delta(x);
+}
+
+torch::Tensor LoraAdapterImpl::delta(const torch::Tensor &x) {
     const torch::Tensor input =
         dropout_ > 0 && is_training() ? keyedDropout(x, dropout_, dropout_site_) : x;
-    return base_(x) + torch::linear(torch::linear(input, a), b) * scaling_;
+    return torch::linear(torch::linear(input, a), b) * scaling_;
+}
+
+torch::Tensor LoraAdapterImpl::update() const {
+    torch::NoGradGuard no_grad;
+    return torch::mm(b.detach(), a.detach()) * scaling_;
 }
 
 torch::Tensor LoraAdapterImpl::mergedWeight() const {
     torch::NoGradGuard no_grad;
-    return base_->weight.detach() + torch::mm(b.detach(), a.detach()) * scaling_;
+    return base_->weight.detach() + update();
 }
 
 std::vector<torch::Tensor> trainableParameters(const torch::nn::Module &module) {

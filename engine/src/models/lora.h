@@ -44,8 +44,12 @@ public:
     LoraAdapterImpl(torch::nn::Linear base, const LoraOptions &options,
                     std::uint64_t dropout_site = 0);
 
-    // base(x) + dropout(x) A^T B^T * alpha/rank
+    // base(x) + delta(x)
     torch::Tensor forward(const torch::Tensor &x);
+    // dropout(x) A^T B^T * alpha/rank: what the adapter adds to the base's output.
+    torch::Tensor delta(const torch::Tensor &x);
+    // B A * alpha/rank [out, in], float32, detached.
+    torch::Tensor update() const;
     // W + B A * alpha/rank: the weight of a plain Linear that computes what forward does in
     // eval mode. Detached.
     torch::Tensor mergedWeight() const;

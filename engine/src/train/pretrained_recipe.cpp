@@ -48,6 +48,12 @@ public:
         model_->setCheckpointEvery(every);
         return true;
     }
+    bool setBaseFormat(BaseFormat format) override {
+        if (format != model_->baseFormat()) {
+            model_->storeBaseWeights(format);
+        }
+        return true;
+    }
     bool reportsAccuracy() const override { return false; }
     bool reportsRmse() const override { return false; }
 
@@ -64,6 +70,9 @@ public:
                       static_cast<long long>(options.max_positions),
                       static_cast<long long>(options.vocab_size),
                       static_cast<double>(architecture_.parameterCount()) / 1e6);
+        if (model_->baseFormat() != BaseFormat::Fp32) {
+            return text + (" · frozen projections held as " + baseFormatName(model_->baseFormat()));
+        }
         return text;
     }
 
@@ -105,11 +114,15 @@ makePretrainedRecipe(const Config &config, const std::string &base_folder, torch
     if (config.real("model.dropout") == 0) {
         options.embedding_dropout = options.residual_dropout = options.attention_dropout = 0;
     }
+    const models::BaseFormat base_format = models::parseBaseFormat(config.text("model.base_dtype"));
     if (progress) {
-        progress("loading " + architecture.architecture + " weights from " + folder.folder);
+        progress("loading " + architecture.architecture + " weights from " + folder.folder +
+                 (base_format == models::BaseFormat::Fp32
+                      ? std::string()
+                      : ", projections held as " + models::baseFormatName(base_format)));
     }
     models::CausalLm model(options);
-    hf::loadPretrainedWeights(*model, folder, architecture);
+    hf::loadPretrainedWeights(*model, folder, architecture, {}, base_format);
     return std::make_unique<PretrainedRecipe>(std::move(architecture), std::move(model), seq_len,
                                               device);
 }

@@ -3,6 +3,7 @@
 #include "data/example.h"
 #include "models/generation.h"
 #include "models/gpt.h"
+#include "util/base_format.h"
 
 #include <torch/torch.h>
 
@@ -59,6 +60,10 @@ public:
     // Recomputes activations of every k-th block in backward (0 = off). False when the
     // recipe has nothing to checkpoint.
     virtual bool setActivationCheckpointing(std::int64_t every) { return every == 0; }
+
+    // Holds the frozen base's projection weights in `format` from now on (a pretrained model's
+    // LoRA base). False when the recipe has no such base; fp32 is always accepted.
+    virtual bool setBaseFormat(BaseFormat format) { return format == BaseFormat::Fp32; }
 
     std::int64_t parameterCount() { return countParameters(*module()); }
 };

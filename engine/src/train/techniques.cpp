@@ -49,6 +49,9 @@ std::string Techniques::toJson() const {
                                {"checkpointing", checkpoint_every},
                                {"optimizer", adamw8bit ? "adamw8bit" : "adamw"},
                                {"offload", offload}};
+    if (base_format != BaseFormat::Fp32) {
+        document["base"] = baseFormatName(base_format);
+    }
     return document.dump();
 }
 
@@ -60,6 +63,12 @@ Techniques Techniques::fromJson(const std::string &json) {
         techniques.checkpoint_every = document.at("checkpointing").get<std::int64_t>();
         techniques.adamw8bit = document.at("optimizer").get<std::string>() == "adamw8bit";
         techniques.offload = document.at("offload").get<bool>();
+        // Absent in records written before bases could be quantized: fp32 then.
+        if (document.contains("base")) {
+            techniques.base_format = parseBaseFormat(document.at("base").get<std::string>());
+        }
+    } catch (const std::invalid_argument &error) {
+        throw std::runtime_error(std::string("bad techniques record: ") + error.what());
     } catch (const nlohmann::json::exception &error) {
         throw std::runtime_error(std::string("bad techniques record: ") + error.what());
     }
@@ -79,6 +88,9 @@ std::string Techniques::describe() const {
     if (offload) {
         parts.emplace_back("optimizer offload");
     }
+    if (base_format != BaseFormat::Fp32) {
+        parts.push_back(baseFormatName(base_format) + " base");
+    }
     std::string text;
     for (const std::string &part : parts) {
         text += (text.empty() ? "" : " · ") + part;
@@ -88,7 +100,8 @@ std::string Techniques::describe() const {
 
 bool Techniques::operator==(const Techniques &other) const {
     return precision == other.precision && checkpoint_every == other.checkpoint_every &&
-           adamw8bit == other.adamw8bit && offload == other.offload;
+           adamw8bit == other.adamw8bit && offload == other.offload &&
+           base_format == other.base_format;
 }
 
 Techniques techniquesFromConfig(const Config &config) {
@@ -97,6 +110,7 @@ Techniques techniquesFromConfig(const Config &config) {
     techniques.checkpoint_every = config.integer("checkpointing");
     techniques.adamw8bit = config.text("optimizer") == "adamw8bit";
     techniques.offload = config.text("offload.optimizer") == "on";
+    techniques.base_format = parseBaseFormat(config.text("model.base_dtype"));
     return techniques;
 }
 
@@ -176,6 +190,10 @@ std::string rungName(LadderRung rung) {
         return "bf16";
     case LadderRung::AdamW8bit:
         return "adamw8bit";
+    case LadderRung::Int8Base:
+        return "int8";
+    case LadderRung::Nf4Base:
+        return "nf4";
     case LadderRung::Offload:
         return "offload";
     }
@@ -194,8 +212,9 @@ std::vector<LadderRung> parseLadder(const std::string &text) {
         const auto end = item.find_last_not_of(' ');
         item = begin == std::string::npos ? "" : item.substr(begin, end - begin + 1);
         bool known = false;
-        for (const LadderRung rung : {LadderRung::Checkpointing, LadderRung::Bf16,
-                                      LadderRung::AdamW8bit, LadderRung::Offload}) {
+        for (const LadderRung rung :
+             {LadderRung::Checkpointing, LadderRung::Bf16, LadderRung::AdamW8bit,
+              LadderRung::Int8Base, LadderRung::Nf4Base, LadderRung::Offload}) {
             if (item == rungName(rung)) {
                 for (const LadderRung seen : rungs) {
                     if (seen == rung) {
@@ -209,14 +228,14 @@ std::vector<LadderRung> parseLadder(const std::string &text) {
         if (!known) {
             throw ConfigError("bad value for recovery.ladder: \"" + item +
                               "\" (accepted: a comma list of checkpointing, bf16, adamw8bit, "
-                              "offload; or none)");
+                              "int8, nf4, offload; or none)");
         }
     }
     return rungs;
 }
 
 std::string rungSkipReason(LadderRung rung, const Techniques &active, const torch::Device &device,
-                           const std::string &recipe) {
+                           const std::string &recipe, bool frozen_base) {
     switch (rung) {
     case LadderRung::Checkpointing:
         if (recipe != "gpt") {
@@ -233,6 +252,18 @@ std::string rungSkipReason(LadderRung rung, const Techniques &active, const torc
             return "already on";
         }
         return active.offload ? "optimizer state is offloaded to host memory" : "";
+    case LadderRung::Int8Base:
+    case LadderRung::Nf4Base: {
+        if (!frozen_base) {
+            return "only the frozen base of a LoRA run on a pretrained model (model.base with "
+                   "lora.rank > 0) is quantized; weights that train need full precision";
+        }
+        const BaseFormat format = rung == LadderRung::Int8Base ? BaseFormat::Int8 : BaseFormat::Nf4;
+        if (compactness(active.base_format) >= compactness(format)) {
+            return "the base is already " + baseFormatName(active.base_format);
+        }
+        return "";
+    }
     case LadderRung::Offload:
         if (active.offload) {
             return "already on";
@@ -255,6 +286,12 @@ Techniques withRung(Techniques techniques, LadderRung rung) {
         break;
     case LadderRung::AdamW8bit:
         techniques.adamw8bit = true;
+        break;
+    case LadderRung::Int8Base:
+        techniques.base_format = BaseFormat::Int8;
+        break;
+    case LadderRung::Nf4Base:
+        techniques.base_format = BaseFormat::Nf4;
         break;
     case LadderRung::Offload:
         techniques.offload = true;

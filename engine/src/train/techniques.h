@@ -4,6 +4,8 @@
 // offloaded optimizer state), which of them the device and recipe allow, and the escalation
 // ladder that out-of-memory recovery climbs once the micro-batch is 1.
 
+#include "util/base_format.h"
+
 #include <torch/torch.h>
 
 #include <string>
@@ -22,8 +24,10 @@ struct Techniques {
     std::int64_t checkpoint_every = 0; // 0 = off, k = every k-th block
     bool adamw8bit = false;
     bool offload = false;
+    BaseFormat base_format = BaseFormat::Fp32; // a pretrained LoRA base (model.base_dtype)
 
-    // {"precision":"bf16","checkpointing":1,"optimizer":"adamw8bit","offload":false}; stored
+    // {"precision":"bf16","checkpointing":1,"optimizer":"adamw8bit","offload":false,
+    // "base":"nf4"}; stored
     // in checkpoints so a resumed run keeps what the ladder switched on.
     std::string toJson() const;
     static Techniques fromJson(const std::string &json);
@@ -49,15 +53,17 @@ std::string precisionUnsupportedReason(Precision precision, const torch::Device 
 // device or LibTorch cannot apply it.
 std::string allocatorSettings(const Config &config, const torch::Device &device);
 
-enum class LadderRung { Checkpointing, Bf16, AdamW8bit, Offload };
+// Int8Base and Nf4Base quantize the frozen base of a LoRA run on a pretrained model.
+enum class LadderRung { Checkpointing, Bf16, AdamW8bit, Int8Base, Nf4Base, Offload };
 
 std::string rungName(LadderRung rung);
 // recovery.ladder: a comma list of rung names, or "none". Throws ConfigError listing the
 // valid names.
 std::vector<LadderRung> parseLadder(const std::string &text);
-// "" when the rung would change something now, else why it is skipped.
+// "" when the rung would change something now, else why it is skipped. frozen_base: the run
+// trains LoRA adapters on a pretrained base (model.base with lora.rank > 0).
 std::string rungSkipReason(LadderRung rung, const Techniques &active, const torch::Device &device,
-                           const std::string &recipe);
+                           const std::string &recipe, bool frozen_base = false);
 // The techniques with the rung switched on.
 Techniques withRung(Techniques techniques, LadderRung rung);
 

@@ -79,6 +79,10 @@ void TrainingRun::setUpMemory(const Config &config) {
 
 void TrainingRun::applyTechniques() {
     applyCheckpointing(*recipe_, techniques_, plan_.config);
+    if (!recipe_->setBaseFormat(techniques_.base_format)) {
+        throw ConfigError("model.base_dtype=" + baseFormatName(techniques_.base_format) +
+                          " needs a pretrained base (model.base)");
+    }
     const bool scaling = techniques_.precision == Precision::Fp16;
     if (!scaler_ || scaler_->enabled() != scaling) {
         scaler_ = std::make_unique<DynamicLossScaler>(LossScalerOptions().enabled(scaling));
@@ -108,10 +112,13 @@ std::unique_ptr<Optimizer> TrainingRun::switchOptimizer(LadderRung rung) {
 
 bool TrainingRun::climbLadder(std::int64_t step, const std::string &error) {
     const std::string recipe = plan_.config.text("recipe");
+    const bool frozen_base =
+        !plan_.config.text("model.base").empty() && plan_.config.integer("lora.rank") > 0;
     while (!ladder_.empty()) {
         const LadderRung rung = ladder_.front();
         ladder_.erase(ladder_.begin());
-        if (const std::string skip = rungSkipReason(rung, techniques_, device_, recipe);
+        if (const std::string skip =
+                rungSkipReason(rung, techniques_, device_, recipe, frozen_base);
             !skip.empty()) {
             ladder_tried_.push_back(rungName(rung) + " (skipped: " + skip + ")");
             continue;

@@ -114,8 +114,8 @@ exporting::TensorView viewOf(const std::string &name, const torch::Tensor &tenso
 
 } // namespace
 
-std::int64_t exportHfFolder(const std::string &project_path, std::int64_t run_id,
-                            const std::string &folder) {
+HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
+                        const std::string &folder) {
     PretrainedRun source = loadPretrainedRun(project_path, run_id);
     prepareFolder(folder);
     const std::map<std::string, std::string> dtypes =
@@ -141,7 +141,7 @@ std::int64_t exportHfFolder(const std::string &project_path, std::int64_t run_id
             }
         }
     }
-    return source.run.step;
+    return {source.run.step, baseFormatName(source.model->baseFormat())};
 }
 
 std::int64_t exportPeftAdapter(const std::string &project_path, std::int64_t run_id,

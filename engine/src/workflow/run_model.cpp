@@ -3,6 +3,7 @@
 #include "data/data_error.h"
 #include "train/checkpoint.h"
 #include "train/lora_setup.h"
+#include "train/techniques.h"
 #include "workflow/run_lookup.h"
 
 #include <filesystem>
@@ -29,13 +30,16 @@ RunModel loadRunModel(Project &project, std::int64_t run_id) {
         }
     }
     std::string checkpoint_path;
+    std::string techniques_json;
     if (run) {
         const CheckpointRecord checkpoint = *project.resultCheckpoint(run->id);
         model.run_id = run->id;
         model.step = checkpoint.step;
         checkpoint_path =
             (std::filesystem::path(project.dataDirectory()) / checkpoint.path).string();
-        model.config = Config::fromJson(train::readCheckpointMeta(checkpoint_path).config_json);
+        const train::CheckpointMeta meta = train::readCheckpointMeta(checkpoint_path);
+        model.config = Config::fromJson(meta.config_json);
+        techniques_json = meta.techniques;
         if (pretrained && !model.config.text("model.base").empty()) {
             // Where the base is now (Locate Base Model, --set model.base): the recorded digest
             // still makes sure it is the same model.
@@ -57,6 +61,11 @@ RunModel loadRunModel(Project &project, std::int64_t run_id) {
     if (!checkpoint_path.empty()) {
         train::enableLoraFromConfig(model.config, *model.recipe);
         train::loadCheckpointWeights(checkpoint_path, *model.recipe->module());
+        // A ladder rung may have quantized the base during the run: its adapters were trained
+        // on that base, so generation and export use it too.
+        if (!techniques_json.empty()) {
+            model.recipe->setBaseFormat(train::Techniques::fromJson(techniques_json).base_format);
+        }
     }
     model.recipe->module()->eval();
     return model;
