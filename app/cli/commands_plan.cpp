@@ -45,10 +45,15 @@ template <typename... Arguments> std::string line(const char *format, Arguments.
     return std::string(text) + '\n';
 }
 
-// Pads to `width` terminal columns: printf's %-40s counts bytes, and "·" is two of them.
-std::string padded(const std::string &text, std::size_t width) {
-    const auto columns = static_cast<std::size_t>(
+// Terminal columns of UTF-8 text: printf's %-40s counts bytes, and "·" is two of them.
+std::size_t columnsOf(const std::string &text) {
+    return static_cast<std::size_t>(
         std::count_if(text.begin(), text.end(), [](char byte) { return (byte & 0xC0) != 0x80; }));
+}
+
+// Pads to `width` terminal columns.
+std::string padded(const std::string &text, std::size_t width) {
+    const std::size_t columns = columnsOf(text);
     return columns >= width ? text : text + std::string(width - columns, ' ');
 }
 
@@ -112,11 +117,16 @@ void printPlan(std::ostream &out, const Plan &plan) {
     if (plan.alternatives.empty()) {
         return;
     }
+    std::size_t width = 40;
+    for (const PlanAlternative &alternative : plan.alternatives) {
+        width = std::max(width, columnsOf(alternative.techniques));
+    }
     out << '\n'
-        << line("  %-40s %-12s %12s %7s %s", "techniques", "batch", "peak", "speed", "fits");
+        << line("  %s %-12s %12s %7s %s", padded("techniques", width).c_str(), "batch", "peak",
+                "speed", "fits");
     for (const PlanAlternative &alternative : plan.alternatives) {
         out << line("%c %s %-12s %12s %6.2fx %s", alternative.pareto ? '*' : ' ',
-                    padded(alternative.techniques, 40).c_str(),
+                    padded(alternative.techniques, width).c_str(),
                     batchShape(alternative.micro_batch, alternative.accumulation).c_str(),
                     formatBytes(alternative.peak).c_str(), alternative.relative_speed,
                     alternative.fits ? "yes" : "no");

@@ -1,7 +1,8 @@
 // The estimator on pretrained bases against the ground truth: the counting CPU allocator's peak
 // over real training steps of tiny GPT-2, Llama (grouped-query attention; one with a vocabulary of
-// 32 000, whose head runs in blocks) and Qwen2 folders written here, over precisions,
-// checkpointing, LoRA, full fine-tuning, optimizers and shapes.
+// 32 000, whose head runs in blocks; one wide enough that its weights dominate) and Qwen2 folders
+// written here, over precisions, checkpointing, LoRA on bases held in fp32, bf16, int8 and nf4,
+// full fine-tuning, optimizers and shapes.
 #include "export/safetensors.h"
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
@@ -21,6 +22,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <random>
 
 using namespace headroom;
@@ -45,6 +47,12 @@ const char *const kLlama =
 const char *const kLlamaLargeVocabulary = R"({"architectures": ["LlamaForCausalLM"],
   "model_type": "llama", "vocab_size": 32000, "hidden_size": 64, "intermediate_size": 176,
   "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 1,
+  "max_position_embeddings": 512, "tie_word_embeddings": false, "bos_token_id": 343,
+  "eos_token_id": 340})";
+// Projection weights large beside the activations of a short sequence: the base formats show.
+const char *const kLlamaWide = R"({"architectures": ["LlamaForCausalLM"],
+  "model_type": "llama", "vocab_size": 512, "hidden_size": 256, "intermediate_size": 688,
+  "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
   "max_position_embeddings": 512, "tie_word_embeddings": false, "bos_token_id": 343,
   "eos_token_id": 340})";
 const char *const kQwen2 =
@@ -162,11 +170,16 @@ private:
     QString llama_;
     QString qwen2_;
     QString large_;
+    QString wide_;
     QString llama_base_;
 
     QString project(const QString &name) const {
-        return name == "gpt2" ? gpt2_
-                              : (name == "llama" ? llama_ : (name == "qwen2" ? qwen2_ : large_));
+        const std::map<QString, QString> projects = {{"gpt2", gpt2_},
+                                                     {"llama", llama_},
+                                                     {"qwen2", qwen2_},
+                                                     {"llama32k", large_},
+                                                     {"llamawide", wide_}};
+        return projects.at(name);
     }
 
 private Q_SLOTS:
@@ -183,6 +196,8 @@ private Q_SLOTS:
         large_ =
             createPretrainedProject(folder.filePath("llama32k.headroom"), data_,
                                     writeModelFolder(folder, "llama32k", kLlamaLargeVocabulary));
+        wide_ = createPretrainedProject(folder.filePath("llamawide.headroom"), data_,
+                                        writeModelFolder(folder, "llamawide", kLlamaWide));
     }
 
     void predictsTheAllocatorPeak_data() {
@@ -229,6 +244,37 @@ private Q_SLOTS:
             {"lora.rank=8", "lora.targets=all-linear", "precision=bf16", "checkpointing=1"});
         row("qwen2 ckpt seq 256", "qwen2",
             {"checkpointing=1", "train.micro_batch=1", "model.seq_len=256"});
+        // Frozen bases held in bf16, int8 and nf4 (models/quantized_linear.cpp).
+        row("llama lora bf16 base", "llama", {"lora.rank=8", "model.base_dtype=bf16"});
+        row("llama lora bf16 base bf16", "llama",
+            {"lora.rank=8", "model.base_dtype=bf16", "precision=bf16"});
+        row("llama lora int8 all", "llama",
+            {"lora.rank=4", "lora.targets=all-linear", "model.base_dtype=int8"});
+        row("llama lora int8 bf16 ckpt", "llama",
+            {"lora.rank=4", "model.base_dtype=int8", "precision=bf16", "checkpointing=1",
+             "train.micro_batch=8"});
+        row("llama lora nf4", "llama", {"lora.rank=8", "model.base_dtype=nf4"});
+        row("llama lora nf4 all bf16 ckpt", "llama",
+            {"lora.rank=8", "lora.targets=all-linear", "model.base_dtype=nf4", "precision=bf16",
+             "checkpointing=1"});
+        row("gpt2 lora nf4", "gpt2", {"lora.rank=4", "model.base_dtype=nf4"});
+        row("gpt2 lora int8 bf16 ckpt", "gpt2",
+            {"lora.rank=8", "model.base_dtype=int8", "precision=bf16", "checkpointing=1"});
+        row("qwen2 lora nf4 all bf16", "qwen2",
+            {"lora.rank=8", "lora.targets=all-linear", "model.base_dtype=nf4", "precision=bf16"});
+        row("llama32k lora nf4 bf16", "llama32k",
+            {"lora.rank=8", "model.base_dtype=nf4", "precision=bf16"});
+        row("wide lora fp32 base", "llamawide", {"lora.rank=8", "train.micro_batch=1"});
+        row("wide lora bf16 base", "llamawide",
+            {"lora.rank=8", "train.micro_batch=1", "model.base_dtype=bf16"});
+        row("wide lora int8", "llamawide",
+            {"lora.rank=8", "train.micro_batch=1", "model.base_dtype=int8"});
+        row("wide lora nf4", "llamawide",
+            {"lora.rank=8", "train.micro_batch=1", "model.base_dtype=nf4"});
+        row("wide lora nf4 bf16 ckpt", "llamawide",
+            {"lora.rank=8", "model.base_dtype=nf4", "precision=bf16", "checkpointing=1"});
+        row("wide lora int8 all bf16", "llamawide",
+            {"lora.rank=16", "lora.targets=all-linear", "model.base_dtype=int8", "precision=bf16"});
     }
 
     // Every prediction within 10 % of the measured peak.
@@ -304,6 +350,102 @@ private Q_SLOTS:
         QVERIFY(lora.trainable < lora.parameters / 10);
         QVERIFY(lora.optimizer < plain.optimizer / 10);
         QVERIFY(estimateFor(llama_, {"model.seq_len=128"}).peak > plain.peak / 2);
+    }
+
+    // The projections' weights in the base's format, everything else fp32; the dequantization
+    // buffer (the largest projection in the compute dtype) is overhead, and none where a half base
+    // computes in its own dtype.
+    void compactBaseHoldsTheProjections() {
+        const auto estimate = [this](const QStringList &settings) {
+            return estimateFor(wide_, QStringList{"lora.rank=8", "train.micro_batch=1"} + settings);
+        };
+        const MemoryEstimate fp32 = estimate({});
+        const MemoryEstimate bf16 = estimate({"model.base_dtype=bf16"});
+        const MemoryEstimate int8 = estimate({"model.base_dtype=int8"});
+        const MemoryEstimate nf4 = estimate({"model.base_dtype=nf4"});
+        // Two layers of q and o 256 x 256, k and v 128 x 256, gate and up 688 x 256, down 256 x
+        // 688.
+        const std::uint64_t projections = 2 * (2 * 256 * 256 + 2 * 128 * 256 + 3 * 688 * 256);
+        const std::uint64_t rows = 2 * (2 * 256 + 2 * 128 + 2 * 688 + 256);
+        QCOMPARE(fp32.weights - bf16.weights, 2 * projections);
+        QCOMPARE(fp32.weights - int8.weights, 3 * projections - 4 * rows);
+        const double nf4_bytes = 0.5 + 1.0 / 64 + 8.0 / (64 * 256);
+        QVERIFY(std::abs(static_cast<double>(fp32.weights - nf4.weights) -
+                         (4 - nf4_bytes) * static_cast<double>(projections)) < 1);
+        const std::uint64_t largest = 688 * 256;
+        QCOMPARE(bf16.overhead - fp32.overhead, 4 * largest);
+        QCOMPARE(nf4.overhead - fp32.overhead, 4 * largest);
+        const QStringList half = {"precision=bf16"};
+        QCOMPARE(estimate(half + QStringList{"model.base_dtype=int8"}).overhead -
+                     estimate(half).overhead,
+                 2 * largest);
+        QCOMPARE(estimate(half + QStringList{"model.base_dtype=bf16"}).overhead,
+                 estimate(half).overhead);
+        QVERIFY(fp32.peak > bf16.peak && bf16.peak > int8.peak && int8.peak > nf4.peak);
+        QCOMPARE(nf4.parameters, fp32.parameters);
+        QCOMPARE(nf4.trainable, fp32.trainable);
+    }
+
+    // The frozen base of a LoRA run is one more technique: held compact (bf16, int8, nf4) only
+    // when the budget needs it. A full fine-tune never gets one; one that cannot fit names the
+    // LoRA base that would.
+    void planChoosesTheBaseFormat() {
+        const Config lora = configOf(wide_, {"lora.rank=8", "train.micro_batch=1"});
+        const ModelFacts facts =
+            plan::storedModelFacts(lora, Project::openForReading(wide_.toStdString()));
+        const auto planFor = [&facts](Config config, std::uint64_t budget) {
+            HardwareProfile profile = findHardwareProfile("cpu-8gb", DeviceReport{});
+            profile.budget_bytes = budget;
+            config.set("memory.budget", std::to_string(budget));
+            return recommendPlan(config, facts, profile);
+        };
+        const auto decision = [](const Plan &plan, const std::string &setting) {
+            const auto found =
+                std::find_if(plan.decisions.begin(), plan.decisions.end(),
+                             [&](const PlanDecision &d) { return d.setting == setting; });
+            return found == plan.decisions.end() ? PlanDecision{} : *found;
+        };
+        const Plan roomy = planFor(lora, 8ULL << 30);
+        QCOMPARE(decision(roomy, "model.base_dtype").value, std::string("fp32"));
+        std::uint64_t smallest_nf4 = UINT64_MAX;
+        std::uint64_t smallest_other = UINT64_MAX;
+        for (const char *format : {"bf16", "int8", "nf4"}) {
+            QVERIFY2(std::any_of(roomy.alternatives.begin(), roomy.alternatives.end(),
+                                 [&](const PlanAlternative &row) {
+                                     return row.techniques.find(std::string(format) + " base") !=
+                                            std::string::npos;
+                                 }),
+                     format);
+        }
+        for (const PlanAlternative &row : roomy.alternatives) {
+            const bool nf4 = row.techniques.find("nf4 base") != std::string::npos;
+            (nf4 ? smallest_nf4 : smallest_other) =
+                std::min(nf4 ? smallest_nf4 : smallest_other, row.peak);
+        }
+        QVERIFY(smallest_nf4 < smallest_other);
+        const auto tight = static_cast<std::uint64_t>(
+            static_cast<double>(smallest_nf4 + smallest_other) / 2 / 0.9);
+        const Plan cramped = planFor(lora, tight);
+        QVERIFY2(cramped.feasible, cramped.summary.c_str());
+        QVERIFY(std::count(cramped.overrides.begin(), cramped.overrides.end(),
+                           "model.base_dtype=nf4") == 1);
+        const PlanDecision nf4 = decision(cramped, "model.base_dtype");
+        QCOMPARE(nf4.value, std::string("nf4"));
+        QVERIFY2(nf4.reason.find("off the peak") != std::string::npos &&
+                     nf4.reason.find("with a less compact base nothing fits") != std::string::npos,
+                 nf4.reason.c_str());
+
+        const Config full = configOf(wide_, {"train.micro_batch=1"});
+        for (const Plan &plan : {planFor(full, 8ULL << 30), planFor(full, tight)}) {
+            QCOMPARE(decision(plan, "model.base_dtype").setting, std::string());
+            for (const PlanAlternative &row : plan.alternatives) {
+                QVERIFY2(row.techniques.find("base") == std::string::npos, row.techniques.c_str());
+            }
+        }
+        const Plan full_cramped = planFor(full, tight);
+        QVERIFY(!full_cramped.feasible);
+        QVERIFY2(full_cramped.summary.find("lora.rank=8 model.base_dtype=nf4") != std::string::npos,
+                 full_cramped.summary.c_str());
     }
 
     // The plan names LoRA: what a full fine-tune costs, or what the adapters train.

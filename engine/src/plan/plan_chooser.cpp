@@ -4,11 +4,13 @@
 // CPU, see docs/BENCHMARKS.md; published figures elsewhere), times a batch-efficiency term.
 #include "plan/model_facts.h"
 #include "plan/planner_request.h"
+#include "util/base_format.h"
 
 #include <headroom/plan.h>
 #include <headroom/units.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <optional>
 
@@ -23,6 +25,8 @@ struct Option {
     std::int64_t checkpointing = 0;
     std::string optimizer = "adamw";
     bool offload = false;
+    // model.base_dtype, chosen for a pretrained base under LoRA only ("" = not the planner's)
+    std::string base_dtype;
     std::int64_t micro_batch = 1;
     std::int64_t accumulation = 1;
     MemoryEstimate estimate;
@@ -30,20 +34,40 @@ struct Option {
     bool fits = false;
 };
 
+// The base formats are estimates, not measurements: a half-precision base converts each
+// projection weight per use, int8 and nf4 dequantize it twice per step (forward and backward).
 struct SpeedFactors {
     double half = 1, checkpointing = 1, adamw8bit = 1, offload = 1;
+    double half_base = 1, int8_base = 1, nf4_base = 1;
 };
 
 SpeedFactors speedFactors(ProfileKind kind) {
     switch (kind) {
     case ProfileKind::Cuda:
-        return {1.6, 0.75, 0.95, 0.5};
+        return {1.6, 0.75, 0.95, 0.5, 0.97, 0.75, 0.7};
     case ProfileKind::Mps:
-        return {1, 0.75, 0.6, 1};
+        return {1, 0.75, 0.6, 1, 0.97, 0.75, 0.7};
     case ProfileKind::Cpu:
         break;
     }
-    return {0.86, 0.66, 0.95, 1}; // docs/BENCHMARKS.md, 10 M GPT on 2 cores
+    // docs/BENCHMARKS.md, 10 M GPT on 2 cores; the base formats: +10-25 % step time (estimate)
+    return {0.86, 0.66, 0.95, 1, 0.97, 0.87, 0.82};
+}
+
+double baseSpeed(const SpeedFactors &factors, const std::string &base_dtype) {
+    if (base_dtype.empty() || base_dtype == "fp32") {
+        return 1;
+    }
+    return base_dtype == "int8" ? factors.int8_base
+                                : (base_dtype == "nf4" ? factors.nf4_base : factors.half_base);
+}
+
+// The option's techniques' speed relative to fp32 without them, at the same micro-batch.
+double techniqueSpeed(const Option &option, const SpeedFactors &factors) {
+    return (option.precision == "fp32" ? 1 : factors.half) *
+           (option.checkpointing > 0 ? factors.checkpointing : 1) *
+           (option.optimizer == "adamw8bit" ? factors.adamw8bit : 1) *
+           (option.offload ? factors.offload : 1) * baseSpeed(factors, option.base_dtype);
 }
 
 // Small micro-batches waste time in per-call overhead; tokens per call decide it.
@@ -74,6 +98,9 @@ std::string describeOption(const Option &option) {
     if (option.offload) {
         parts.emplace_back("offloaded optimizer");
     }
+    if (!option.base_dtype.empty() && option.base_dtype != "fp32") {
+        parts.push_back(option.base_dtype + " base");
+    }
     std::string text;
     for (const std::string &part : parts) {
         text += (text.empty() ? "" : " · ") + part;
@@ -82,27 +109,46 @@ std::string describeOption(const Option &option) {
 }
 
 std::vector<std::string> optionOverrides(const Option &option) {
-    return {"precision=" + option.precision,
-            "checkpointing=" + std::to_string(option.checkpointing),
-            "optimizer=" + option.optimizer,
-            std::string("offload.optimizer=") + (option.offload ? "on" : "off"),
-            "train.micro_batch=" + std::to_string(option.micro_batch),
-            "train.accumulation=" + std::to_string(option.accumulation)};
+    std::vector<std::string> overrides{"precision=" + option.precision,
+                                       "checkpointing=" + std::to_string(option.checkpointing),
+                                       "optimizer=" + option.optimizer,
+                                       std::string("offload.optimizer=") +
+                                           (option.offload ? "on" : "off"),
+                                       "train.micro_batch=" + std::to_string(option.micro_batch),
+                                       "train.accumulation=" + std::to_string(option.accumulation)};
+    if (!option.base_dtype.empty()) {
+        overrides.push_back("model.base_dtype=" + option.base_dtype);
+    }
+    return overrides;
 }
 
 bool sameTechniques(const Option &a, const Option &b) {
     return a.precision == b.precision && a.checkpointing == b.checkpointing &&
-           a.optimizer == b.optimizer && a.offload == b.offload;
+           a.optimizer == b.optimizer && a.offload == b.offload && a.base_dtype == b.base_dtype;
 }
 
-// The peak of `config` with LoRA adapters (the default rank, the configured targets) and the
-// techniques in `overrides`; nothing when the targets do not name this model's projections.
+// The formats a LoRA run's frozen base may take, least compact first: fp32, the half precision
+// this device has, int8 and nf4 (and the configured one).
+std::vector<std::string> baseFormats(const Config &config, const HardwareProfile &profile) {
+    std::vector<std::string> formats{"fp32", profile.bf16 ? "bf16" : "fp16", "int8", "nf4"};
+    const std::string configured = config.text("model.base_dtype");
+    if (std::find(formats.begin(), formats.end(), configured) == formats.end()) {
+        formats.insert(formats.begin() + 2, configured);
+    }
+    return formats;
+}
+
+// The peak of `config` with LoRA adapters (the default rank, the configured targets) on a base
+// held in `base_dtype` and the techniques in `overrides`; nothing when the targets do not name
+// this model's projections.
 std::optional<MemoryEstimate> withLora(Config config, const ModelFacts &facts,
-                                       const std::vector<std::string> &overrides) {
+                                       const std::vector<std::string> &overrides,
+                                       const std::string &base_dtype = "fp32") {
     for (const std::string &assignment : overrides) {
         config.setAssignment(assignment);
     }
     config.set("lora.rank", "8");
+    config.set("model.base_dtype", base_dtype);
     try {
         return estimateMemory(config, facts);
     } catch (const ConfigError &) {
@@ -110,13 +156,80 @@ std::optional<MemoryEstimate> withLora(Config config, const ModelFacts &facts,
     }
 }
 
-std::string loraHint(const Config &config, const ModelFacts &facts, const Option &option) {
-    const std::optional<MemoryEstimate> lora = withLora(config, facts, optionOverrides(option));
+// What a full fine-tune that cannot fit could do instead: LoRA adapters at the micro-batch of the
+// smallest option, on the least compact frozen base that fits within `limit` with some
+// combination of techniques (the fastest such).
+std::string loraHint(const Config &config, const ModelFacts &facts, const Option &smallest,
+                     const std::vector<Option> &combinations,
+                     const std::vector<std::string> &formats, const SpeedFactors &factors,
+                     double limit) {
+    const std::string at = " at micro-batch " + std::to_string(smallest.micro_batch) + ")";
+    const std::optional<MemoryEstimate> lora = withLora(config, facts, optionOverrides(smallest));
     if (!lora) {
         return "make the model smaller";
     }
+    if (limit > 0 && static_cast<double>(lora->peak) > limit) {
+        for (const std::string &format : formats) {
+            std::optional<Option> fastest;
+            for (Option option : combinations) {
+                option.micro_batch = smallest.micro_batch;
+                option.accumulation = smallest.accumulation;
+                const std::optional<MemoryEstimate> estimate =
+                    withLora(config, facts, optionOverrides(option), format);
+                option.speed = techniqueSpeed(option, factors);
+                if (estimate && static_cast<double>(estimate->peak) <= limit &&
+                    (!fastest || option.speed > fastest->speed)) {
+                    option.estimate = *estimate;
+                    fastest = option;
+                }
+            }
+            if (!fastest) {
+                continue;
+            }
+            const std::string with = " with " + describeOption(*fastest) + " needs " +
+                                     formatBytes(fastest->estimate.peak) + at;
+            return format == "fp32"
+                       ? "train LoRA adapters instead of every weight (lora.rank=8" + with
+                       : "train LoRA adapters on the base held in " + format +
+                             " instead of every weight (lora.rank=8 model.base_dtype=" + format +
+                             with;
+        }
+    }
     return "train LoRA adapters instead of every weight (lora.rank=8 needs " +
-           formatBytes(lora->peak) + " at micro-batch " + std::to_string(option.micro_batch) + ")";
+           formatBytes(lora->peak) + at;
+}
+
+// The frozen base's format: the bytes it saves against fp32 with the same techniques and
+// micro-batch, its estimated cost in step time, and the fastest plan with a less compact base.
+PlanDecision baseDecision(const std::vector<Option> &options, const Option &best,
+                          const Option *less_compact, const SpeedFactors &factors) {
+    if (best.base_dtype == "fp32") {
+        return {"model.base_dtype", "fp32",
+                "the frozen base stays in fp32, the fastest: the plan fits without a compact one"};
+    }
+    Option in_fp32 = best;
+    in_fp32.base_dtype = "fp32";
+    const auto fp32 = std::find_if(options.begin(), options.end(), [&](const Option &option) {
+        return sameTechniques(option, in_fp32) && option.micro_batch == best.micro_batch;
+    });
+    std::string reason = "the frozen attention and MLP weights held in " + best.base_dtype;
+    if (fp32 != options.end() && fp32->estimate.peak > best.estimate.peak) {
+        reason += ": weights " + formatBytes(best.estimate.weights) + " instead of " +
+                  formatBytes(fp32->estimate.weights) + " in fp32, " +
+                  formatBytes(fp32->estimate.peak - best.estimate.peak) + " off the peak";
+    }
+    char text[200];
+    std::snprintf(text, sizeof text, "; steps about %ld %% slower (an estimate)",
+                  std::lround(100 / baseSpeed(factors, best.base_dtype) - 100));
+    reason += text;
+    if (less_compact == nullptr) {
+        return {"model.base_dtype", best.base_dtype,
+                reason + "; with a less compact base nothing fits the budget"};
+    }
+    std::snprintf(text, sizeof text,
+                  "; the fastest plan with a less compact base (%s) runs at %.2fx instead of %.2fx",
+                  describeOption(*less_compact).c_str(), less_compact->speed, best.speed);
+    return {"model.base_dtype", best.base_dtype, reason + text};
 }
 
 // LoRA is the user's choice, never the planner's: the decision says what it costs or saves.
@@ -171,34 +284,43 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
     if (profile.kind == ProfileKind::Cuda) {
         optimizers.emplace_back("adamw", true);
     }
+    // The frozen base of a LoRA run is one more technique; a full fine-tune trains it in fp32.
+    const bool lora_base = pretrained && base.integer("lora.rank") > 0;
+    const std::vector<std::string> formats =
+        lora_base ? baseFormats(base, profile) : std::vector<std::string>{""};
 
     const double reference_efficiency = batchEfficiency(config.integer("train.micro_batch"), units);
     std::vector<Option> options;
+    std::vector<Option> combinations;
     for (const std::string &precision : precisions) {
         for (const std::int64_t every : checkpointing) {
             for (const auto &[optimizer, offload] : optimizers) {
-                for (const std::int64_t micro_batch : divisors(effective)) {
+                for (const std::string &base_dtype : formats) {
                     Option option;
                     option.precision = precision;
                     option.checkpointing = every;
                     option.optimizer = optimizer;
                     option.offload = offload;
-                    option.micro_batch = micro_batch;
-                    option.accumulation = effective / micro_batch;
-                    for (const std::string &assignment : optionOverrides(option)) {
-                        config.setAssignment(assignment);
-                    }
-                    option.estimate = estimateMemory(config, facts);
-                    applyHistoryCorrection(option.estimate, history);
-                    option.fits = budget == 0 || static_cast<double>(option.estimate.peak) <= limit;
-                    option.speed = (precision == "fp32" ? 1 : factors.half) *
-                                   (every > 0 ? factors.checkpointing : 1) *
-                                   (optimizer == "adamw8bit" ? factors.adamw8bit : 1) *
-                                   (offload ? factors.offload : 1) *
-                                   batchEfficiency(micro_batch, units) / reference_efficiency;
-                    options.push_back(option);
+                    option.base_dtype = base_dtype;
+                    combinations.push_back(option);
                 }
             }
+        }
+    }
+    for (const Option &combination : combinations) {
+        for (const std::int64_t micro_batch : divisors(effective)) {
+            Option option = combination;
+            option.micro_batch = micro_batch;
+            option.accumulation = effective / micro_batch;
+            for (const std::string &assignment : optionOverrides(option)) {
+                config.setAssignment(assignment);
+            }
+            option.estimate = estimateMemory(config, facts);
+            applyHistoryCorrection(option.estimate, history);
+            option.fits = budget == 0 || static_cast<double>(option.estimate.peak) <= limit;
+            option.speed = techniqueSpeed(option, factors) * batchEfficiency(micro_batch, units) /
+                           reference_efficiency;
+            options.push_back(option);
         }
     }
 
@@ -248,15 +370,17 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
         plan.feasible = false;
         plan.estimate = smallest->estimate;
         const std::uint64_t fixed = smallest->estimate.weights + smallest->estimate.optimizer;
-        plan.summary =
-            "cannot fit: even " + describeOption(*smallest) + " at micro-batch " +
-            std::to_string(smallest->micro_batch) + " needs " +
-            formatBytes(smallest->estimate.peak) + " of the " + formatBytes(budget) +
-            " budget less the " + std::to_string(static_cast<int>(kSafetyMargin * 100)) +
-            " % margin (weights and optimizer state alone: " + formatBytes(fixed) + "); " +
-            (pretrained && base.integer("lora.rank") == 0 ? loraHint(config, facts, *smallest)
-                                                          : "make the model smaller") +
-            " or plan for a larger profile";
+        plan.summary = "cannot fit: even " + describeOption(*smallest) + " at micro-batch " +
+                       std::to_string(smallest->micro_batch) + " needs " +
+                       formatBytes(smallest->estimate.peak) + " of the " + formatBytes(budget) +
+                       " budget less the " + std::to_string(static_cast<int>(kSafetyMargin * 100)) +
+                       " % margin (weights and optimizer state alone: " + formatBytes(fixed) +
+                       "); " +
+                       (pretrained && base.integer("lora.rank") == 0
+                            ? loraHint(config, facts, *smallest, combinations,
+                                       baseFormats(base, profile), factors, budget == 0 ? 0 : limit)
+                            : "make the model smaller") +
+                       " or plan for a larger profile";
         return plan;
     }
 
@@ -268,6 +392,7 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
         if (option.precision == base.text("precision") &&
             option.checkpointing == (base.integer("checkpointing") > 0 ? 1 : 0) &&
             option.optimizer == base.text("optimizer") &&
+            (option.base_dtype.empty() || option.base_dtype == base.text("model.base_dtype")) &&
             option.offload == (base.text("offload.optimizer") == "on") &&
             option.micro_batch == base.integer("train.micro_batch")) {
             as_configured = &option;
@@ -335,6 +460,14 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
             {"offload.optimizer", best->offload ? "on" : "off",
              reasonFor(
                  best->offload, [](const Option &o) { return !o.offload; }, "optimizer offload")});
+    }
+    if (lora_base) {
+        const int chosen = compactness(parseBaseFormat(best->base_dtype));
+        plan.decisions.push_back(
+            baseDecision(options, *best, bestWhere([chosen](const Option &o) {
+                             return compactness(parseBaseFormat(o.base_dtype)) < chosen;
+                         }),
+                         factors));
     }
     if (pretrained || base.integer("lora.rank") > 0) {
         plan.decisions.push_back(loraDecision(base, facts, *best));

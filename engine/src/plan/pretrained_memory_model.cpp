@@ -1,6 +1,7 @@
 #include "plan/pretrained_memory_model.h"
 
 #include "hf/checkpoint_layout.h"
+#include "util/base_format.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,6 +27,9 @@ struct Lm {
     Bytes e = 4;       // bytes of a projection's output: 4 in fp32, 2 under autocast
     bool half = false; // autocast: projections read low-precision copies of inputs, weights
     bool full = true;  // every parameter trains; else LoRA adapters only
+    // model.base_dtype other than fp32 (LoRA only): the frozen projections run through
+    // models/quantized_linear.cpp, which keeps nothing for backward but the stored weight.
+    bool compact_base = false;
     Bytes rank = 0;
     double lora_dropout = 0;
     std::set<std::string> targets;
@@ -59,7 +63,7 @@ Projection project(const Lm &lm, const std::string &name, const Activation &inpu
         projection.saved += cast ? 2 * in : 0;
         projection.input_saved = !cast;
     }
-    if (lm.half && input.grad) {
+    if (lm.half && input.grad && !lm.compact_base) {
         projection.saved += 2 * input.width * out;
     }
     if (adapted) {
@@ -418,6 +422,10 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
         lm.attention_dropout = a.attention_dropout;
     }
     lm.full = techniques.lora_rank == 0;
+    // A full fine-tune trains every weight in fp32 (Config::validate refuses another base format).
+    const BaseFormat format =
+        lm.full ? BaseFormat::Fp32 : parseBaseFormat(config.text("model.base_dtype"));
+    lm.compact_base = format != BaseFormat::Fp32;
     if (!lm.full) {
         lm.rank = static_cast<Bytes>(techniques.lora_rank);
         lm.lora_dropout = techniques.lora_dropout;
@@ -465,7 +473,27 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
     }
     memory.parameters = base_parameters + (lm.full ? 0 : trainable);
     memory.trainable = trainable;
-    memory.weights = 4 * static_cast<std::uint64_t>(memory.parameters);
+    // The projections' weights in the base's format (scales included); embeddings, norms,
+    // biases, the head and the adapters stay fp32. A compact base's projections dequantize into
+    // one buffer as large as the largest weight, in the compute dtype, that stays from the first
+    // step on: a workspace, counted as overhead. A bf16/fp16 base computing in its own dtype
+    // needs none.
+    Bytes projection_weights = 0;
+    Bytes projection_bytes = 0;
+    Bytes largest_projection = 0;
+    for (const Site &site : sitesOf(a)) {
+        const Bytes size = static_cast<Bytes>(site.in) * static_cast<Bytes>(site.out);
+        projection_weights += size;
+        projection_bytes += size * baseBytesPerWeight(format, site.in);
+        largest_projection = std::max(largest_projection, size);
+    }
+    const auto layers = static_cast<Bytes>(a.layers);
+    memory.weights = toBytes(4 * static_cast<Bytes>(memory.parameters) +
+                             layers * (projection_bytes - 4 * projection_weights));
+    const bool computes_in_base_dtype =
+        !isQuantized(format) && lm.half && config.text("precision") == baseFormatName(format);
+    const Bytes dequantization_buffer =
+        lm.compact_base && !computes_in_base_dtype ? largest_projection * (lm.half ? 2 : 4) : 0;
     const std::uint64_t state = optimizerStateBytes(trainable_sizes, techniques.adamw8bit);
     (techniques.offload ? memory.host : memory.optimizer) = state;
     const Bytes all_gradients = 4 * static_cast<Bytes>(trainable);
@@ -531,7 +559,8 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
     // splits the sum as a run's measured breakdown does.
     memory.gradients = step >= peak || accumulating ? toBytes(all_gradients) : 0;
     memory.activations = toBytes(std::max(peak, step)) - memory.gradients;
-    memory.overhead = toBytes(16 * lm.N + 8 * lm.B); // int64 tokens and targets
+    // The int64 tokens and targets, and the dequantization buffer.
+    memory.overhead = toBytes(16 * lm.N + 8 * lm.B + dequantization_buffer);
     memory.model = describePretrained(a, config.integer("model.seq_len"), memory.parameters);
     return memory;
 }

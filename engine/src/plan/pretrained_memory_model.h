@@ -29,9 +29,10 @@ std::set<std::string> pretrainedLoraTargets(const std::string &text,
 std::string describePretrained(const hf::ArchitectureConfig &architecture, std::int64_t seq_len,
                                std::int64_t parameters);
 
-// Weights (fp32 parameters and LoRA adapters), optimizer state and the largest of: the start of
-// backward (everything saved plus the cross-entropy gradients), each layer's backward (after a
-// checkpointed layer's recompute), the end of backward and the optimizer step.
+// Weights (fp32 parameters and LoRA adapters; under LoRA the projections in model.base_dtype, whose
+// dequantization buffer is overhead), optimizer state and the largest of: the start of backward
+// (everything saved plus the cross-entropy gradients), each layer's backward (after a checkpointed
+// layer's recompute), the end of backward and the optimizer step.
 StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConfig &architecture,
                                 const StepTechniques &techniques);
 
