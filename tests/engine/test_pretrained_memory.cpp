@@ -237,6 +237,8 @@ private Q_SLOTS:
         row("llama32k fp32", "llama32k", {});
         row("llama32k bf16 8 x 64", "llama32k", {"precision=bf16", "train.micro_batch=8"});
         row("llama32k lora bf16", "llama32k", {"lora.rank=8", "precision=bf16"});
+        row("llama32k lora bf16 8 x 128", "llama32k",
+            {"lora.rank=8", "precision=bf16", "train.micro_batch=8", "model.seq_len=128"});
         row("llama32k lora ckpt 8 x 64", "llama32k",
             {"lora.rank=8", "lora.targets=all-linear", "checkpointing=1", "train.micro_batch=8"});
         row("qwen2 fp32", "qwen2", {});

@@ -1,5 +1,7 @@
 #include "models/token_losses.h"
 
+#include "compat/autocast.h"
+
 #include <algorithm>
 #include <vector>
 
@@ -46,6 +48,22 @@ public:
     }
 };
 
+// The head as the blocks' products read it: under autocast its low-precision copy, made once here.
+// Autocast caches its casts of leaf weights that require grad only, so a frozen head (LoRA) would
+// be cast again for every block, each copy kept for the gradient of h. Autograd records this cast
+// when the head trains, and turns the blocks' summed gradient back to the head's dtype.
+torch::Tensor headAsComputed(const torch::Tensor &head) {
+    const compat::AutocastState autocast = compat::currentAutocastState();
+    const bool enabled =
+        (head.is_cpu() && autocast.cpu_enabled) || (head.is_cuda() && autocast.cuda_enabled);
+    const torch::ScalarType dtype = head.is_cuda() ? autocast.cuda_dtype : autocast.cpu_dtype;
+    // The tensors autocast casts: floating point other than double.
+    if (!enabled || !head.is_floating_point() || head.scalar_type() == torch::kDouble) {
+        return head;
+    }
+    return head.to(dtype);
+}
+
 } // namespace
 
 torch::Tensor tokenLosses(const torch::Tensor &h, const torch::Tensor &head,
@@ -54,8 +72,9 @@ torch::Tensor tokenLosses(const torch::Tensor &h, const torch::Tensor &head,
                 "tokenLosses: h [N, dim] and targets [N], got ", h.sizes(), " ", targets.sizes());
     const std::int64_t block = std::max<std::int64_t>(
         1, kBlockBytes / (head.size(0) * static_cast<std::int64_t>(sizeof(float))));
+    const torch::Tensor weight = headAsComputed(head);
     if (h.size(0) <= block) {
-        return SoftmaxCrossEntropy::apply(torch::linear(h, head), targets);
+        return SoftmaxCrossEntropy::apply(torch::linear(h, weight), targets);
     }
     const std::vector<torch::Tensor> rows = h.split(block);
     const std::vector<torch::Tensor> wanted = targets.split(block);
@@ -63,7 +82,7 @@ torch::Tensor tokenLosses(const torch::Tensor &h, const torch::Tensor &head,
     losses.reserve(rows.size());
     for (std::size_t index = 0; index < rows.size(); ++index) {
         losses.push_back(
-            SoftmaxCrossEntropy::apply(torch::linear(rows[index], head), wanted[index]));
+            SoftmaxCrossEntropy::apply(torch::linear(rows[index], weight), wanted[index]));
     }
     return torch::cat(losses);
 }

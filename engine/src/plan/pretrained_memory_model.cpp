@@ -204,8 +204,8 @@ Bytes logitsBlockRows(const Lm &lm) {
 
 // Outside the layers at the end of the forward pass: the embedding dropout's mask, the rotary
 // tables (fp32, kept by the rotations or by checkpointed layers), the final norm, the head's input,
-// under autocast the head's weight copy (a frozen head is cast again for every block), and the
-// cross-entropy's fp32 probabilities and targets.
+// under autocast the head's weight copy (one for all the blocks), and the cross-entropy's fp32
+// probabilities and targets.
 Bytes headSaved(const Lm &lm, bool checkpointing) {
     const Bytes N = lm.N, d = lm.d;
     Bytes saved = lm.gpt2 && lm.embedding_dropout > 0 && lm.full ? 4 * N * d : 0;
@@ -217,7 +217,7 @@ Bytes headSaved(const Lm &lm, bool checkpointing) {
         saved += (lm.half ? 2 : 4) * N * d;
     }
     if (lm.half) {
-        saved += 2 * lm.V * d * (lm.full ? 1 : std::ceil(N / logitsBlockRows(lm)));
+        saved += 2 * lm.V * d;
     }
     return saved + 4 * N * lm.V + 9 * N;
 }
@@ -229,11 +229,10 @@ Bytes headForward(const Lm &lm) {
     const Bytes rows = logitsBlockRows(lm);
     const Bytes blocks = std::ceil(lm.N / rows);
     const Bytes last = lm.N - (blocks - 1) * rows;
-    const Bytes copy = lm.half && !lm.full ? 2 * lm.V * lm.d : 0;
     const Bytes made = (lm.half ? 10 : 8) * lm.V;
     Bytes peak = made * last - (4 * lm.V * last);
     if (blocks > 1) {
-        peak = std::max(peak, made * rows - 4 * lm.V * (rows + last) - copy);
+        peak = std::max(peak, made * rows - 4 * lm.V * (rows + last));
     }
     return peak;
 }
@@ -243,8 +242,8 @@ Bytes headForward(const Lm &lm) {
 // low-precision copy, and the probabilities freed); the head's backward then makes the block's
 // weight gradient, which autograd adds to the sum of the blocks before out of place (old, new and
 // sum alive at once; under autocast in low precision, into the sum that the weight copy's backward
-// turns to fp32 at the end). A frozen head's per-block copy is freed with its block. Coefficients
-// measured on LibTorch 1.13's CPU kernels.
+// turns to fp32 at the end). The weight copy, frozen or not, lives until the head's backward is
+// done. Coefficients measured on LibTorch 1.13's CPU kernels.
 Bytes headBackward(const Lm &lm) {
     const Bytes rows = logitsBlockRows(lm);
     const Bytes blocks = std::ceil(lm.N / rows);
@@ -265,7 +264,6 @@ Bytes headBackward(const Lm &lm) {
             if (lm.full && !first && !last) {
                 peak = std::max(peak, 6 * Vd + row_gradients - freed);
             }
-            freed += lm.full ? 0 : 2 * Vd;
             continue;
         }
         if (lm.full) {
