@@ -4,6 +4,7 @@
 #include "export/safetensors.h"
 #include "hf/hf_error.h"
 #include "hf/pretrained_model.h"
+#include "memory/cpu_allocator.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -52,6 +53,15 @@ class TestPretrainedImport : public QObject {
 private Q_SLOTS:
     void importsExactly_data();
     void importsExactly();
+    void compactBaseNeverHoldsTheFp32Model_data();
+    void compactBaseNeverHoldsTheFp32Model();
+
+private:
+    // A tiny Llama folder of `dtype` tensors in `dir`; the tensors as written.
+    static std::map<std::string, torch::Tensor> writeFolder(const QTemporaryDir &dir,
+                                                            const QString &dtype,
+                                                            const QString &poisoned = {},
+                                                            double value = 0);
 };
 
 void TestPretrainedImport::importsExactly_data() {
@@ -72,17 +82,17 @@ void TestPretrainedImport::importsExactly_data() {
                                        << "model.norm.weight" << std::nan("");
 }
 
-void TestPretrainedImport::importsExactly() {
-    QFETCH(QString, dtype);
-    QFETCH(QString, poisoned);
-    QFETCH(double, value);
+std::map<std::string, torch::Tensor> TestPretrainedImport::writeFolder(const QTemporaryDir &dir,
+                                                                       const QString &dtype,
+                                                                       const QString &poisoned,
+                                                                       double value) {
     const torch::ScalarType type = dtype == "BF16"  ? torch::kBFloat16
                                    : dtype == "F16" ? torch::kHalf
                                                     : torch::kFloat;
-    QTemporaryDir dir;
-    QVERIFY(dir.isValid());
     QFile config(dir.filePath("config.json"));
-    QVERIFY(config.open(QIODevice::WriteOnly));
+    if (!config.open(QIODevice::WriteOnly)) {
+        return {};
+    }
     config.write(kConfig);
     config.close();
 
@@ -99,6 +109,17 @@ void TestPretrainedImport::importsExactly() {
     }
     headroom::exporting::writeSafetensors(dir.filePath("model.safetensors").toStdString(), views,
                                           {{"format", "pt"}});
+    return stored;
+}
+
+void TestPretrainedImport::importsExactly() {
+    QFETCH(QString, dtype);
+    QFETCH(QString, poisoned);
+    QFETCH(double, value);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::map<std::string, torch::Tensor> stored = writeFolder(dir, dtype, poisoned, value);
+    QVERIFY(!stored.empty());
 
     if (!poisoned.isEmpty()) {
         try {
@@ -121,6 +142,42 @@ void TestPretrainedImport::importsExactly() {
         ++compared;
     }
     QCOMPARE(compared, static_cast<int>(stored.size()));
+}
+
+void TestPretrainedImport::compactBaseNeverHoldsTheFp32Model_data() {
+    QTest::addColumn<QString>("format");
+    QTest::newRow("bf16") << "bf16";
+    QTest::newRow("nf4") << "nf4";
+}
+
+void TestPretrainedImport::compactBaseNeverHoldsTheFp32Model() {
+    // Imported into a compact format, the projection weights are converted one at a time: the
+    // counting allocator's peak stays far below the fp32 projections' size.
+    QFETCH(QString, format);
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    QVERIFY(!writeFolder(dir, "BF16").empty());
+    std::int64_t projection_bytes = 0;
+    for (const auto &[name, shape] : shapes()) {
+        if (name.find("_proj") != std::string::npos) {
+            projection_bytes += 4 * shape[0] * shape[1];
+        }
+    }
+    headroom::memory::installCountingCpuAllocator();
+    const std::uint64_t before = headroom::memory::cpuMemoryStats().live;
+    headroom::memory::resetCpuPeak();
+    const headroom::models::CausalLm model = headroom::hf::loadPretrainedModel(
+        dir.path().toStdString(), {}, headroom::parseBaseFormat(format.toStdString()));
+    const std::uint64_t peak = headroom::memory::cpuMemoryStats().peak - before;
+    const std::uint64_t held = headroom::memory::cpuMemoryStats().live - before;
+    // Everything else (embedding, head, norms) is fp32: 2 x 40 x 16 floats.
+    const std::uint64_t others = 4 * (2 * 40 * 16 + 5 * 16);
+    qInfo("%s: fp32 projections %lld bytes; import peak %llu, held %llu", qPrintable(format),
+          static_cast<long long>(projection_bytes), static_cast<unsigned long long>(peak),
+          static_cast<unsigned long long>(held));
+    QVERIFY2(peak < others + static_cast<std::uint64_t>(projection_bytes) * 3 / 4,
+             qPrintable(QString::number(peak)));
+    QCOMPARE(model->baseFormat(), headroom::parseBaseFormat(format.toStdString()));
 }
 
 QTEST_GUILESS_MAIN(TestPretrainedImport)

@@ -267,9 +267,11 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
     for (std::size_t index = 0; index < pending.size(); ++index) {
         read_ahead.convertedUpTo(index);
         const std::string &name = pending[index].name;
-        torch::Tensor &parameter = pending[index].parameter;
+        // A deferred projection weight (CausalLmOptions::deferred_projections) is converted
+        // into a tensor of its own, handed to the model in the base's format and freed.
         const SafetensorsFile &file = files[pending[index].where->file];
         const TensorRecord &record = pending[index].where->record;
+        const bool deferred = pending[index].parameter.numel() == 0 && record.numel() > 0;
         const auto [bytes, byte_count] = span(pending[index]);
         // from_blob does not copy; the mapping is read-only and nothing writes
         // through it.
@@ -279,6 +281,9 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
         if (storedTransposed(config, name)) {
             stored = stored.t();
         }
+        // validateCheckpoint checked the shape against config.json.
+        torch::Tensor parameter =
+            deferred ? torch::empty(stored.sizes(), torch::kFloat) : pending[index].parameter;
         if (stored.sizes() != parameter.sizes()) {
             throw ModelFolderError(file.path() + ": tensor " + record.name + " has shape " +
                                    c10::str(record.shape) + ", the model needs " +
@@ -303,7 +308,9 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
             throw ModelFolderError(file.path() + ": tensor " + record.name +
                                    " holds NaN or infinite values");
         }
-        if (base_format != models::BaseFormat::Fp32) {
+        if (deferred) {
+            model.storeBaseWeights(base_format, name, parameter);
+        } else if (base_format != models::BaseFormat::Fp32) {
             model.storeBaseWeights(base_format, name);
         }
         if (progress) {
@@ -316,7 +323,9 @@ models::CausalLm loadPretrainedModel(const std::string &folder_path, const LoadP
                                      models::BaseFormat base_format) {
     const ModelFolder folder = locateModelFolder(folder_path);
     const ArchitectureConfig config = readArchitectureConfig(folder.config_path);
-    models::CausalLm model(causalLmOptions(config));
+    models::CausalLmOptions options = causalLmOptions(config);
+    options.deferred_projections = base_format != models::BaseFormat::Fp32;
+    models::CausalLm model(options);
     loadPretrainedWeights(*model, folder, config, progress, base_format);
     return model;
 }

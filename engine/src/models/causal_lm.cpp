@@ -46,10 +46,11 @@ void requireProbability(double value, const char *name) {
 // normal): seconds of serial random numbers for a 1 B-parameter model, all overwritten by the
 // import or resetParameters(). They are built 1 x 1 and given uninitialised storage of the
 // real shape.
-torch::nn::Linear uninitialisedLinear(std::int64_t in, std::int64_t out, bool bias) {
+torch::nn::Linear uninitialisedLinear(std::int64_t in, std::int64_t out, bool bias,
+                                      bool deferred = false) {
     torch::nn::Linear linear(torch::nn::LinearOptions(1, 1).bias(bias));
     linear->options.in_features(in).out_features(out);
-    linear->weight.set_data(torch::empty({out, in}));
+    linear->weight.set_data(deferred ? torch::empty({0}) : torch::empty({out, in}));
     if (bias) {
         linear->bias.set_data(torch::empty({out}));
     }
@@ -138,8 +139,8 @@ torch::Tensor LmNormImpl::forward(const torch::Tensor &x) {
 }
 
 torch::nn::Linear ProjectionsImpl::addLinear(const std::string &name, std::int64_t in,
-                                             std::int64_t out, bool bias) {
-    auto linear = register_module(name, uninitialisedLinear(in, out, bias));
+                                             std::int64_t out, bool bias, bool deferred) {
+    auto linear = register_module(name, uninitialisedLinear(in, out, bias, deferred));
     linears_.emplace_back(name, linear);
     return linear;
 }
@@ -174,17 +175,20 @@ torch::Tensor ProjectionsImpl::project(const std::string &name, const torch::Ten
     return out;
 }
 
-void ProjectionsImpl::storeBaseWeight(const std::string &name, BaseFormat format) {
+void ProjectionsImpl::storeBaseWeight(const std::string &name, BaseFormat format,
+                                      const torch::Tensor &given) {
     torch::nn::Linear base = linear(name);
     torch::NoGradGuard no_grad;
     const auto held = quantized_.find(name);
-    if (format == (held == quantized_.end() ? BaseFormat::Fp32 : held->second.format)) {
+    if (!given.defined() &&
+        format == (held == quantized_.end() ? BaseFormat::Fp32 : held->second.format)) {
         return;
     }
     // From the format it is held in now: a ladder rung quantizes a bf16 base mid-run, and a
     // resumed run repeats the same conversions from the import's format.
-    const torch::Tensor full =
-        held == quantized_.end() ? base->weight.detach() : dequantize(held->second, torch::kFloat);
+    const torch::Tensor full = given.defined()            ? given.detach()
+                               : held == quantized_.end() ? base->weight.detach()
+                                                          : dequantize(held->second, torch::kFloat);
     if (held != quantized_.end()) {
         quantized_.erase(held);
     }
@@ -247,21 +251,22 @@ DecoderLayerImpl::DecoderLayerImpl(const CausalLmOptions &options, std::uint64_t
     mlp_norm_ = register_module(gpt2 ? "ln_2" : "post_attention_layernorm",
                                 LmNorm(dim, options_.norm_eps, !gpt2));
     mlp_ = register_module("mlp", Projections());
+    const bool deferred = options_.deferred_projections;
     if (gpt2) {
-        attention_->addLinear("c_attn", dim, 3 * dim, true);
-        attention_->addLinear("c_proj", dim, dim, true);
-        mlp_->addLinear("c_fc", dim, options_.hidden, true);
-        mlp_->addLinear("c_proj", options_.hidden, dim, true);
+        attention_->addLinear("c_attn", dim, 3 * dim, true, deferred);
+        attention_->addLinear("c_proj", dim, dim, true, deferred);
+        mlp_->addLinear("c_fc", dim, options_.hidden, true, deferred);
+        mlp_->addLinear("c_proj", options_.hidden, dim, true, deferred);
         return;
     }
     const std::int64_t kv_width = options_.kv_heads * options_.head_dim;
-    attention_->addLinear("q_proj", dim, width, options_.qkv_bias);
-    attention_->addLinear("k_proj", dim, kv_width, options_.qkv_bias);
-    attention_->addLinear("v_proj", dim, kv_width, options_.qkv_bias);
-    attention_->addLinear("o_proj", width, dim, options_.o_bias);
-    mlp_->addLinear("gate_proj", dim, options_.hidden, options_.mlp_bias);
-    mlp_->addLinear("up_proj", dim, options_.hidden, options_.mlp_bias);
-    mlp_->addLinear("down_proj", options_.hidden, dim, options_.mlp_bias);
+    attention_->addLinear("q_proj", dim, width, options_.qkv_bias, deferred);
+    attention_->addLinear("k_proj", dim, kv_width, options_.qkv_bias, deferred);
+    attention_->addLinear("v_proj", dim, kv_width, options_.qkv_bias, deferred);
+    attention_->addLinear("o_proj", width, dim, options_.o_bias, deferred);
+    mlp_->addLinear("gate_proj", dim, options_.hidden, options_.mlp_bias, deferred);
+    mlp_->addLinear("up_proj", dim, options_.hidden, options_.mlp_bias, deferred);
+    mlp_->addLinear("down_proj", options_.hidden, dim, options_.mlp_bias, deferred);
 }
 
 std::string DecoderLayerImpl::attentionName() const {
@@ -526,12 +531,13 @@ std::vector<std::pair<std::string, LoraAdapter>> CausalLmImpl::loraAdapters() co
     return adapters;
 }
 
-bool CausalLmImpl::storeBaseWeights(BaseFormat format, const std::string &only) {
+bool CausalLmImpl::storeBaseWeights(BaseFormat format, const std::string &only,
+                                    const torch::Tensor &full) {
     bool matched = false;
     for (auto [path, projections] : projectionGroups()) {
         for (const auto &item : projections->linears()) {
             if (only.empty() || only == path + "." + item.first + ".weight") {
-                projections->storeBaseWeight(item.first, format);
+                projections->storeBaseWeight(item.first, format, full);
                 matched = true;
             }
         }

@@ -40,6 +40,10 @@ struct CausalLmOptions {
     bool o_bias = false;
     bool mlp_bias = false;
     bool tie_embeddings = false;
+    // The attention and MLP projection weights start empty (shape [0]): the import converts
+    // each into the base's format as it reads it (CausalLmImpl::storeBaseWeights with the
+    // weight), so a compact base never allocates the fp32 model first.
+    bool deferred_projections = false;
     double embedding_dropout = 0;
     double residual_dropout = 0;
     double attention_dropout = 0;
@@ -72,14 +76,16 @@ TORCH_MODULE(LmNorm);
 class ProjectionsImpl : public torch::nn::Module {
 public:
     torch::nn::Linear addLinear(const std::string &name, std::int64_t in, std::int64_t out,
-                                bool bias);
+                                bool bias, bool deferred = false);
     torch::Tensor project(const std::string &name, const torch::Tensor &x);
     // Adds an adapter "lora_<name>" to each projection named in `targets`.
     void enableLora(const LoraOptions &options, std::uint64_t first_dropout_site);
     // Holds a projection's frozen weight in `format`: bf16/fp16 as the converted parameter,
     // int8/nf4 quantized in buffers of the Linear ("weight_codes", "weight_scales", ...) with
-    // the weight parameter emptied. fp32 leaves it as it is.
-    void storeBaseWeight(const std::string &name, BaseFormat format);
+    // the weight parameter emptied. fp32 leaves it as it is. From `full` ([out, in] float)
+    // when given, else from the weight as it is held now.
+    void storeBaseWeight(const std::string &name, BaseFormat format,
+                         const torch::Tensor &full = {});
     // The projection's base weight [out, in] in float32 whatever its storage; detached.
     torch::Tensor baseWeight(const std::string &name) const;
     bool holdsQuantized(const std::string &name) const { return quantized_.count(name) != 0; }
@@ -159,7 +165,8 @@ public:
     // (ProjectionsImpl::storeBaseWeight); embeddings, norms and the output head stay float32.
     // With `only`, just the projection whose weight has that checkpoint name (the import
     // converts tensor by tensor). Returns whether a weight matched.
-    bool storeBaseWeights(BaseFormat format, const std::string &only = "");
+    bool storeBaseWeights(BaseFormat format, const std::string &only = "",
+                          const torch::Tensor &full = {});
     BaseFormat baseFormat() const { return base_format_; }
 
 private:

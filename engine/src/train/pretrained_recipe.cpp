@@ -121,6 +121,7 @@ makePretrainedRecipe(const Config &config, const std::string &base_folder, torch
                       ? std::string()
                       : ", projections held as " + models::baseFormatName(base_format)));
     }
+    options.deferred_projections = base_format != models::BaseFormat::Fp32;
     models::CausalLm model(options);
     hf::loadPretrainedWeights(*model, folder, architecture, {}, base_format);
     return std::make_unique<PretrainedRecipe>(std::move(architecture), std::move(model), seq_len,
