@@ -4,6 +4,7 @@
 #include <QDirIterator>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -99,6 +100,10 @@ void TestCliQuantizedBase::validationLossFollowsTheBase() {
     QVERIFY2(expected.exit_code == 0, qPrintable(expected.err));
     QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
     QVERIFY2(trained.err.contains("frozen projections held as " + format), qPrintable(trained.err));
+    // The quantized weights still count as the model's parameters.
+    const QRegularExpression counted("trainable of (\\d+) parameters");
+    QCOMPARE(counted.match(trained.err).captured(1), counted.match(expected.err).captured(1));
+    QVERIFY(!counted.match(trained.err).captured(1).isEmpty());
     const QList<QJsonObject> expected_evals = linesOfType(expected.out, "eval");
     const QList<QJsonObject> evals = linesOfType(trained.out, "eval");
     QCOMPARE(evals.size(), expected_evals.size());

@@ -548,6 +548,18 @@ bool CausalLmImpl::storeBaseWeights(BaseFormat format, const std::string &only,
     return matched;
 }
 
+std::int64_t CausalLmImpl::quantizedParameterCount() const {
+    std::int64_t count = 0;
+    for (const auto &[path, projections] : projectionGroups()) {
+        for (const auto &[name, linear] : projections->linears()) {
+            if (projections->holdsQuantized(name) && linear->weight.numel() == 0) {
+                count += linear->options.in_features() * linear->options.out_features();
+            }
+        }
+    }
+    return count;
+}
+
 NamedTensors CausalLmImpl::mergedState() const {
     std::map<std::string, torch::Tensor> merged;
     for (const auto &[path, projections] : projectionGroups()) {

@@ -168,6 +168,8 @@ public:
     bool storeBaseWeights(BaseFormat format, const std::string &only = "",
                           const torch::Tensor &full = {});
     BaseFormat baseFormat() const { return base_format_; }
+    // Weights of projections held as int8/nf4 codes, which parameters() no longer counts.
+    std::int64_t quantizedParameterCount() const;
 
 private:
     // Each layer's projections with the checkpoint path they sit under

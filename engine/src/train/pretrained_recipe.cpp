@@ -48,6 +48,9 @@ public:
         model_->setCheckpointEvery(every);
         return true;
     }
+    std::int64_t parameterCount() override {
+        return countParameters(*model_) + model_->quantizedParameterCount();
+    }
     bool setBaseFormat(BaseFormat format) override {
         if (format != model_->baseFormat()) {
             model_->storeBaseWeights(format);

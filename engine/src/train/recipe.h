@@ -65,7 +65,8 @@ public:
     // LoRA base). False when the recipe has no such base; fp32 is always accepted.
     virtual bool setBaseFormat(BaseFormat format) { return format == BaseFormat::Fp32; }
 
-    std::int64_t parameterCount() { return countParameters(*module()); }
+    // The model's parameters, a frozen base held quantized included.
+    virtual std::int64_t parameterCount() { return countParameters(*module()); }
 };
 
 // Sets to -100 (ignored by the loss) the targets [B, seq_len] that a prompt/completion example
