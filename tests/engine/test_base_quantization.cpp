@@ -35,6 +35,21 @@ headroom::models::CausalLmOptions tinyLlama() {
     return options;
 }
 
+// Fresh weights for `reference` (matrices times `scale`) and a second model holding the same.
+headroom::models::CausalLm twinOf(headroom::models::CausalLm &reference, double scale) {
+    reference->resetParameters();
+    headroom::models::CausalLm twin(tinyLlama());
+    torch::NoGradGuard no_grad;
+    const auto source = reference->named_parameters();
+    for (auto &item : twin->named_parameters()) {
+        if (item.value().dim() == 2) {
+            source[item.key()].mul_(scale);
+        }
+        item.value().copy_(source[item.key()]);
+    }
+    return twin;
+}
+
 } // namespace
 
 class TestBaseQuantization : public QObject {
@@ -231,15 +246,7 @@ void TestBaseQuantization::loraOnQuantizedBase() {
     const BaseFormat base = headroom::models::parseBaseFormat(format.toStdString());
     torch::manual_seed(4);
     headroom::models::CausalLm reference(tinyLlama());
-    reference->resetParameters();
-    headroom::models::CausalLm model(tinyLlama());
-    {
-        torch::NoGradGuard no_grad;
-        const auto source = reference->named_parameters();
-        for (auto &item : model->named_parameters()) {
-            item.value().copy_(source[item.key()]);
-        }
-    }
+    headroom::models::CausalLm model = twinOf(reference, 1.0);
     QVERIFY(model->storeBaseWeights(base));
     QCOMPARE(model->baseFormat(), base);
     const headroom::models::LoraOptions lora =
@@ -314,18 +321,7 @@ void TestBaseQuantization::logitsFollowTheBase() {
     QFETCH(double, same_top);
     torch::manual_seed(21);
     headroom::models::CausalLm reference(tinyLlama());
-    reference->resetParameters();
-    headroom::models::CausalLm model(tinyLlama());
-    {
-        torch::NoGradGuard no_grad;
-        const auto source = reference->named_parameters();
-        for (auto &item : model->named_parameters()) {
-            if (item.value().dim() == 2) {
-                source[item.key()].mul_(10.0);
-            }
-            item.value().copy_(source[item.key()]);
-        }
-    }
+    headroom::models::CausalLm model = twinOf(reference, 10.0);
     model->storeBaseWeights(headroom::models::parseBaseFormat(format.toStdString()));
     torch::NoGradGuard no_grad;
     const torch::Tensor tokens = torch::randint(0, 48, {3, 16}, torch::kLong);
