@@ -8,6 +8,9 @@
 //                        --seq 128 --warmup 2 --steps 10 --lr 1e-4 --clip 1 --profile TRACE
 //                        --turn-in FIFO --turn-out FIFO --turn-steps 1]
 //   pretrained_benchmark generate DIR [--prompt 16 --new-tokens 256 --repeats 3 --cached-only]
+//   pretrained_benchmark quant-size DIR --format fp32|bf16|fp16|int8|nf4
+//   pretrained_benchmark quant-steps DIR [--formats fp32,bf16,nf4 --rank 8 --targets all-linear
+//                        --batch 1 --seq 256 --checkpoint 1 --warmup 1 --steps 5]
 //
 // Every mode takes --threads N (at::set_num_threads; 0 leaves LibTorch's default). --cold
 // evicts the file's pages from the page cache first (posix_fadvise DONTNEED: only this
@@ -17,12 +20,20 @@
 // trainer uses), zero_grad. "generate" times greedy decoding with the KV cache against
 // recomputing the whole prefix for every token (causalLmLogits with use_cache true and
 // false): whole generateTokens runs taking turns (median), and token by token in turns.
+// "quant-size" imports the folder with the projections held in one base format
+// (model.base_dtype) under the counting CPU allocator the trainer uses, and reports the bytes of
+// the projections (their tensors' distinct storages), the allocator's bytes for the whole model
+// and one pass dequantizing every projection. "quant-steps" loads one model per format and
+// times LoRA steps on them in turns (A B C A B C ..., the same tokens for all in a step).
 #include "benchmark_turns.h"
 #include "hf/model_folder.h"
 #include "hf/pretrained_model.h"
+#include "memory/cpu_allocator.h"
+#include "models/base_quantization.h"
 #include "models/causal_lm.h"
 #include "models/generation.h"
 #include "models/lora.h"
+#include "models/quantized_linear.h"
 #include "train/fused_adamw.h"
 
 #include <torch/csrc/autograd/profiler_legacy.h>
@@ -46,6 +57,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using LL = long long; // printf's %lld and %llu
+using ULL = unsigned long long;
 using headroom::models::CausalLm;
 
 double secondsSince(Clock::time_point start) {
@@ -378,10 +391,193 @@ int generate(const std::string &folder, Arguments &args) {
     return 0;
 }
 
+using headroom::memory::cpuMemoryStats;
+using headroom::models::BaseFormat;
+using headroom::models::QuantizedWeight;
+
+// Adds the bytes of the tensor's storage unless an earlier tensor shared it; false if it did.
+bool addStorage(const torch::Tensor &tensor, std::set<const void *> &seen, std::uint64_t &bytes) {
+    if (!tensor.defined() || !tensor.has_storage() ||
+        !seen.insert(tensor.storage().unsafeGetStorageImpl()).second) {
+        return false;
+    }
+    bytes += tensor.storage().nbytes();
+    return true;
+}
+
+// The projection's weight as the quantized layer reads it (models/quantized_linear.cpp).
+QuantizedWeight heldWeight(torch::nn::LinearImpl &linear, BaseFormat format) {
+    QuantizedWeight weight;
+    weight.format = format;
+    weight.out = linear.options.out_features();
+    weight.in = linear.options.in_features();
+    const auto buffers = linear.named_buffers(/*recurse=*/false);
+    const auto buffer = [&buffers](const char *name) {
+        const torch::Tensor *found = buffers.find(name);
+        return found != nullptr ? *found : torch::Tensor();
+    };
+    weight.codes = headroom::models::isQuantized(format) ? buffer("weight_codes") : linear.weight;
+    weight.scales = buffer("weight_scales");
+    weight.group_offsets = buffer("weight_group_offsets");
+    weight.group_steps = buffer("weight_group_steps");
+    return weight;
+}
+
+int quantSize(const std::string &folder, Arguments &args) {
+    const BaseFormat format = headroom::models::parseBaseFormat(args.text("format", "nf4"));
+    args.requireAllUsed();
+    headroom::memory::installCountingCpuAllocator();
+    const std::uint64_t live_before = cpuMemoryStats().live;
+    headroom::memory::resetCpuPeak();
+    const Clock::time_point start = Clock::now();
+    CausalLm model = headroom::hf::loadPretrainedModel(folder, {}, format);
+    const double seconds = secondsSince(start);
+    const headroom::memory::CpuMemoryStats stats = cpuMemoryStats();
+
+    std::set<const void *> seen;
+    std::int64_t projection_params = 0;
+    std::uint64_t projection_bytes = 0;
+    double estimate = 0; // what the planner counts (baseBytesPerWeight)
+    std::vector<QuantizedWeight> weights;
+    for (const auto &item : model->named_modules()) {
+        auto *linear = item.value()->as<torch::nn::LinearImpl>();
+        if (linear == nullptr || item.key().find("layers.") == std::string::npos) {
+            continue; // not a projection of a decoder layer (the output head)
+        }
+        const std::int64_t out = linear->options.out_features();
+        const std::int64_t in = linear->options.in_features();
+        projection_params += out * in;
+        estimate +=
+            headroom::models::baseBytesPerWeight(format, in) * static_cast<double>(out * in);
+        addStorage(linear->weight, seen, projection_bytes);
+        for (const torch::Tensor &buffer : linear->buffers(/*recurse=*/false)) {
+            addStorage(buffer, seen, projection_bytes);
+        }
+        weights.push_back(heldWeight(*linear, format));
+    }
+    std::int64_t params = projection_params;
+    std::uint64_t model_bytes = projection_bytes;
+    for (const auto &tensors : {model->parameters(), model->buffers()}) {
+        for (const torch::Tensor &tensor : tensors) {
+            params += addStorage(tensor, seen, model_bytes) ? tensor.numel() : 0;
+        }
+    }
+
+    // One pass dequantizing every projection into float32, as a step does three times with
+    // checkpointing (forward, recomputed forward, backward); the first pass warms up.
+    double dequantize_s = 0;
+    if (format != BaseFormat::Fp32) {
+        std::map<std::pair<std::int64_t, std::int64_t>, torch::Tensor> outputs;
+        for (int pass = 0; pass < 2; ++pass) {
+            const Clock::time_point began = Clock::now();
+            for (const QuantizedWeight &weight : weights) {
+                torch::Tensor &output = outputs[{weight.out, weight.in}];
+                output = output.defined() ? output : torch::empty({weight.out, weight.in});
+                headroom::models::dequantizeInto(weight, output);
+            }
+            dequantize_s = secondsSince(began);
+        }
+    }
+    std::printf("{\"mode\":\"quant-size\",\"format\":\"%s\",\"params\":%lld,"
+                "\"projection_params\":%lld,\"projection_bytes\":%llu,\"estimate_bytes\":%.0f,"
+                "\"model_bytes\":%llu,\"allocator_bytes\":%llu,\"import_peak_bytes\":%llu,"
+                "\"seconds\":%.3f,\"dequantize_ms\":%.1f,\"peak_rss_kib\":%ld,\"threads\":%d}\n",
+                headroom::models::baseFormatName(format).c_str(), LL(params), LL(projection_params),
+                ULL(projection_bytes), estimate, ULL(model_bytes), ULL(stats.live - live_before),
+                ULL(stats.peak - live_before), seconds, 1000 * dequantize_s, statusKib("VmHWM"),
+                at::get_num_threads());
+    return 0;
+}
+
+// LoRA steps on one model per base format, the models taking turns step by step.
+int quantSteps(const std::string &folder, Arguments &args) {
+    const std::set<std::string> formats = parseTargets(args.text("formats", "fp32,bf16,nf4"));
+    const std::int64_t rank = args.integer("rank", 8);
+    const std::string targets = args.text("targets", "all-linear");
+    const std::int64_t batch = args.integer("batch", 1);
+    const std::int64_t seq = args.integer("seq", 256);
+    const std::int64_t checkpoint = args.integer("checkpoint", 1);
+    const std::int64_t warmup = args.integer("warmup", 1);
+    const std::int64_t steps = args.integer("steps", 5);
+    args.requireAllUsed();
+    headroom::memory::installCountingCpuAllocator();
+
+    struct Side {
+        BaseFormat format;
+        CausalLm model{nullptr};
+        std::unique_ptr<headroom::train::FusedAdamW> optimizer;
+        std::uint64_t model_bytes = 0, step_peak = 0;
+        std::vector<double> step_s;
+        double first_loss = 0, last_loss = 0;
+    };
+    std::vector<Side> sides(formats.size()); // in the names' order: bf16, fp32, int8, nf4
+    auto name = formats.begin();
+    for (Side &side : sides) {
+        side.format = headroom::models::parseBaseFormat(*name++);
+        const std::uint64_t live = cpuMemoryStats().live;
+        side.model = headroom::hf::loadPretrainedModel(folder, {}, side.format);
+        side.model->setCheckpointEvery(checkpoint);
+        torch::manual_seed(0); // the same adapters on every side
+        side.model->enableLora(
+            headroom::models::LoraOptions().rank(rank).alpha(16).dropout(0).targets(
+                targets == "all-linear" ? side.model->projectionNames() : parseTargets(targets)));
+        side.model->train();
+        side.optimizer = std::make_unique<headroom::train::FusedAdamW>(
+            headroom::models::trainableParameters(*side.model),
+            headroom::train::FusedAdamWOptions().lr(1e-4).weight_decay(0.0));
+        side.model_bytes = cpuMemoryStats().live - live;
+    }
+    const std::int64_t vocab = sides.front().model->options().vocab_size;
+    for (std::int64_t step = 0; step < warmup + steps; ++step) {
+        const torch::Tensor tokens = torch::randint(vocab, {batch, seq + 1}, torch::kLong);
+        for (Side &side : sides) {
+            headroom::memory::resetCpuPeak();
+            const std::uint64_t live = cpuMemoryStats().live;
+            const Clock::time_point start = Clock::now();
+            const torch::Tensor loss =
+                side.model->loss(tokens.narrow(1, 0, seq), tokens.narrow(1, 1, seq));
+            loss.backward();
+            side.optimizer->clipGradNorm(1.0);
+            side.optimizer->step();
+            side.optimizer->zeroGrad();
+            const double value = loss.item<double>();
+            if (step >= warmup) {
+                side.step_s.push_back(secondsSince(start));
+                side.first_loss = step == warmup ? value : side.first_loss;
+                side.last_loss = value;
+                side.step_peak = std::max(side.step_peak, cpuMemoryStats().peak - live);
+            }
+        }
+    }
+    std::string results;
+    for (const Side &side : sides) {
+        char text[512];
+        std::snprintf(
+            text, sizeof text,
+            "%s{\"format\":\"%s\",\"model_bytes\":%llu,\"median_step_ms\":%.1f,"
+            "\"step_peak_bytes\":%llu,\"loss_first\":%.4f,\"loss_last\":%.4f,\"steps_ms\":[",
+            results.empty() ? "" : ",", headroom::models::baseFormatName(side.format).c_str(),
+            ULL(side.model_bytes), 1000 * median(side.step_s), ULL(side.step_peak), side.first_loss,
+            side.last_loss);
+        results += text;
+        for (std::size_t index = 0; index < side.step_s.size(); ++index) {
+            results += (index == 0 ? "" : ",") + std::to_string(1000 * side.step_s[index]);
+        }
+        results += "]}";
+    }
+    const headroom::models::CausalLmOptions &options = sides.front().model->options();
+    std::printf("{\"mode\":\"quant-steps\",\"layers\":%lld,\"dim\":%lld,\"rank\":%lld,"
+                "\"targets\":\"%s\",\"batch\":%lld,\"seq\":%lld,\"checkpoint\":%lld,\"steps\":%lld,"
+                "\"threads\":%d,\"dequantization_buffer_bytes\":%lld,\"sides\":[%s]}\n",
+                LL(options.layers), LL(options.dim), LL(rank), targets.c_str(), LL(batch), LL(seq),
+                LL(checkpoint), LL(steps), at::get_num_threads(),
+                LL(headroom::models::dequantizationBufferBytes()), results.c_str());
+    return 0;
+}
+
 int run(int argc, char **argv) {
     if (argc < 3) {
-        throw std::invalid_argument("usage: pretrained_benchmark read|import|lora|generate PATH "
-                                    "[--threads N] [options]");
+        throw std::invalid_argument("usage: pretrained_benchmark MODE PATH [--threads N] [...]");
     }
     const std::string mode = argv[1];
     const std::string path = argv[2];
@@ -405,7 +601,14 @@ int run(int argc, char **argv) {
     if (mode == "generate") {
         return generate(path, args);
     }
-    throw std::invalid_argument("unknown mode " + mode + " (read, import, lora, generate)");
+    if (mode == "quant-size") {
+        return quantSize(path, args);
+    }
+    if (mode == "quant-steps") {
+        return quantSteps(path, args);
+    }
+    throw std::invalid_argument("unknown mode " + mode +
+                                " (read, import, lora, generate, quant-size, quant-steps)");
 }
 
 } // namespace
