@@ -264,6 +264,9 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
     }
     ReadAhead read_ahead(std::move(spans));
     torch::NoGradGuard no_grad;
+    // Deferred projection weights are converted here one after the other: one buffer, faulted
+    // in once, instead of a fresh fp32 allocation per weight.
+    torch::Tensor staging;
     for (std::size_t index = 0; index < pending.size(); ++index) {
         read_ahead.convertedUpTo(index);
         const std::string &name = pending[index].name;
@@ -282,8 +285,14 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
             stored = stored.t();
         }
         // validateCheckpoint checked the shape against config.json.
-        torch::Tensor parameter =
-            deferred ? torch::empty(stored.sizes(), torch::kFloat) : pending[index].parameter;
+        torch::Tensor parameter = pending[index].parameter;
+        if (deferred) {
+            if (!staging.defined() || staging.numel() < record.numel()) {
+                staging = torch::Tensor();
+                staging = torch::empty({record.numel()}, torch::kFloat);
+            }
+            parameter = staging.narrow(0, 0, record.numel()).view(stored.sizes());
+        }
         if (stored.sizes() != parameter.sizes()) {
             throw ModelFolderError(file.path() + ": tensor " + record.name + " has shape " +
                                    c10::str(record.shape) + ", the model needs " +

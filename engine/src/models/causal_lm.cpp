@@ -193,7 +193,9 @@ void ProjectionsImpl::storeBaseWeight(const std::string &name, BaseFormat format
         quantized_.erase(held);
     }
     if (format == BaseFormat::Fp32) {
-        base->weight.set_data(full.to(torch::kFloat));
+        // A given weight may be the import's reused staging buffer: the parameter gets a copy.
+        base->weight.set_data(given.defined() ? full.to(torch::kFloat).clone()
+                                              : full.to(torch::kFloat));
         return;
     }
     if (!isQuantized(format)) {
