@@ -4,6 +4,7 @@
 #include <headroom/pretrained.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -71,12 +72,14 @@ CommandRunner addGenerateCommand(CLI::App &app, Streams streams) {
         }
         const double rate =
             result.seconds > 0 ? static_cast<double>(result.tokens.size()) / result.seconds : 0;
+        char rate_text[32];
+        std::snprintf(rate_text, sizeof rate_text, rate < 10 ? "%.1f" : "%.0f", rate);
         streams.err << result.tokens.size() << " new tokens"
                     << (result.stopped_at_eos ? " (stopped at end-of-sequence)" : "") << " from "
                     << (result.run_id == 0 ? std::string("the base model")
                                            : "run " + std::to_string(result.run_id) + " step " +
                                                  std::to_string(result.step))
-                    << ", " << static_cast<long long>(rate) << " tokens/s\n";
+                    << ", " << rate_text << " tokens/s\n";
         return static_cast<int>(kExitSuccess);
     };
 }
