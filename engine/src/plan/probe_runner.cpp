@@ -129,10 +129,10 @@ void ProbeRunner::snapshot() {
     tensor_bytes_.clear();
     for (const torch::Tensor &tensor : stateTensors()) {
         std::string bytes(tensor.nbytes(), '\0');
-        if (isHostContiguous(tensor)) {
-            std::memcpy(bytes.data(), tensor.data_ptr(), bytes.size());
-        } else {
-            const torch::Tensor host = tensor.detach().to(torch::kCPU).contiguous();
+        // An empty tensor (a projection weight held quantized) has no data pointer to copy.
+        if (!bytes.empty()) {
+            const torch::Tensor host =
+                isHostContiguous(tensor) ? tensor : tensor.detach().to(torch::kCPU).contiguous();
             std::memcpy(bytes.data(), host.data_ptr(), bytes.size());
         }
         tensor_bytes_.push_back(std::move(bytes));
@@ -153,6 +153,9 @@ void ProbeRunner::restore() {
     for (std::size_t i = 0; i < tensors.size(); ++i) {
         torch::Tensor tensor = tensors[i];
         std::string &bytes = tensor_bytes_[i];
+        if (bytes.empty()) {
+            continue;
+        }
         if (isHostContiguous(tensor)) {
             std::memcpy(tensor.data_ptr(), bytes.data(), bytes.size());
         } else {
