@@ -55,6 +55,17 @@ std::string cudaReason(torch::ScalarType dtype) {
 
 } // namespace
 
+std::optional<torch::ScalarType> activeAutocastDtype(torch::DeviceType device) {
+    const AutocastState state = currentAutocastState();
+    if (device == torch::kCPU && state.cpu_enabled) {
+        return state.cpu_dtype;
+    }
+    if (device == torch::kCUDA && state.cuda_enabled) {
+        return state.cuda_dtype;
+    }
+    return std::nullopt;
+}
+
 AutocastState currentAutocastState() {
     AutocastState state;
 #if HEADROOM_TORCH_AT_LEAST(2, 4)

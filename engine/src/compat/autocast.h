@@ -6,6 +6,7 @@
 
 #include <torch/torch.h>
 
+#include <optional>
 #include <string>
 
 namespace headroom::compat {
@@ -22,6 +23,9 @@ struct AutocastState {
 };
 
 AutocastState currentAutocastState();
+// The dtype autocast computes in on this device type now; nullopt where it is off (and for
+// devices other than CPU and CUDA). For code that casts explicitly what autocast would cast.
+std::optional<torch::ScalarType> activeAutocastDtype(torch::DeviceType device);
 void applyAutocastState(const AutocastState &state);
 
 // "" when autocast in `dtype` works on `device` with this LibTorch and machine, otherwise a

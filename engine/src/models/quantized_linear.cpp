@@ -78,23 +78,13 @@ public:
     }
 };
 
-torch::ScalarType computeDtype(const torch::Tensor &x) {
-    const compat::AutocastState autocast = compat::currentAutocastState();
-    if (x.is_cpu() && autocast.cpu_enabled) {
-        return autocast.cpu_dtype;
-    }
-    if (x.is_cuda() && autocast.cuda_enabled) {
-        return autocast.cuda_dtype;
-    }
-    return x.scalar_type();
-}
-
 } // namespace
 
 torch::Tensor quantizedLinear(const torch::Tensor &x, const QuantizedWeight &weight) {
     TORCH_CHECK(x.size(-1) == weight.in, "quantizedLinear: input has ", x.size(-1),
                 " features, the weight takes ", weight.in);
-    const torch::Tensor input = x.to(computeDtype(x));
+    const torch::Tensor input =
+        x.to(compat::activeAutocastDtype(x.device().type()).value_or(x.scalar_type()));
     // The autograd function takes defined tensors only: absent fields travel as empty ones.
     const auto present = [&weight](const torch::Tensor &tensor) {
         return tensor.defined() ? tensor : torch::empty({0}, weight.codes.options());

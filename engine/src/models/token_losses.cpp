@@ -3,6 +3,7 @@
 #include "compat/autocast.h"
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace headroom::models {
@@ -53,15 +54,13 @@ public:
 // be cast again for every block, each copy kept for the gradient of h. Autograd records this cast
 // when the head trains, and turns the blocks' summed gradient back to the head's dtype.
 torch::Tensor headAsComputed(const torch::Tensor &head) {
-    const compat::AutocastState autocast = compat::currentAutocastState();
-    const bool enabled =
-        (head.is_cpu() && autocast.cpu_enabled) || (head.is_cuda() && autocast.cuda_enabled);
-    const torch::ScalarType dtype = head.is_cuda() ? autocast.cuda_dtype : autocast.cpu_dtype;
+    const std::optional<torch::ScalarType> dtype =
+        compat::activeAutocastDtype(head.device().type());
     // The tensors autocast casts: floating point other than double.
-    if (!enabled || !head.is_floating_point() || head.scalar_type() == torch::kDouble) {
+    if (!dtype || !head.is_floating_point() || head.scalar_type() == torch::kDouble) {
         return head;
     }
-    return head.to(dtype);
+    return head.to(*dtype);
 }
 
 } // namespace
