@@ -9,6 +9,7 @@
 #include <QToolTip>
 
 #include <algorithm>
+#include <cmath>
 
 namespace headroom::ui {
 
@@ -79,8 +80,12 @@ QString TokenChips::visiblePiece(const QString &piece) {
 QSize TokenChips::chipSize(const Chip &chip) const {
     const QFontMetrics piece_metrics(pieceFont(font()));
     const QFontMetrics id_metrics(idFont(font()));
-    const int piece_width =
-        std::min(kMaxPieceWidth, piece_metrics.horizontalAdvance(visiblePiece(chip.piece)));
+    // Rounded up with a pixel to spare: elidedText cuts a text whose width is the box's exactly.
+    const int piece_width = std::min(
+        kMaxPieceWidth,
+        static_cast<int>(std::ceil(
+            QFontMetricsF(pieceFont(font())).horizontalAdvance(visiblePiece(chip.piece)))) +
+            2);
     const int id_width = id_metrics.horizontalAdvance(QString::number(chip.id));
     return {std::max(piece_width, id_width) + 2 * kPaddingX,
             piece_metrics.height() + id_metrics.height() + 2 * kPaddingY};
