@@ -132,8 +132,8 @@ void TokenPreviewPanel::showSample(int index) {
     stack_->setCurrentWidget(scroll_);
     scroll_->ensureVisible(0, 0);
 
-    QString text = tr("line %1 · %n tokens", nullptr, static_cast<int>(sample.total_tokens))
-                       .arg(sample.line);
+    QString text =
+        tr("line %1 · %n tokens", nullptr, static_cast<int>(sample.total_tokens)).arg(sample.line);
     if (sample.prompt_tokens > 0) {
         text += tr(" (%n in the prompt)", nullptr, static_cast<int>(sample.prompt_tokens));
     }
