@@ -36,6 +36,7 @@ private Q_SLOTS:
     void sentencePieceIsTrainedForThePreview();
     void pretrainedBaseTokenizesWithItsTokenizer();
     void missingFileShowsTheProblemInPlace();
+    void longLinesAreCountedAndScroll();
 
 private:
     // Opens the data page on `data` and waits until the token preview shows something.
@@ -183,6 +184,25 @@ void TestTokenPreviewPage::missingFileShowsTheProblemInPlace() {
     wizard.setDataPath(lines_);
     QTRY_VERIFY_WITH_TIMEOUT(panel->hasPreview(), kTimeout);
     QVERIFY(!panel->isProblem());
+}
+
+void TestTokenPreviewPage::longLinesAreCountedAndScroll() {
+    QByteArray longer;
+    for (int i = 0; i < 30; ++i) {
+        longer += "A rather long line of text number " + QByteArray::number(i) +
+                  " that does not fit a context of sixty-four bytes at all.\n";
+    }
+    ConfigWizard wizard;
+    TokenPreviewPanel *panel =
+        openDataPage(wizard, writeFile(QDir(dir_.path()), "long.txt", longer));
+    QVERIFY(panel);
+    QTRY_VERIFY_WITH_TIMEOUT(panel->hasPreview(), kTimeout);
+    QVERIFY2(statsText(wizard).contains("30 lines longer than the context of 64 tokens"),
+             qPrintable(statsText(wizard)));
+    // All rows of chips can be scrolled to: the chips are as tall as their rows need.
+    TokenChips *chips = panel->chips();
+    QTRY_VERIFY(chips->height() >= chips->heightForWidth(chips->width()));
+    QVERIFY(chips->height() > chips->parentWidget()->height());
 }
 
 QTEST_MAIN(TestTokenPreviewPage)

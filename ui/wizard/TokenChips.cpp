@@ -44,7 +44,10 @@ QColor chipColor(const TokenChips::Chip &chip, int index, const QPalette &palett
 
 TokenChips::TokenChips(QWidget *parent) : QWidget(parent) {
     setObjectName(QStringLiteral("tokenChips"));
-    setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    // The scroll area reads height-for-width from the size policy, not from the virtual.
+    QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    policy.setHeightForWidth(true);
+    setSizePolicy(policy);
 }
 
 void TokenChips::setChips(std::vector<Chip> chips) {
