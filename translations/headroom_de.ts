@@ -658,6 +658,38 @@
         <source>Base &amp;model:</source>
         <translation>Basis&amp;modell:</translation>
     </message>
+    <message>
+        <source>Choose a data file to see it tokenized.</source>
+        <translation>Wählen Sie eine Datendatei, um sie in Tokens zerlegt zu sehen.</translation>
+    </message>
+    <message>
+        <source>Nothing to tokenize: %1</source>
+        <translation>Nichts zu tokenisieren: %1</translation>
+    </message>
+    <message>
+        <source>Tokenizing the first lines…</source>
+        <translation>Die ersten Zeilen werden tokenisiert…</translation>
+    </message>
+    <message>
+        <source>Reading the model folder…</source>
+        <translation>Der Modellordner wird gelesen…</translation>
+    </message>
+    <message>
+        <source>Choose the model folder to see its tokenizer at work.</source>
+        <translation>Wählen Sie den Modellordner, um seinen Tokenizer bei der Arbeit zu sehen.</translation>
+    </message>
+    <message>
+        <source>The model folder cannot be used: %1</source>
+        <translation>Der Modellordner kann nicht verwendet werden: %1</translation>
+    </message>
+    <message>
+        <source>Training the tokenizer on the first lines…</source>
+        <translation>Der Tokenizer wird auf den ersten Zeilen trainiert…</translation>
+    </message>
+    <message>
+        <source>Cannot tokenize the file: %1</source>
+        <translation>Die Datei kann nicht tokenisiert werden: %1</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -1989,6 +2021,118 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Starting…</source>
         <translation>Wird gestartet…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::TokenChips</name>
+    <message>
+        <source>id %1 · piece “%2”</source>
+        <translation>ID %1 · Vokabeleintrag „%2“</translation>
+    </message>
+    <message>
+        <source>special token</source>
+        <translation>Sondertoken</translation>
+    </message>
+    <message>
+        <source>prompt (not learned)</source>
+        <translation>Prompt (wird nicht gelernt)</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::TokenPreviewPanel</name>
+    <message>
+        <source>Tokens of a sample:</source>
+        <translation>Tokens eines Beispiels:</translation>
+    </message>
+    <message>
+        <source>Previous sample</source>
+        <translation>Vorheriges Beispiel</translation>
+    </message>
+    <message>
+        <source>Next sample</source>
+        <translation>Nächstes Beispiel</translation>
+    </message>
+    <message>
+        <source>Tokens of the sample</source>
+        <translation>Tokens des Beispiels</translation>
+    </message>
+    <message>
+        <source>No line of the file holds text to tokenize.</source>
+        <translation>Keine Zeile der Datei enthält Text zum Tokenisieren.</translation>
+    </message>
+    <message numerus="yes">
+        <source>line %1 · %n tokens</source>
+        <translation>
+            <numerusform>Zeile %1 · %n Token</numerusform>
+            <numerusform>Zeile %1 · %n Tokens</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source> (%n in the prompt)</source>
+        <translation>
+            <numerusform> (%n im Prompt)</numerusform>
+            <numerusform> (%n im Prompt)</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, the first %1 shown</source>
+        <translation>, die ersten %1 gezeigt</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n records read</source>
+        <translation>
+            <numerusform>%n Datensatz gelesen</numerusform>
+            <numerusform>%n Datensätze gelesen</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n lines read</source>
+        <translation>
+            <numerusform>%n Zeile gelesen</numerusform>
+            <numerusform>%n Zeilen gelesen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (the whole file)</source>
+        <translation> (die ganze Datei)</translation>
+    </message>
+    <message>
+        <source> (the first %1)</source>
+        <translation> (die ersten %1)</translation>
+    </message>
+    <message>
+        <source>tokens per record: mean %1 · median %2 · p95 %3 · max %4</source>
+        <translation>Tokens pro Datensatz: Mittel %1 · Median %2 · p95 %3 · Max. %4</translation>
+    </message>
+    <message>
+        <source>tokens per line: mean %1 · median %2 · p95 %3 · max %4</source>
+        <translation>Tokens pro Zeile: Mittel %1 · Median %2 · p95 %3 · Max. %4</translation>
+    </message>
+    <message>
+        <source>%1 characters per token</source>
+        <translation>%1 Zeichen pro Token</translation>
+    </message>
+    <message>
+        <source>All fit the context of %1 tokens (model.seq_len).</source>
+        <translation>Alle passen in den Kontext von %1 Tokens (model.seq_len).</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n records longer than the context of %1 tokens (model.seq_len): training cuts them there.</source>
+        <translation>
+            <numerusform>%n Datensatz länger als der Kontext von %1 Tokens (model.seq_len): das Training schneidet ihn dort ab.</numerusform>
+            <numerusform>%n Datensätze länger als der Kontext von %1 Tokens (model.seq_len): das Training schneidet sie dort ab.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n lines longer than the context of %1 tokens (model.seq_len): training splits them over several windows.</source>
+        <translation>
+            <numerusform>%n Zeile länger als der Kontext von %1 Tokens (model.seq_len): das Training verteilt sie auf mehrere Fenster.</numerusform>
+            <numerusform>%n Zeilen länger als der Kontext von %1 Tokens (model.seq_len): das Training verteilt sie auf mehrere Fenster.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The %1 tokenizer was trained on these lines for the preview; the project trains it on the whole file.</source>
+        <translation>Der %1-Tokenizer wurde für die Vorschau auf diesen Zeilen trainiert; das Projekt trainiert ihn auf der ganzen Datei.</translation>
     </message>
 </context>
 <context>

@@ -655,6 +655,38 @@
         <source>Base &amp;model:</source>
         <translation>基础模型(&amp;M)：</translation>
     </message>
+    <message>
+        <source>Choose a data file to see it tokenized.</source>
+        <translation>选择数据文件以查看其分词结果。</translation>
+    </message>
+    <message>
+        <source>Nothing to tokenize: %1</source>
+        <translation>没有可分词的内容：%1</translation>
+    </message>
+    <message>
+        <source>Tokenizing the first lines…</source>
+        <translation>正在对前几行分词…</translation>
+    </message>
+    <message>
+        <source>Reading the model folder…</source>
+        <translation>正在读取模型文件夹…</translation>
+    </message>
+    <message>
+        <source>Choose the model folder to see its tokenizer at work.</source>
+        <translation>选择模型文件夹以查看其分词器的效果。</translation>
+    </message>
+    <message>
+        <source>The model folder cannot be used: %1</source>
+        <translation>无法使用该模型文件夹：%1</translation>
+    </message>
+    <message>
+        <source>Training the tokenizer on the first lines…</source>
+        <translation>正在用前几行训练分词器…</translation>
+    </message>
+    <message>
+        <source>Cannot tokenize the file: %1</source>
+        <translation>无法对该文件分词：%1</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -1985,6 +2017,112 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Starting…</source>
         <translation>正在启动…</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::TokenChips</name>
+    <message>
+        <source>id %1 · piece “%2”</source>
+        <translation>ID %1 · 片段“%2”</translation>
+    </message>
+    <message>
+        <source>special token</source>
+        <translation>特殊词元</translation>
+    </message>
+    <message>
+        <source>prompt (not learned)</source>
+        <translation>提示（不参与学习）</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::TokenPreviewPanel</name>
+    <message>
+        <source>Tokens of a sample:</source>
+        <translation>样例的词元：</translation>
+    </message>
+    <message>
+        <source>Previous sample</source>
+        <translation>上一个样例</translation>
+    </message>
+    <message>
+        <source>Next sample</source>
+        <translation>下一个样例</translation>
+    </message>
+    <message>
+        <source>Tokens of the sample</source>
+        <translation>该样例的词元</translation>
+    </message>
+    <message>
+        <source>No line of the file holds text to tokenize.</source>
+        <translation>文件中没有可分词的文本行。</translation>
+    </message>
+    <message numerus="yes">
+        <source>line %1 · %n tokens</source>
+        <translation>
+            <numerusform>第 %1 行 · %n 个词元</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source> (%n in the prompt)</source>
+        <translation>
+            <numerusform>（提示中 %n 个）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>, the first %1 shown</source>
+        <translation>，显示前 %1 个</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n records read</source>
+        <translation>
+            <numerusform>已读取 %n 条记录</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n lines read</source>
+        <translation>
+            <numerusform>已读取 %n 行</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source> (the whole file)</source>
+        <translation>（整个文件）</translation>
+    </message>
+    <message>
+        <source> (the first %1)</source>
+        <translation>（前 %1）</translation>
+    </message>
+    <message>
+        <source>tokens per record: mean %1 · median %2 · p95 %3 · max %4</source>
+        <translation>每条记录的词元数：平均 %1 · 中位数 %2 · p95 %3 · 最大 %4</translation>
+    </message>
+    <message>
+        <source>tokens per line: mean %1 · median %2 · p95 %3 · max %4</source>
+        <translation>每行词元数：平均 %1 · 中位数 %2 · p95 %3 · 最大 %4</translation>
+    </message>
+    <message>
+        <source>%1 characters per token</source>
+        <translation>每个词元 %1 个字符</translation>
+    </message>
+    <message>
+        <source>All fit the context of %1 tokens (model.seq_len).</source>
+        <translation>全部都在 %1 个词元的上下文长度内（model.seq_len）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n records longer than the context of %1 tokens (model.seq_len): training cuts them there.</source>
+        <translation>
+            <numerusform>%n 条记录超过 %1 个词元的上下文长度（model.seq_len）：训练时会在此处截断。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n lines longer than the context of %1 tokens (model.seq_len): training splits them over several windows.</source>
+        <translation>
+            <numerusform>%n 行超过 %1 个词元的上下文长度（model.seq_len）：训练时会拆分到多个窗口中。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The %1 tokenizer was trained on these lines for the preview; the project trains it on the whole file.</source>
+        <translation>%1 分词器仅用这些行训练以供预览；项目会用整个文件训练它。</translation>
     </message>
 </context>
 <context>

@@ -1,10 +1,12 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 
+#include <headroom/token_preview.h>
 #include <headroom/tokenizer.h>
 #include <headroom/workflow.h>
 
 #include <CLI/CLI.hpp>
+#include <iomanip>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -17,6 +19,8 @@ namespace {
 struct TokenizeOptions {
     std::string tokenizer;
     std::string text;
+    std::string file;
+    std::int64_t seq_len = 0;
     bool no_special = false;
     bool json = false;
 };
@@ -47,6 +51,68 @@ int tokenizeWithProjectFile(const TokenizeOptions &options, Streams streams) {
     return static_cast<int>(kExitSuccess);
 }
 
+nlohmann::json statsJson(const TokenPreview &preview) {
+    const TokenCountStats &stats = preview.stats;
+    nlohmann::json out = {
+        {"tokenizer", preview.tokenizer},
+        {"vocab_size", preview.vocab_size},
+        {"trained_on_sample", preview.trained_on_sample},
+        {"records", stats.records},
+        {"bytes", stats.bytes},
+        {"whole_file", stats.whole_file},
+        {"instruction", stats.instruction},
+        {"tokens", stats.tokens},
+        {"tokens_per_record",
+         {{"mean", stats.mean}, {"median", stats.median}, {"p95", stats.p95}, {"max", stats.max}}},
+        {"characters_per_token", stats.characters_per_token},
+        {"seq_len", stats.seq_len},
+        {"longer_than_window", stats.longer_than_window}};
+    if (!preview.samples.empty()) {
+        const TokenizedSample &sample = preview.samples.front();
+        nlohmann::json ids = nlohmann::json::array();
+        nlohmann::json pieces = nlohmann::json::array();
+        for (const PreviewToken &token : sample.tokens) {
+            ids.push_back(token.id);
+            pieces.push_back(token.piece);
+        }
+        out["sample"] = {{"line", sample.line},
+                         {"ids", ids},
+                         {"tokens", pieces},
+                         {"prompt_tokens", sample.prompt_tokens},
+                         {"total_tokens", sample.total_tokens}};
+    }
+    return out;
+}
+
+void printStats(const TokenPreview &preview, std::ostream &out) {
+    const TokenCountStats &stats = preview.stats;
+    const char *unit = stats.instruction ? "record" : "line";
+    out << "tokenizer: " << preview.tokenizer << " (vocabulary " << preview.vocab_size
+        << (preview.trained_on_sample ? ", trained on these records only" : "") << ")\n"
+        << stats.records << ' ' << unit << "s read (" << stats.bytes << " bytes"
+        << (stats.whole_file ? ", the whole file" : ", the start of the file") << ")\n"
+        << std::fixed << std::setprecision(1) << "tokens per " << unit << ": mean " << stats.mean
+        << ", median " << stats.median << ", p95 " << stats.p95 << ", max " << stats.max << '\n'
+        << std::setprecision(2) << "characters per token: " << stats.characters_per_token << '\n';
+    if (stats.seq_len > 0) {
+        out << stats.longer_than_window << ' ' << unit << "s longer than one training window ("
+            << stats.seq_len << " + 1 tokens)\n";
+    }
+}
+
+int tokenizeFile(const TokenizeOptions &options, Streams streams) {
+    const TokenPreview preview =
+        previewTokensWith(options.tokenizer, options.file, options.seq_len);
+    if (options.json) {
+        streams.out << statsJson(preview).dump(-1, ' ', false,
+                                               nlohmann::json::error_handler_t::replace)
+                    << '\n';
+    } else {
+        printStats(preview, streams.out);
+    }
+    return static_cast<int>(kExitSuccess);
+}
+
 } // namespace
 
 CommandRunner addTokenizeCommand(CLI::App &app, Streams streams) {
@@ -59,12 +125,33 @@ CommandRunner addTokenizeCommand(CLI::App &app, Streams streams) {
                      "A folder with tokenizer.json (or vocab.json + merges.txt, or vocab.txt), "
                      "a tokenizer.json file, or a .headroom project (its own tokenizer)")
         ->required();
-    command->add_option("--text", options->text, "The text to encode (UTF-8)")->required();
+    CLI::Option *text = command->add_option("--text", options->text, "The text to encode (UTF-8)");
+    CLI::Option *file =
+        command->add_option("--file", options->file,
+                            "A text or JSONL data file: tokens-per-line statistics over its "
+                            "first 1000 records (at most 4 MiB), tokenized as training does");
+    text->excludes(file);
+    command->add_flag("--stats", "With --file: print the statistics (the default)")->needs(file);
+    command
+        ->add_option("--seq-len", options->seq_len,
+                     "With --file: count the records longer than this context (a project's "
+                     "model.seq_len by default)")
+        ->check(CLI::PositiveNumber)
+        ->needs(file);
     command->add_flag("--no-special", options->no_special,
                       "Do not add the post-processor's special tokens (BOS, [CLS], ...)");
-    command->add_flag("--json", options->json,
-                      "Print one JSON object: {\"ids\":[...],\"tokens\":[...],\"text\":\"...\"}");
-    return [streams, options]() {
+    command->add_flag(
+        "--json", options->json,
+        "Print one JSON object: {\"ids\":[...],\"tokens\":[...],\"text\":\"...\"}, or "
+        "with --file the statistics");
+    return [streams, options, text, file]() {
+        if (!*text && !*file) {
+            streams.err << "headroom-cli: tokenize needs --text or --file\n";
+            return static_cast<int>(kExitBadInput);
+        }
+        if (*file) {
+            return tokenizeFile(*options, streams);
+        }
         if (isProjectFile(options->tokenizer)) {
             return tokenizeWithProjectFile(*options, streams);
         }

@@ -39,6 +39,8 @@ private Q_SLOTS:
     void printsReferenceIdsAsJson();
     void badInputExitsWithTwo();
     void aProjectTokenizesWithItsOwnTokenizer();
+    void fileStatisticsWithAProjectsTokenizer();
+    void fileStatisticsRefuseBadInput();
 };
 
 void TestCliTokenize::printsReferenceIdsAsJson_data() {
@@ -114,6 +116,60 @@ void TestCliTokenize::aProjectTokenizesWithItsOwnTokenizer() {
     const auto refused = runCli({"tokenize", "--tokenizer", tabular, "--text", "x"});
     QCOMPARE(refused.exit_code, 2);
     QVERIFY2(refused.err.contains("only gpt projects have a tokenizer"), qPrintable(refused.err));
+}
+
+void TestCliTokenize::fileStatisticsWithAProjectsTokenizer() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QDir folder(dir.path());
+    const QString corpus =
+        test_support::writeFile(folder, "corpus.txt", test_support::storyText(50));
+    const QString project = dir.filePath("story.headroom");
+    QCOMPARE(
+        runCli({"new", project, "--recipe", "gpt", "--data", corpus, "--set", "model.seq_len=6"})
+            .exit_code,
+        0);
+    // Byte tokens per line, the newline included: 3, 1, 6.
+    const QString lines = test_support::writeFile(folder, "lines.txt", "ab\n\nhello\n");
+    const auto result =
+        runCli({"tokenize", "--tokenizer", project, "--file", lines, "--stats", "--json"});
+    QCOMPARE(result.exit_code, 0);
+    const QJsonObject out = QJsonDocument::fromJson(result.out).object();
+    QCOMPARE(out["tokenizer"].toString(), QString("byte"));
+    QCOMPARE(out["records"].toInt(), 3);
+    QCOMPARE(out["bytes"].toInt(), 10);
+    QVERIFY(out["whole_file"].toBool());
+    QCOMPARE(out["tokens"].toInt(), 10);
+    const QJsonObject per_record = out["tokens_per_record"].toObject();
+    QCOMPARE(per_record["median"].toDouble(), 3.0);
+    QCOMPARE(per_record["p95"].toInt(), 6);
+    QCOMPARE(per_record["max"].toInt(), 6);
+    QCOMPARE(out["seq_len"].toInt(), 6); // the project's model.seq_len
+    QCOMPARE(out["longer_than_window"].toInt(), 0);
+    const QJsonObject sample = out["sample"].toObject();
+    QCOMPARE(sample["line"].toInt(), 1);
+    QCOMPARE(sample["ids"].toArray(), (QJsonArray{97, 98, 10}));
+
+    const auto shorter =
+        runCli({"tokenize", "--tokenizer", project, "--file", lines, "--seq-len", "4"});
+    QCOMPARE(shorter.exit_code, 0);
+    QVERIFY2(shorter.out.contains("tokens per line: mean 3.3, median 3.0, p95 6, max 6"),
+             shorter.out.constData());
+    QVERIFY2(shorter.out.contains("1 lines longer than one training window (4 + 1 tokens)"),
+             shorter.out.constData());
+}
+
+void TestCliTokenize::fileStatisticsRefuseBadInput() {
+    const QString tokenizer = kFixtures + "/bpe_metaspace_first";
+    const auto missing =
+        runCli({"tokenize", "--tokenizer", tokenizer, "--file", "/no/such/data.txt", "--stats"});
+    QCOMPARE(missing.exit_code, 2);
+    QVERIFY2(missing.err.contains("/no/such/data.txt: no such file"), qPrintable(missing.err));
+    const auto neither = runCli({"tokenize", "--tokenizer", tokenizer});
+    QCOMPARE(neither.exit_code, 2);
+    QVERIFY2(neither.err.contains("--text or --file"), qPrintable(neither.err));
+    const auto both = runCli({"tokenize", "--tokenizer", tokenizer, "--text", "x", "--file", "y"});
+    QCOMPARE(both.exit_code, 2);
 }
 
 QTEST_GUILESS_MAIN(TestCliTokenize)

@@ -4,10 +4,12 @@
 #include "BaseModelBox.h"
 #include "DisplayText.h"
 #include "LoraControls.h"
+#include "TokenPreviewPanel.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
 
 #include <headroom/data_preview.h>
+#include <headroom/token_preview.h>
 
 #include <QComboBox>
 #include <QDragEnterEvent>
@@ -36,6 +38,11 @@ constexpr int kPreviewRows = 6;
 struct CheckResult {
     DataPreview preview;
     DataPlan plan;
+    QString error;
+};
+
+struct TokenResult {
+    TokenPreview preview;
     QString error;
 };
 } // namespace
@@ -110,6 +117,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     preview_->setLineWrapMode(QPlainTextEdit::NoWrap);
     preview_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     preview_->setTabChangesFocus(true);
+    tokens_ = new TokenPreviewPanel(this);
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -119,11 +127,13 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     preview_label->setBuddy(preview_);
     layout->addWidget(preview_label);
     layout->addWidget(preview_, 1);
+    layout->addWidget(tokens_);
 
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
     debounce_->setInterval(300);
     job_ = new BackgroundJob(this);
+    token_job_ = new BackgroundJob(this);
 
     connect(debounce_, &QTimer::timeout, this, &DataPage::startCheck);
     connect(browse, &QPushButton::clicked, this, &DataPage::chooseDataFile);
@@ -136,6 +146,8 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     connect(target_, &QComboBox::activated, this, &DataPage::scheduleCheck);
     connect(base_box_, &BaseModelBox::edited, this, &DataPage::completeChanged);
     connect(base_box_, &BaseModelBox::checked, this, &DataPage::completeChanged);
+    connect(base_box_, &BaseModelBox::checked, this, &DataPage::startTokenPreview);
+    connect(base_box_, &BaseModelBox::edited, this, &DataPage::startTokenPreview);
     onRecipeChanged();
 }
 
@@ -198,6 +210,7 @@ void DataPage::onRecipeChanged() {
     tokenizer_->setVisible(gpt);
     target_label_->setVisible(!gpt && !pretrained);
     target_->setVisible(!gpt && !pretrained);
+    tokens_->setVisible(gpt || pretrained);
     if (pretrained && base_box_->folder().isEmpty()) {
         base_box_->folderEdit()->setFocus();
     }
@@ -243,6 +256,7 @@ void DataPage::scheduleCheck() {
         showProblem(tr("Choose a data file."));
         preview_->clear();
         summary_->clear();
+        tokens_->showMessage(tr("Choose a data file to see it tokenized."));
         Q_EMIT completeChanged();
         return;
     }
@@ -278,6 +292,8 @@ void DataPage::startCheck() {
                 preview_->clear();
                 summary_->clear();
                 showProblem(result->error);
+                tokens_->showProblem(tr("Nothing to tokenize: %1").arg(result->error));
+                Q_EMIT tokensShown();
             } else {
                 const DataPreview &preview = result->preview;
                 QStringList columns;
@@ -307,9 +323,75 @@ void DataPage::startCheck() {
                 settings_.data_defaults = result->plan.defaults;
                 settings_.facts_known = true;
                 checked_ok_ = true;
+                startTokenPreview();
             }
             Q_EMIT completeChanged();
             Q_EMIT checked();
+        });
+}
+
+bool DataPage::isTokenizing() const {
+    return token_job_->isRunning();
+}
+
+// After a clean data check: the sample and statistics with the tokenizer the project will
+// have. SentencePiece is trained on the first lines for it, so it runs in the background too.
+void DataPage::startTokenPreview() {
+    if (recipe_->currentData().toString() == QLatin1String("tabular") || !checked_ok_) {
+        return; // the data check calls again when it is done
+    }
+    if (token_job_->isRunning()) {
+        tokenize_again_ = true;
+        return;
+    }
+    Config config = currentConfig();
+    QString working = tr("Tokenizing the first lines…");
+    if (isPretrained()) {
+        if (base_box_->isChecking()) {
+            tokens_->showMessage(tr("Reading the model folder…"));
+            return;
+        }
+        if (!base_box_->isReady()) {
+            if (base_box_->problem().isEmpty()) {
+                tokens_->showMessage(tr("Choose the model folder to see its tokenizer at work."));
+            } else {
+                tokens_->showProblem(
+                    tr("The model folder cannot be used: %1").arg(base_box_->problem()));
+            }
+            Q_EMIT tokensShown();
+            return;
+        }
+        const PretrainedInfo &info = *base_box_->info();
+        config.set("model.base", info.folder);
+        if (configured_base_ != QString::fromStdString(info.folder)) {
+            config.set("model.seq_len", std::to_string(std::min<std::int64_t>(256, info.context)));
+        }
+    } else if (config.text("tokenizer") != "byte") {
+        working = tr("Training the tokenizer on the first lines…");
+    }
+    tokens_->showMessage(working);
+    const std::string path = data_path_->text().trimmed().toStdString();
+    auto result = std::make_shared<TokenResult>();
+    token_job_->start(
+        [config, path, result] {
+            try {
+                result->preview = previewTokens(config, path);
+            } catch (const std::exception &failure) {
+                result->error = QString::fromUtf8(failure.what());
+            }
+        },
+        [this, result] {
+            if (tokenize_again_ || !checked_ok_) {
+                tokenize_again_ = false;
+                startTokenPreview(); // with the inputs as they are now
+                return;
+            }
+            if (result->error.isEmpty()) {
+                tokens_->showPreview(result->preview);
+            } else {
+                tokens_->showProblem(tr("Cannot tokenize the file: %1").arg(result->error));
+            }
+            Q_EMIT tokensShown();
         });
 }
 

@@ -14,6 +14,7 @@ namespace headroom::ui {
 
 class BackgroundJob;
 class BaseModelBox;
+class TokenPreviewPanel;
 
 // Page (b): the recipe (or a pretrained model's folder, inspected in the background), the
 // data file (typed, browsed or dropped) and, for gpt, the tokenizer or, for tabular, the
@@ -31,6 +32,8 @@ public:
     void setBaseFolder(const QString &folder);
     bool isPretrained() const;
     BaseModelBox *baseModelBox() const { return base_box_; }
+    TokenPreviewPanel *tokenPreview() const { return tokens_; }
+    bool isTokenizing() const;
     // The problem with the data as shown on the page; empty when it reads cleanly.
     QString problem() const { return problem_; }
     bool isChecking() const;
@@ -42,6 +45,8 @@ public:
 Q_SIGNALS:
     // A check of the data file finished (problem() tells how).
     void checked();
+    // The token preview shows tokens and statistics or why it cannot.
+    void tokensShown();
 
 protected:
     void dragEnterEvent(QDragEnterEvent *event) override;
@@ -52,6 +57,7 @@ private:
     void onRecipeChanged();
     void scheduleCheck();
     void startCheck();
+    void startTokenPreview();
     void showStatus(const QString &text);
     void showProblem(const QString &problem);
     Config currentConfig() const;
@@ -74,6 +80,9 @@ private:
     QTimer *debounce_ = nullptr;
     BackgroundJob *job_ = nullptr;
     bool check_again_ = false; // the inputs changed while a check ran
+    TokenPreviewPanel *tokens_ = nullptr;
+    BackgroundJob *token_job_ = nullptr;
+    bool tokenize_again_ = false;
     bool checked_ok_ = false;
     QString problem_;
     QStringList columns_;

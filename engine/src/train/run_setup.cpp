@@ -1,15 +1,13 @@
 #include "train/run_setup.h"
 
-#include "hf/architecture_config.h"
 #include "hf/base_identity.h"
-#include "hf/generation_defaults.h"
-#include "hf/model_folder.h"
-#include "tokenizers/hf_data_tokenizer.h"
+#include "hf/base_tokenizer.h"
 #include "train/recipe.h"
 
 #include <headroom/config.h>
 #include <headroom/devices.h>
 #include <headroom/project.h>
+#include <headroom/tokenizer.h>
 
 #include <filesystem>
 
@@ -94,20 +92,8 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
         if (const auto recorded = project.blob(kBaseModelBlob)) {
             hf::requireSameBase(hf::BaseIdentity::fromJson(*recorded), prepared.base_folder);
         }
-        // Documents are separated by the model's own end-of-sequence token.
-        const hf::ModelFolder folder = hf::locateModelFolder(prepared.base_folder);
-        const hf::GenerationDefaults defaults =
-            hf::readGenerationDefaults(folder, hf::readArchitectureConfig(folder.config_path));
-        std::optional<std::int32_t> end_of_text;
-        if (!defaults.eos_token_ids.empty()) {
-            end_of_text = static_cast<std::int32_t>(defaults.eos_token_ids.front());
-        }
         try {
-            auto tokenizer = tokenizers::loadHfDataTokenizer(prepared.base_folder, end_of_text);
-            // Documents start as the model saw them in pretraining (Llama's BOS).
-            static_cast<tokenizers::HfDataTokenizer &>(*tokenizer)
-                .setAddsSpecialTokensAtStart(true);
-            prepared.tokenizer = std::move(tokenizer);
+            prepared.tokenizer = hf::loadBaseTokenizer(prepared.base_folder);
         } catch (const TokenizerError &error) {
             throw ConfigError(std::string("model.base: ") + error.what());
         }

@@ -17,4 +17,8 @@ inline void requireCsvForTabular(const Config &config, const data::DataSpec &spe
     }
 }
 
+// The data spec the trainer would use for this file, with the path taken as given (no project
+// folder to resolve it against yet). Throws InputError for no path or no such file.
+data::DataSpec previewDataSpec(const Config &config, const std::string &data_path);
+
 } // namespace headroom::workflow

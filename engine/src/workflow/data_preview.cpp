@@ -13,11 +13,9 @@
 
 namespace headroom {
 
-namespace {
+namespace workflow {
 
-// The data spec the trainer would use for this file, with the path taken as given (no project
-// folder to resolve it against yet).
-data::DataSpec specFor(const Config &config, const std::string &data_path) {
+data::DataSpec previewDataSpec(const Config &config, const std::string &data_path) {
     if (data_path.empty()) {
         throw InputError("no data file chosen");
     }
@@ -28,14 +26,14 @@ data::DataSpec specFor(const Config &config, const std::string &data_path) {
     Config with_path = config;
     with_path.set("data.path", std::filesystem::absolute(data_path).lexically_normal().string());
     data::DataSpec spec = train::dataSpecFromConfig(with_path, "");
-    workflow::requireCsvForTabular(config, spec, data_path);
+    requireCsvForTabular(config, spec, data_path);
     return spec;
 }
 
-} // namespace
+} // namespace workflow
 
 DataPreview previewData(const Config &config, const std::string &data_path, int rows) {
-    const data::DataSpec spec = specFor(config, data_path);
+    const data::DataSpec spec = workflow::previewDataSpec(config, data_path);
     try {
         const data::DataSummary summary = data::inspectData(spec, rows);
         DataPreview preview;
@@ -51,7 +49,7 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
 }
 
 DataPlan planForData(const Config &config, const std::string &data_path) {
-    const data::DataSpec spec = specFor(config, data_path);
+    const data::DataSpec spec = workflow::previewDataSpec(config, data_path);
     DataPlan plan;
     if (!config.text("model.base").empty()) {
         // A pretrained base brings its own tokenizer and shapes (never a SentencePiece kind).

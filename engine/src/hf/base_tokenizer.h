@@ -1,0 +1,16 @@
+#pragma once
+
+#include "data/tokenizer.h"
+
+#include <memory>
+#include <string>
+
+namespace headroom::hf {
+
+// The tokenizer a pretrained base trains with: the folder's Hugging Face tokenizer, documents
+// separated by the model's first end-of-sequence id (generation_config.json over config.json)
+// and started as in pretraining (Llama's BOS). Throws TokenizerError for tokenizer files that
+// cannot be read, ModelFolderError for a folder without a readable config.json.
+std::unique_ptr<data::Tokenizer> loadBaseTokenizer(const std::string &folder);
+
+} // namespace headroom::hf
