@@ -9,6 +9,12 @@
 #   ./headroom.sh package build the Linux packages (DEB, RPM, TGZ) into build/release/packages,
 #                         install the DEB into a clean Debian 12 root and run it there, validate
 #                         the desktop file and metainfo, and compile the NSIS script
+#   ./headroom.sh test --torch2
+#                         build and run the whole suite against LibTorch 2.6 and Qt 6.8 inside a
+#                         Debian 13 root (made once by mmdebstrap; the host is not changed)
+#   ./headroom.sh check-cuda
+#                         compile the engine and headroom-cli against Debian 13's CUDA LibTorch
+#                         2.6 and CUDA 12.4 (no GPU needed; tests/gpu/ runs on a GPU machine)
 #
 # Environment: HEADROOM_BUILD_DIR (default build/release), HEADROOM_JOBS (default: all cores).
 set -euo pipefail
@@ -34,6 +40,8 @@ packages=(
 # Only `package` needs these: a clean Debian root, dpkg-shlibdeps, rpmbuild, makensis and the
 # freedesktop validators.
 package_packages=(mmdebstrap dpkg-dev rpm nsis desktop-file-utils appstream)
+# `test --torch2` and `check-cuda` build inside Debian 13 roots made by mmdebstrap.
+debian13_packages=(mmdebstrap)
 
 say() { printf '\033[1mheadroom:\033[0m %s\n' "$*" >&2; }
 
@@ -151,12 +159,22 @@ command="${1:-}"
 case "$command" in
   # The app and the CLI only: the 50-odd test executables are `test`'s to build.
   run) install_deps; build headroom headroom-cli; run_app ;;
-  test) install_deps; build; run_tests ;;
+  test)
+    if [ "${2:-}" = --torch2 ]; then
+      packages=("${debian13_packages[@]}"); install_deps
+      exec "$repo_root/tests/debian13/debian13.sh" test
+    fi
+    install_deps; build; run_tests
+    ;;
+  check-cuda)
+    packages=("${debian13_packages[@]}"); install_deps
+    exec "$repo_root/tests/debian13/debian13.sh" check-cuda
+    ;;
   deps) install_deps ;;
   build) install_deps; build ;;
   package) packages+=("${package_packages[@]}"); install_deps; build; build_packages ;;
   *)
-    sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac
