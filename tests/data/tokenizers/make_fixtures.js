@@ -28,6 +28,7 @@ const texts = [
   '<sep>Hello', 'Hello<sep>world', 'Hello <sep> world', '<sep> Hello', 'x<sep><sep>y',
   '[MASK]hello', 'hello [MASK] world', 'say hello world now', 'sayhello worldnow', 'HELLO WORLD again',
   'Hello  <sep>  world', 'hello\u2581world \u2581x', '<0x41> <unk> [UNK]', 'ﬁne ① Ⅻ ＡＢＣ',
+  'Hello世界 abc123def', 'カタカナとひらがなと漢字ーです', 'Привет,мир! and ascii', 'x  \u0301é 😀a',
 ];
 
 function withJson(t, edit) {
@@ -142,6 +143,19 @@ const fixtures = {
     json.model.vocab.push(['<unk>', 0]);
     json.model.unk_id = json.model.vocab.length - 1;
     json.decoder = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: true };
+    addedTokens(json, [{ content: '<sep>', special: true }]);
+  }),
+  // UnicodeScripts alone (a space joins either side, kana counts as Han) over a BPE trained on
+  // Whitespace words, whose merges then meet the script cuts.
+  bpe_unicode_scripts: () => withJson(trained(tk.BPE.empty(), (t) => {
+    t.setPreTokenizer(tk.whitespacePreTokenizer());
+  }), (json) => {
+    json.pre_tokenizer = { type: 'UnicodeScripts' };
+    addedTokens(json, [{ content: '<sep>', special: true }]);
+  }),
+  // FixedLength pieces of 4 characters over a BPE trained on whole lines.
+  bpe_fixed_length: () => withJson(trained(tk.BPE.empty(), () => {}), (json) => {
+    json.pre_tokenizer = { type: 'FixedLength', length: 4 };
     addedTokens(json, [{ content: '<sep>', special: true }]);
   }),
   // Truncation (from the left, room kept for [CLS] [SEP]) and padding to a multiple.
