@@ -8,8 +8,10 @@
 #include "tokenizers/normalizers.h"
 #include "util/base64.h"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string_view>
 #include <unicode/brkiter.h>
@@ -126,9 +128,9 @@ void PrecompiledNormalizer::normalize(std::string &text) const {
     if (text.size() > static_cast<std::size_t>(std::numeric_limits<int32_t>::max())) {
         throw TokenizerError("text too long for the Precompiled normalizer");
     }
+    icu::BreakIterator &graphemes = graphemeIterator();
     UErrorCode status = U_ZERO_ERROR;
     UText *utext = utext_openUTF8(nullptr, text.data(), static_cast<int64_t>(text.size()), &status);
-    icu::BreakIterator &graphemes = graphemeIterator();
     graphemes.setText(utext, status);
     if (U_FAILURE(status)) {
         utext_close(utext);
