@@ -34,7 +34,7 @@ packages=(
   libtorch-dev libopenblas0-pthread
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libpcre2-dev libicu-dev
   fonts-dejavu-core xvfb xauth
-  python3-torch
+  python3-torch python3-sentencepiece
 )
 
 # Only `package` needs these: a clean Debian root, dpkg-shlibdeps, rpmbuild, makensis and the

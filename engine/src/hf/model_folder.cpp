@@ -150,7 +150,7 @@ ModelFolder locateModelFolder(const std::string &path) {
     }
     result.has_tokenizer = isFile(folder / "tokenizer.json") ||
                            (isFile(folder / "vocab.json") && isFile(folder / "merges.txt")) ||
-                           isFile(folder / "vocab.txt");
+                           isFile(folder / "vocab.txt") || isFile(folder / "tokenizer.model");
     return result;
 }
 

@@ -139,10 +139,6 @@ std::string HfTokenizer::Impl::decode(const std::vector<std::int32_t> &ids,
 
 namespace {
 
-const char *const kNoSentencePiece =
-    ": SentencePiece tokenizer.model files are not read yet; use the model's tokenizer.json "
-    "(Hugging Face ships one for Llama 2, Mistral, T5 style models)";
-
 bool isFile(const std::filesystem::path &path) {
     std::error_code error;
     return std::filesystem::is_regular_file(path, error);
@@ -186,16 +182,17 @@ HfTokenizer HfTokenizer::load(const std::string &path) {
                                                               folderLowercases(where)));
         }
         if (isFile(where / "tokenizer.model")) {
-            throw TokenizerError((where / "tokenizer.model").string() + kNoSentencePiece);
+            return HfTokenizer(
+                tokenizers::loadSentencePieceModel((where / "tokenizer.model").string()));
         }
-        throw TokenizerError(path + ": no tokenizer.json, vocab.json + merges.txt or vocab.txt in "
-                                    "this folder");
+        throw TokenizerError(path + ": no tokenizer.json, vocab.json + merges.txt, vocab.txt or "
+                                    "tokenizer.model in this folder");
     }
     if (!isFile(where)) {
         throw TokenizerError(path + ": no such file or folder");
     }
     if (where.extension() == ".model") {
-        throw TokenizerError(path + kNoSentencePiece);
+        return HfTokenizer(tokenizers::loadSentencePieceModel(path));
     }
     if (where.extension() == ".txt") {
         return HfTokenizer(

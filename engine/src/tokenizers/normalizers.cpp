@@ -202,11 +202,12 @@ std::unique_ptr<Normalizer> makeNormalizer(const JsonNode &node) {
         return std::make_unique<ByteLevelNormalizer>();
     }
     if (type == "Precompiled") {
-        node.at("type").fail("the SentencePiece 'Precompiled' normalizer is not supported yet");
+        return makePrecompiledNormalizer(node);
     }
-    node.at("type").fail("unknown normalizer '" + type +
-                         "' (expected Sequence, NFC, NFD, NFKC, NFKD, Lowercase, Strip, "
-                         "StripAccents, Prepend, Replace, BertNormalizer, Nmt, ByteLevel)");
+    node.at("type").fail(
+        "unknown normalizer '" + type +
+        "' (expected Sequence, NFC, NFD, NFKC, NFKD, Lowercase, Strip, "
+        "StripAccents, Prepend, Replace, BertNormalizer, Nmt, ByteLevel, Precompiled)");
 }
 
 } // namespace headroom::tokenizers

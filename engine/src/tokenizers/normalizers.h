@@ -21,6 +21,8 @@ public:
 
 // From tokenizer.json's "normalizer" value (not null). Throws TokenizerError naming the path.
 std::unique_ptr<Normalizer> makeNormalizer(const JsonNode &node);
+// SentencePiece's "Precompiled" (precompiled.cpp); refuses a malformed precompiled_charsmap.
+std::unique_ptr<Normalizer> makePrecompiledNormalizer(const JsonNode &node);
 
 class SequenceNormalizer : public Normalizer {
 public:

@@ -332,10 +332,20 @@ std::unique_ptr<PreTokenizer> makePreTokenizer(const JsonNode &node) {
         return std::make_unique<CharPredicatePreTokenizer>(
             [delimiter](char32_t c) { return c == delimiter; }, SplitBehavior::Removed);
     }
+    if (type == "UnicodeScripts") {
+        return makeUnicodeScriptsPreTokenizer();
+    }
+    if (type == "FixedLength") {
+        const std::int64_t length = node.integer("length", 5);
+        if (length < 1) {
+            node.at("length").fail("expected a length of at least 1");
+        }
+        return makeFixedLengthPreTokenizer(static_cast<std::size_t>(length));
+    }
     node.at("type").fail("unknown pre-tokenizer '" + type +
                          "' (expected Sequence, ByteLevel, Split, Metaspace, Whitespace, "
                          "WhitespaceSplit, BertPreTokenizer, Punctuation, Digits, "
-                         "CharDelimiterSplit)");
+                         "CharDelimiterSplit, UnicodeScripts, FixedLength)");
 }
 
 } // namespace headroom::tokenizers

@@ -26,6 +26,11 @@ std::unique_ptr<PreTokenizer> makeByteLevelPreTokenizer(bool add_prefix_space, b
 // BERT's (vocab.txt files).
 std::unique_ptr<PreTokenizer> makeBertPreTokenizer();
 
+// Splits where the Unicode script changes (spaces join either side; kana counts as Han).
+std::unique_ptr<PreTokenizer> makeUnicodeScriptsPreTokenizer();
+// Pieces of `length` characters (the last one shorter); `length` > 0.
+std::unique_ptr<PreTokenizer> makeFixedLengthPreTokenizer(std::size_t length);
+
 enum class PrependScheme { First, Never, Always };
 
 } // namespace headroom::tokenizers

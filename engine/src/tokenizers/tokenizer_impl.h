@@ -66,6 +66,10 @@ std::unique_ptr<HfTokenizer::Impl> loadVocabAndMerges(const std::string &vocab_p
 std::unique_ptr<HfTokenizer::Impl> loadWordPieceVocab(const std::string &vocab_path,
                                                       bool lowercase);
 
+// A SentencePiece tokenizer.model, with tokenizer_config.json / special_tokens_map.json from
+// its folder when they are there (added tokens, BOS/EOS).
+std::unique_ptr<HfTokenizer::Impl> loadSentencePieceModel(const std::string &model_path);
+
 std::string readFile(const std::string &path);
 
 } // namespace tokenizers

@@ -46,8 +46,8 @@ PretrainedInfo inspectPretrained(const std::string &folder_path) {
     }
     if (!folder.has_tokenizer) {
         throw InputError(folder.folder +
-                         ": no tokenizer (tokenizer.json, vocab.json + merges.txt or "
-                         "vocab.txt); "
+                         ": no tokenizer (tokenizer.json, vocab.json + merges.txt, "
+                         "vocab.txt or tokenizer.model); "
                          "a pretrained model needs the tokenizer it was trained with");
     }
     try {

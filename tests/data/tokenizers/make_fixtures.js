@@ -28,7 +28,36 @@ const texts = [
   '<sep>Hello', 'Hello<sep>world', 'Hello <sep> world', '<sep> Hello', 'x<sep><sep>y',
   '[MASK]hello', 'hello [MASK] world', 'say hello world now', 'sayhello worldnow', 'HELLO WORLD again',
   'Hello  <sep>  world', 'hello\u2581world \u2581x', '<0x41> <unk> [UNK]', 'ﬁne ① Ⅻ ＡＢＣ',
+  'Hello世界 abc123def', 'カタカナとひらがなと漢字ーです', 'Привет,мир! and ascii', 'x  \u0301é 😀a',
 ];
+
+// Texts of the Precompiled fixtures: compatibility forms, graphemes of a few characters (the
+// reference replaces a short grapheme by its shortest matching prefix), whitespace and controls.
+const precompiledFragments = [
+  'ＡＢＣ ａｂｃ １２３', 'Ｈｅｌｌｏ　Ｗｏｒｌｄ', 'ﬁne ﬂow ﬀ ﬃ ﬄ', '① ② ⑩ Ⅻ ㎏ ℃ ™ ½ ¼ ²',
+  'Cafe\u0301 A\u0301 Ａ\u0301 e\u0301\u0301 e\u0301\u0301\u0301 n\u0303', 'Å vs A\u030A and Ω vs Ω',
+  '👩‍💻 👨‍👩‍👧 🏳️‍🌈 👍🏽 👍 😀', 'a\u200Db \u200D x\u200By', '日本語のテキスト 中文 한국어', 'ｶﾀｶﾅ ﾊﾟﾋﾟ ｶﾞ',
+  '\u1100\u1161 \u1100\u1161\u11A8 가', 'a  b   c\t\td', 'line1\r\nline2\rline3\nline4', '\r\n', '\r\r\n\n',
+  'ctrl\u0001\u0007\u007F\u0080\u009F end', 'nbsp\u00A0here\u2003em\u3000ideo', '\u2581 meta \u2581\u2581',
+  '123 1234 12 3123', 'x\u0000y', 'नमस्ते क्षत्रिय', 'สวัสดีครับ', 'مرحبا بالعالم', 'Привет мир',
+  '   leading', 'trailing   ', ' ', '', 'Hello world', 'The quick brown fox', 'ＡＢＣ１２３ﬁ',
+  '\uFEFFbom', 'soft\u00ADhyphen', 'Ǆ ǅ ǆ ĳ Ŀ ŉ ſ', '＂quotes＂ ＜tag＞ （paren） ［x］', '…‥ ゛゜',
+  '\u0301 lone mark', 'A\u0301\u0301', 'Ａ\u0301\u0301', 'e\u0308\u0301', 'i\u0307', '\uD55C\u11A8',
+  '🇯🇵🇺🇸 flags', '#️⃣ 1️⃣ keycaps', 'ℌ𝔢𝔩𝔩𝔬 𝐁𝐨𝐥𝐝', '㍻ ㋿ ㈱ ㊤', '</s> in text <pad> <unk>',
+];
+const precompiledTexts = (() => {
+  const f = precompiledFragments;
+  const all = [...f];
+  for (let i = 0; i < f.length; ++i) {
+    all.push(f[i] + ' ' + f[(i * 7 + 3) % f.length]);
+    all.push(f[i] + f[(i * 11 + 5) % f.length]);
+    all.push(f[(i * 13 + 1) % f.length] + '  ' + f[i] + '\n');
+    all.push(f[i].toUpperCase() + '\t' + f[(i * 5 + 2) % f.length].toLowerCase());
+    all.push(f[i] + f[i]);
+  }
+  return all;
+})();
+const textsOf = { unigram_precompiled: precompiledTexts, unigram_precompiled_nmt_nfkc: precompiledTexts };
 
 function withJson(t, edit) {
   const file = path.join(os.tmpdir(), `headroom-fixture-${process.pid}.json`);
@@ -144,6 +173,23 @@ const fixtures = {
     json.decoder = { type: 'Metaspace', replacement: '\u2581', prepend_scheme: 'always', split: true };
     addedTokens(json, [{ content: '<sep>', special: true }]);
   }),
+  // UnicodeScripts alone (a space joins either side, kana counts as Han) over a BPE trained on
+  // Whitespace words, whose merges then meet the script cuts.
+  bpe_unicode_scripts: () => withJson(trained(tk.BPE.empty(), (t) => {
+    t.setPreTokenizer(tk.whitespacePreTokenizer());
+  }), (json) => {
+    json.pre_tokenizer = { type: 'UnicodeScripts' };
+    addedTokens(json, [{ content: '<sep>', special: true }]);
+  }),
+  // FixedLength pieces of 4 characters over a BPE trained on whole lines.
+  bpe_fixed_length: () => withJson(trained(tk.BPE.empty(), () => {}), (json) => {
+    json.pre_tokenizer = { type: 'FixedLength', length: 4 };
+    addedTokens(json, [{ content: '<sep>', special: true }]);
+  }),
+  // T5-style files drafted by make_precompiled.py from tiny SentencePiece models: a Precompiled
+  // normalizer with custom rules (in a Sequence), and with the full nmt_nfkc map (alone).
+  ...Object.fromEntries(['unigram_precompiled', 'unigram_precompiled_nmt_nfkc'].map((name) => [name,
+    () => JSON.parse(fs.readFileSync(path.join(out, name, 'tokenizer.json'), 'utf8'))])),
   // Truncation (from the left, room kept for [CLS] [SEP]) and padding to a multiple.
   wordpiece_truncate_pad: () => {
     const json = JSON.parse(fs.readFileSync(path.join(out, 'wordpiece_bert', 'tokenizer.json'), 'utf8'));
@@ -176,7 +222,7 @@ const fixtures = {
     fs.mkdirSync(dir, { recursive: true });
     t.save(path.join(dir, 'tokenizer.json'), true);
     const cases = [];
-    for (const text of texts) {
+    for (const text of textsOf[name] || texts) {
       const a = await t.encode(text, null, { addSpecialTokens: true });
       const b = await t.encode(text, null, { addSpecialTokens: false });
       cases.push({ text, ids: a.getIds(), tokens: a.getTokens(), ids_nospecial: b.getIds(),

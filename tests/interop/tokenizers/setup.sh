@@ -30,7 +30,8 @@ skip() {
 command -v node >/dev/null 2>&1 || skip "node is not installed"
 command -v npm >/dev/null 2>&1 || skip "npm is not installed"
 
-key="$(cat "$here/generate.js" "$here/texts.js" | sha256sum | cut -c1-16)-${packages[*]}-$count"
+key="$(cat "$here/generate.js" "$here/texts.js" \
+  "$here/../../data/tokenizers/unigram_precompiled_nmt_nfkc/tokenizer.json" | sha256sum | cut -c1-16)-${packages[*]}-$count"
 if [ -f "$out/reference/.key" ] && [ "$(cat "$out/reference/.key")" = "$key" ]; then
   echo "ok (cached)" >"$status"
   echo "tokenizer interop reference: cached in $out/reference"
