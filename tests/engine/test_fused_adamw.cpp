@@ -5,6 +5,7 @@
 
 #include <QtTest>
 
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -44,8 +45,9 @@ const torch::optim::AdamWParamState &adamwState(const StateMap &state,
                                                 const torch::Tensor &parameter) {
     using Key = typename StateMap::key_type;
     if constexpr (std::is_same_v<Key, std::string>) {
-        return static_cast<const torch::optim::AdamWParamState &>(
-            *state.at(c10::guts::to_string(parameter.unsafeGetTensorImpl())));
+        std::ostringstream key; // how 1.13 prints it (c10::guts::to_string, gone in 2.x)
+        key << parameter.unsafeGetTensorImpl();
+        return static_cast<const torch::optim::AdamWParamState &>(*state.at(key.str()));
     } else {
         return static_cast<const torch::optim::AdamWParamState &>(
             *state.at(parameter.unsafeGetTensorImpl()));
