@@ -47,6 +47,11 @@ struct SpeedCalibration {
 
 constexpr int kSpeedCalibrationVersion = 1;
 
+// "bf16 is 15x slower than fp32 on this CPU" when the calibration measured `precision`'s
+// matmuls slower than fp32's; "" when it is as fast or faster, or was not measured. The
+// planner does not choose such a precision and the escalation ladder skips it.
+std::string slowPrecisionReason(const SpeedCalibration &calibration, const std::string &precision);
+
 struct CalibrationOptions {
     std::string device = "cpu"; // "cpu", "cuda", "cuda:N", "mps"
     // Total wall time to aim for; every shape is timed at least once, so a slow machine may
@@ -54,6 +59,9 @@ struct CalibrationOptions {
     double time_budget_s = 3.0;
     // A precision whose first shape takes longer than this many times fp32's stops there.
     double give_up_ratio = 10.0;
+    // Only the smallest block's GEMMs (a few MiB, well under a second): enough to tell whether
+    // a precision is slower than fp32, not for step times. Such a result is not for the cache.
+    bool quick = false;
 };
 
 // Times representative shapes (the GEMMs of a transformer block at dim 256-1024, causal

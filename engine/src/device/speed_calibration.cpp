@@ -126,19 +126,25 @@ std::string canonicalDevice(const torch::Device &device) {
     return device.str();
 }
 
-// Times `run` until `slice` seconds passed (at least once, at most 50 times).
+// Times `run` until `slice` seconds passed (at least once, at most 50 times). The median
+// repetition stands for all: on a shared machine one descheduled repetition can take several
+// times the others.
 Tally timeRepeated(const std::function<void()> &run, double work, double slice) {
-    Tally tally;
+    std::vector<double> durations;
     const Clock::time_point start = Clock::now();
-    for (int repetition = 0; repetition < 50; ++repetition) {
+    while (durations.size() < 50) {
+        const Clock::time_point before = Clock::now();
         run();
-        tally.work += work;
-        tally.seconds = std::chrono::duration<double>(Clock::now() - start).count();
-        if (tally.seconds >= slice) {
+        const Clock::time_point after = Clock::now();
+        durations.push_back(std::chrono::duration<double>(after - before).count());
+        if (std::chrono::duration<double>(after - start).count() >= slice) {
             break;
         }
     }
-    return tally;
+    std::nth_element(durations.begin(), durations.begin() + durations.size() / 2, durations.end());
+    const double median = durations[durations.size() / 2];
+    return {work * static_cast<double>(durations.size()),
+            median * static_cast<double>(durations.size())};
 }
 
 double throughput(const Tally &tally, double scale) {
@@ -174,7 +180,10 @@ SpeedCalibration calibrateSpeed(const CalibrationOptions &options) {
         runs.push_back(run);
     }
 
-    const std::vector<Shape> shapes = calibrationShapes();
+    std::vector<Shape> shapes = calibrationShapes();
+    if (options.quick) {
+        shapes.resize(1);
+    }
     const auto measuring = [](const PrecisionRun &run) {
         return run.speed.supported && !run.speed.stopped_early;
     };

@@ -145,6 +145,19 @@ double SpeedCalibration::matmulRatio(const std::string &precision) const {
     return speed->matmul_gflops / fp32->matmul_gflops;
 }
 
+std::string slowPrecisionReason(const SpeedCalibration &calibration, const std::string &precision) {
+    const double ratio = calibration.matmulRatio(precision);
+    if (ratio <= 0 || ratio >= 1) {
+        return "";
+    }
+    const std::string machine = calibration.device.rfind("cuda", 0) == 0 ? "GPU"
+                                : calibration.device == "mps"            ? "Mac"
+                                                                         : "CPU";
+    char times[32];
+    std::snprintf(times, sizeof times, 1 / ratio < 10 ? "%.1f" : "%.0f", 1 / ratio);
+    return precision + " is " + times + "x slower than fp32 on this " + machine;
+}
+
 std::string speedCalibrationCachePath() {
     namespace fs = std::filesystem;
     fs::path folder;
