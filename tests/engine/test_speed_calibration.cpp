@@ -95,7 +95,8 @@ private Q_SLOTS:
         options.time_budget_s = 0.05;
         const SpeedCalibration calibration = calibrateSpeed(options);
         const PrecisionSpeed *fp32 = calibration.find("fp32");
-        QVERIFY(fp32->attention_gflops > 0 && fp32->elementwise_gelems > 0);
+        QVERIFY(fp32->attention_gflops > 0 && fp32->elementwise_gelems > 0 &&
+                fp32->training_gflops > 0);
         QVERIFY(!describeSpeedCalibration(calibration).empty());
     }
 

@@ -23,6 +23,9 @@ struct PrecisionSpeed {
     double matmul_gflops = 0;
     double attention_gflops = 0;
     double elementwise_gelems = 0;
+    // Model FLOPs per second of a GPT block's forward and backward under this precision's
+    // autocast: what the step-time estimate divides by (0 in a quick calibration).
+    double training_gflops = 0;
     // Hopelessly slow: only the first shape was timed, the rest extrapolated from its ratio
     // to fp32.
     bool stopped_early = false;

@@ -1,4 +1,5 @@
-// Measures matmul, attention and elementwise throughput per precision on one device. The
+// Measures matmul, attention, elementwise and whole-block training throughput per precision on
+// one device. The
 // precisions are timed side by side, shape by shape, so a machine whose load changes during
 // the measurement still gives fair ratios.
 #include "compat/attention.h"
@@ -17,6 +18,7 @@
 #include <ctime>
 #include <functional>
 #include <map>
+#include <optional>
 
 namespace headroom {
 
@@ -24,7 +26,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Op { Matmul, Attention, Elementwise };
+enum class Op { Matmul, Attention, Elementwise, TrainingBlock };
 
 // One timed piece of work: `run` does it once on tensors made by `prepare`; `work` is its
 // FLOPs (elements for the elementwise op).
@@ -34,21 +36,22 @@ struct Shape {
     std::function<std::function<void()>(const torch::TensorOptions &)> prepare;
 };
 
-// The GEMMs of one transformer block at `dim` over `tokens` rows: the fused qkv and output
-// projections and the two MLP layers.
+// The GEMMs of one transformer block at `dim` over `tokens` rows, as linear layers compute
+// them (weights [out, in]; some kernels pick another path for other layouts): the fused qkv
+// and output projections and the two MLP layers.
 Shape blockGemms(std::int64_t tokens, std::int64_t dim) {
     const double flops = 2.0 * static_cast<double>(tokens * dim * dim) * (3 + 1 + 4 + 4);
     return {Op::Matmul, flops, [tokens, dim](const torch::TensorOptions &options) {
                 const torch::Tensor x = torch::randn({tokens, dim}, options);
-                const torch::Tensor qkv = torch::randn({dim, 3 * dim}, options);
+                const torch::Tensor qkv = torch::randn({3 * dim, dim}, options);
                 const torch::Tensor out = torch::randn({dim, dim}, options);
-                const torch::Tensor up = torch::randn({dim, 4 * dim}, options);
-                const torch::Tensor down = torch::randn({4 * dim, dim}, options);
+                const torch::Tensor up = torch::randn({4 * dim, dim}, options);
+                const torch::Tensor down = torch::randn({dim, 4 * dim}, options);
                 return std::function<void()>([=] {
-                    const torch::Tensor hidden = at::mm(x, up);
-                    (void)at::mm(x, qkv);
-                    (void)at::mm(x, out);
-                    at::mm(hidden, down).flatten()[0].item<float>();
+                    const torch::Tensor hidden = at::linear(x, up);
+                    (void)at::linear(x, qkv);
+                    (void)at::linear(x, out);
+                    at::linear(hidden, down).flatten()[0].item<float>();
                 });
             }};
 }
@@ -74,10 +77,51 @@ Shape elementwise(std::int64_t rows, std::int64_t columns) {
             }};
 }
 
+// Forward and backward of one GPT block (norms, fused qkv, causal attention, output projection,
+// GELU MLP, residuals) with fp32 weights, under autocast for bf16 and fp16 as training runs it:
+// the casts and the memory-bound ops are in this rate, unlike in the bare GEMMs'. Counted as
+// the model FLOPs of stepWork (engine/src/plan/step_time.cpp) for the same shape.
+Shape trainingBlock(std::int64_t batch, std::int64_t length, std::int64_t dim, std::int64_t heads) {
+    const auto tokens = static_cast<double>(batch * length);
+    const double flops = 6 * 12 * tokens * static_cast<double>(dim * dim) +
+                         3 * 4 * tokens * static_cast<double>(length * dim);
+    return {Op::TrainingBlock, flops, [=](const torch::TensorOptions &options) {
+                const torch::TensorOptions fp32 = options.dtype(torch::kFloat32);
+                const auto weight = [&](std::int64_t out, std::int64_t in) {
+                    return (torch::randn({out, in}, fp32) * 0.02).requires_grad_();
+                };
+                const std::vector<torch::Tensor> weights{weight(3 * dim, dim), weight(dim, dim),
+                                                         weight(4 * dim, dim),
+                                                         weight(dim, 4 * dim)};
+                const torch::Tensor x = torch::randn({batch * length, dim}, fp32);
+                const torch::ScalarType dtype = options.dtype().toScalarType();
+                const torch::DeviceType device = options.device().type();
+                return std::function<void()>([=] {
+                    torch::AutoGradMode grad(true);
+                    std::optional<compat::AutocastGuard> autocast;
+                    if (dtype != torch::kFloat32) {
+                        autocast.emplace(device, dtype);
+                    }
+                    const torch::Tensor qkv = at::linear(at::layer_norm(x, {dim}), weights[0]);
+                    const torch::Tensor attended =
+                        compat::causalSelfAttention(qkv.view({batch, length, 3 * dim}), heads, 0);
+                    const torch::Tensor residual = x + at::linear(attended, weights[1]);
+                    const torch::Tensor hidden =
+                        at::gelu(at::linear(at::layer_norm(residual, {dim}), weights[2]));
+                    const torch::Tensor out = residual + at::linear(hidden, weights[3]);
+                    out.to(torch::kFloat32).square().mean().backward();
+                    for (const torch::Tensor &parameter : weights) {
+                        parameter.mutable_grad().reset();
+                    }
+                });
+            }};
+}
+
 std::vector<Shape> calibrationShapes() {
-    return {blockGemms(512, 256),      blockGemms(512, 512),      blockGemms(512, 1024),
-            attention(8, 128, 256, 4), attention(4, 512, 512, 8), elementwise(512, 1024),
-            elementwise(512, 4096)};
+    return {
+        blockGemms(512, 256),      blockGemms(512, 512),          blockGemms(512, 1024),
+        attention(8, 256, 256, 4), attention(8, 256, 512, 8),     elementwise(512, 1024),
+        elementwise(512, 4096),    trainingBlock(4, 128, 256, 4), trainingBlock(4, 128, 384, 6)};
 }
 
 struct Tally {
@@ -242,6 +286,7 @@ SpeedCalibration calibrateSpeed(const CalibrationOptions &options) {
         run.speed.matmul_gflops = rate(Op::Matmul, 1e9);
         run.speed.attention_gflops = rate(Op::Attention, 1e9);
         run.speed.elementwise_gelems = rate(Op::Elementwise, 1e9);
+        run.speed.training_gflops = rate(Op::TrainingBlock, 1e9);
         calibration.precisions.push_back(run.speed);
     }
     calibration.measured_at = static_cast<std::int64_t>(std::time(nullptr));

@@ -38,6 +38,7 @@ json precisionJson(const PrecisionSpeed &speed) {
             {"matmul_gflops", speed.matmul_gflops},
             {"attention_gflops", speed.attention_gflops},
             {"elementwise_gelems", speed.elementwise_gelems},
+            {"training_gflops", speed.training_gflops},
             {"stopped_early", speed.stopped_early}};
 }
 
@@ -69,6 +70,7 @@ SpeedCalibration calibrationOf(const json &value) {
         speed.matmul_gflops = item.value("matmul_gflops", 0.0);
         speed.attention_gflops = item.value("attention_gflops", 0.0);
         speed.elementwise_gelems = item.value("elementwise_gelems", 0.0);
+        speed.training_gflops = item.value("training_gflops", 0.0);
         speed.stopped_early = item.value("stopped_early", false);
         calibration.precisions.push_back(speed);
     }
@@ -254,11 +256,12 @@ std::vector<std::string> describeSpeedCalibration(const SpeedCalibration &calibr
             continue;
         }
         std::snprintf(text, sizeof text,
-                      "  %-4s  matmul %7.1f GFLOP/s  attention %7.1f GFLOP/s  elementwise %5.2f "
-                      "G/s  (%.2fx fp32%s)",
-                      speed.precision.c_str(), speed.matmul_gflops, speed.attention_gflops,
-                      speed.elementwise_gelems, calibration.matmulRatio(speed.precision),
-                      speed.stopped_early ? ", stopped early: hopelessly slow" : "");
+                      "  %-4s  matmul %6.1f GFLOP/s (%.2fx fp32)  attention %6.1f  elementwise "
+                      "%5.2f G/s  training block %6.1f GFLOP/s%s",
+                      speed.precision.c_str(), speed.matmul_gflops,
+                      calibration.matmulRatio(speed.precision), speed.attention_gflops,
+                      speed.elementwise_gelems, speed.training_gflops,
+                      speed.stopped_early ? "  (stopped early: hopelessly slow)" : "");
         lines.push_back(text);
     }
     return lines;

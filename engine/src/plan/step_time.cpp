@@ -1,7 +1,8 @@
 // The step-time model: the matmul and attention FLOPs of a GPT step over the calibrated
-// throughput, divided by an efficiency fitted on the machine in docs/BENCHMARKS.md. The
-// elementwise work (norms, GELU, softmax, the optimizer update) is left to that fit: the
-// calibration's elementwise rate swings tenfold with the load of a shared machine.
+// training-block throughput (forward and backward of one block under the precision's
+// autocast, so casts and memory-bound ops are in it), divided by an efficiency fitted on the
+// machine in docs/BENCHMARKS.md for what a block leaves out (embeddings, the head's softmax,
+// the optimizer update, the loop around it).
 #include "plan/step_time.h"
 
 #include <algorithm>
@@ -43,13 +44,11 @@ std::optional<StepWork> stepWork(const Config &config, const ModelFacts &facts) 
 double predictStepSeconds(const StepWork &work, const SpeedCalibration &calibration,
                           const std::string &precision) {
     const PrecisionSpeed *speed = calibration.find(precision);
-    if (speed == nullptr || !speed->supported || speed->matmul_gflops <= 0 ||
-        speed->attention_gflops <= 0) {
+    if (speed == nullptr || !speed->supported || speed->training_gflops <= 0) {
         return 0;
     }
-    const double seconds = work.matmul_flops / (speed->matmul_gflops * 1e9) +
-                           work.attention_flops / (speed->attention_gflops * 1e9);
-    return seconds / kEfficiency;
+    return (work.matmul_flops + work.attention_flops) / (speed->training_gflops * 1e9) /
+           kEfficiency;
 }
 
 } // namespace headroom::plan
