@@ -30,10 +30,21 @@ SpeedCalibration cpuCalibration(double bf16_ratio) {
     calibration.threads = report.cpu.torch_threads;
     calibration.cpu_flags = {"avx2"};
     calibration.measured_at = 1700000000;
-    PrecisionSpeed fp32{"fp32", true, "", 100, 20, 1.0, false};
-    PrecisionSpeed bf16{"bf16", true, "", 100 * bf16_ratio, 20 * bf16_ratio, 1.0, false};
-    PrecisionSpeed fp16{"fp16", false, "fp16 autocast on the CPU needs LibTorch 2.2", 0, 0,
-                        0,      false};
+    const auto speed = [](const char *precision, double ratio) {
+        PrecisionSpeed result;
+        result.precision = precision;
+        result.supported = true;
+        result.matmul_gflops = 100 * ratio;
+        result.attention_gflops = 20 * ratio;
+        result.elementwise_gelems = 1;
+        result.training_gflops = 50 * ratio;
+        return result;
+    };
+    const PrecisionSpeed fp32 = speed("fp32", 1);
+    const PrecisionSpeed bf16 = speed("bf16", bf16_ratio);
+    PrecisionSpeed fp16;
+    fp16.precision = "fp16";
+    fp16.unsupported_reason = "fp16 autocast on the CPU needs LibTorch 2.2";
     calibration.precisions = {fp32, bf16, fp16};
     return calibration;
 }

@@ -39,6 +39,6 @@ void applyHistoryCorrection(MemoryEstimate &estimate,
 // Speeds from `calibration` when given.
 Plan choosePlan(const Config &config, const ModelFacts &facts, const HardwareProfile &profile,
                 const std::vector<MemoryHistoryRecord> &history,
-                const std::optional<SpeedCalibration> &calibration);
+                const std::optional<SpeedCalibration> &calibration = std::nullopt);
 
 } // namespace headroom::plan

@@ -1,8 +1,9 @@
 // The step-time model: the matmul and attention FLOPs of a GPT step over the calibrated
 // training-block throughput (forward and backward of one block under the precision's
-// autocast, so casts and memory-bound ops are in it), divided by an efficiency fitted on the
-// machine in docs/BENCHMARKS.md for what a block leaves out (embeddings, the head's softmax,
-// the optimizer update, the loop around it).
+// autocast, so casts and memory-bound ops are in it), plus the elementwise work the block
+// leaves out (dropouts, head splits, embeddings, the optimizer update) at the calibrated fp32
+// elementwise rate. Both constants are fitted with tests/benchmarks/step_time.sh on the
+// machine in docs/BENCHMARKS.md.
 #include "plan/step_time.h"
 
 #include <algorithm>
@@ -11,8 +12,11 @@ namespace headroom::plan {
 
 namespace {
 
-// Measured step time / calibrated work time, fitted with tests/benchmarks/step_time.sh.
+// Calibrated block rate / the rate a whole step's FLOPs run at.
 constexpr double kEfficiency = 1.0;
+// Elementwise passes over tokens x layers x dim per forward or backward pass outside the
+// calibrated block; its share of a step is the larger, the smaller the model.
+constexpr double kElementPassesPerLayer = 25;
 
 } // namespace
 
@@ -38,17 +42,22 @@ std::optional<StepWork> stepWork(const Config &config, const ModelFacts &facts) 
     StepWork work;
     work.matmul_flops = tokens * (passes * block_forward + 3 * head_forward);
     work.attention_flops = passes * layers * sequences * 4 * length * length * dim;
+    work.elements = passes * kElementPassesPerLayer * tokens * layers * dim;
     return work;
 }
 
 double predictStepSeconds(const StepWork &work, const SpeedCalibration &calibration,
                           const std::string &precision) {
     const PrecisionSpeed *speed = calibration.find(precision);
-    if (speed == nullptr || !speed->supported || speed->training_gflops <= 0) {
+    const PrecisionSpeed *fp32 = calibration.find("fp32");
+    if (speed == nullptr || !speed->supported || speed->training_gflops <= 0 || fp32 == nullptr ||
+        fp32->elementwise_gelems <= 0) {
         return 0;
     }
+    // Autocast leaves dropout, copies and the optimizer in fp32.
     return (work.matmul_flops + work.attention_flops) / (speed->training_gflops * 1e9) /
-           kEfficiency;
+               kEfficiency +
+           work.elements / (fp32->elementwise_gelems * 1e9);
 }
 
 } // namespace headroom::plan

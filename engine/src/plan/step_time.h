@@ -15,6 +15,7 @@ namespace headroom::plan {
 struct StepWork {
     double matmul_flops = 0;    // 6 x matmul parameters x tokens, +2 x with checkpointing
     double attention_flops = 0; // the T x T products, 3 passes (+1 with checkpointing)
+    double elements = 0;        // elementwise work outside the calibrated block (dropout, copies)
 };
 
 // For the gpt recipe trained from scratch; nullopt where the step is not modelled (tabular,
