@@ -77,7 +77,8 @@ print(f"device: {calibration['device']} ({calibration['device_name']}), LibTorch
 for p in calibration["precisions"]:
     if p["supported"]:
         print(f"  {p['precision']}: matmul {p['matmul_gflops']:.1f} GFLOP/s, attention "
-              f"{p['attention_gflops']:.1f} GFLOP/s, elementwise {p['elementwise_gelems']:.2f} G/s"
+              f"{p['attention_gflops']:.1f} GFLOP/s, elementwise {p['elementwise_gelems']:.2f} G/s, "
+              f"training block {p.get('training_gflops', 0):.1f} GFLOP/s"
               + (" (stopped early)" if p["stopped_early"] else ""))
     else:
         print(f"  {p['precision']}: unsupported ({p['unsupported_reason']})")
