@@ -79,18 +79,6 @@ double batchEfficiency(std::int64_t micro_batch, double units_per_example) {
     return units / (units + 1.0);
 }
 
-std::string speedNote(const std::optional<SpeedCalibration> &calibration) {
-    if (!calibration) {
-        return "speeds uncalibrated: constant factors per technique (measure this machine with "
-               "headroom-cli devices --calibrate)";
-    }
-    char text[160];
-    std::snprintf(text, sizeof text, "speeds calibrated on %s (%s, LibTorch %s, %d threads)",
-                  calibration->device.c_str(), calibration->device_name.c_str(),
-                  calibration->torch_version.c_str(), calibration->threads);
-    return text;
-}
-
 std::vector<std::int64_t> divisors(std::int64_t value) {
     std::vector<std::int64_t> result;
     for (std::int64_t candidate = 1; candidate <= value; ++candidate) {

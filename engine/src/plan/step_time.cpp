@@ -6,7 +6,7 @@
 // machine in docs/BENCHMARKS.md.
 #include "plan/step_time.h"
 
-#include <algorithm>
+#include <cstdio>
 
 namespace headroom::plan {
 
@@ -58,6 +58,18 @@ double predictStepSeconds(const StepWork &work, const SpeedCalibration &calibrat
     return (work.matmul_flops + work.attention_flops) / (speed->training_gflops * 1e9) /
                kEfficiency +
            work.elements / (fp32->elementwise_gelems * 1e9);
+}
+
+std::string speedNote(const std::optional<SpeedCalibration> &calibration) {
+    if (!calibration) {
+        return "speeds uncalibrated: constant factors per technique (measure this machine with "
+               "headroom-cli devices --calibrate)";
+    }
+    char text[160];
+    std::snprintf(text, sizeof text, "speeds calibrated on %s (%s, LibTorch %s, %d threads)",
+                  calibration->device.c_str(), calibration->device_name.c_str(),
+                  calibration->torch_version.c_str(), calibration->threads);
+    return text;
 }
 
 } // namespace headroom::plan

@@ -26,4 +26,7 @@ std::optional<StepWork> stepWork(const Config &config, const ModelFacts &facts);
 double predictStepSeconds(const StepWork &work, const SpeedCalibration &calibration,
                           const std::string &precision);
 
+// Where a plan's speeds come from, in one line: the calibration, or constant factors.
+std::string speedNote(const std::optional<SpeedCalibration> &calibration);
+
 } // namespace headroom::plan
