@@ -7,6 +7,7 @@
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QPushButton>
 #include <QStandardItemModel>
@@ -102,7 +103,10 @@ HardwarePage::HardwarePage(WizardSettings &settings, QWidget *parent)
     addBuddyRow(form, tr("Memory &budget:"), budget_, this);
     form->addRow(QString(), note_);
     form->addRow(tr("Speed:"), speed_);
-    form->addRow(QString(), measure_);
+    auto *measure_row = new QHBoxLayout;
+    measure_row->addWidget(measure_);
+    measure_row->addStretch();
+    form->addRow(QString(), measure_row);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(devices);
