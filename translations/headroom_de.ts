@@ -398,6 +398,14 @@
         <source>the OS and desktop keep a quarter of RAM (at least 2 GiB)</source>
         <translation>Betriebssystem und Desktop behalten ein Viertel des RAM (mindestens 2 GiB)</translation>
     </message>
+    <message>
+        <source>Predicted step time: %1 s (from this machine&apos;s measured speed)</source>
+        <translation>Vorhergesagte Schrittzeit: %1 s (aus der gemessenen Geschwindigkeit dieses Rechners)</translation>
+    </message>
+    <message>
+        <source>Speeds are typical figures, not measured on this machine (Measure speed on the Hardware page).</source>
+        <translation>Die Geschwindigkeiten sind typische Werte, nicht auf diesem Rechner gemessen (Geschwindigkeit messen auf der Seite Hardware).</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::BaseModelBox</name>
@@ -767,6 +775,54 @@
     <message>
         <source>&lt;b&gt;This machine&lt;/b&gt;:&lt;br&gt;%1</source>
         <translation>&lt;b&gt;Dieser Rechner&lt;/b&gt;:&lt;br&gt;%1</translation>
+    </message>
+    <message>
+        <source>&amp;Measure speed</source>
+        <translation>Geschwindigkeit &amp;messen</translation>
+    </message>
+    <message>
+        <source>Times matrix products and attention in each precision on this device (a few seconds); the plan then uses the measured speeds</source>
+        <translation>Misst Matrixprodukte und Attention in jeder Genauigkeit auf diesem Gerät (einige Sekunden); der Plan verwendet dann die gemessenen Geschwindigkeiten</translation>
+    </message>
+    <message>
+        <source>Speed:</source>
+        <translation>Geschwindigkeit:</translation>
+    </message>
+    <message>
+        <source>Measuring the speed of %1...</source>
+        <translation>Geschwindigkeit von %1 wird gemessen …</translation>
+    </message>
+    <message>
+        <source>Typical speeds of this kind of machine (only this machine&apos;s devices can be measured).</source>
+        <translation>Typische Geschwindigkeiten dieser Art von Rechner (nur die Geräte dieses Rechners lassen sich messen).</translation>
+    </message>
+    <message>
+        <source>Not calibrated: the plan assumes typical speeds per precision.</source>
+        <translation>Nicht kalibriert: Der Plan nimmt typische Geschwindigkeiten je Genauigkeit an.</translation>
+    </message>
+    <message>
+        <source>Not calibrated: %1</source>
+        <translation>Nicht kalibriert: %1</translation>
+    </message>
+    <message>
+        <source>%1 not supported</source>
+        <translation>%1 nicht unterstützt</translation>
+    </message>
+    <message>
+        <source>%1 %2 GFLOP/s</source>
+        <translation>%1 %2 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>%1 %2 GFLOP/s (%3× fp32)</source>
+        <translation>%1 %2 GFLOP/s (%3× fp32)</translation>
+    </message>
+    <message>
+        <source>Measured matrix-product speed: %1.</source>
+        <translation>Gemessene Geschwindigkeit der Matrixprodukte: %1.</translation>
+    </message>
+    <message>
+        <source>bf16 is %1× slower than fp32 here: the plan and the out-of-memory ladder will not use it.</source>
+        <translation>bf16 ist hier %1× langsamer als fp32: Der Plan und die Eskalationsleiter bei Speichermangel verwenden es nicht.</translation>
     </message>
 </context>
 <context>

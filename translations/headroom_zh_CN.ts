@@ -395,6 +395,14 @@
         <source>the OS and desktop keep a quarter of RAM (at least 2 GiB)</source>
         <translation>操作系统和桌面保留四分之一内存（至少 2 GiB）</translation>
     </message>
+    <message>
+        <source>Predicted step time: %1 s (from this machine&apos;s measured speed)</source>
+        <translation>预测的步骤时间：%1 秒（根据本机实测速度）</translation>
+    </message>
+    <message>
+        <source>Speeds are typical figures, not measured on this machine (Measure speed on the Hardware page).</source>
+        <translation>速度为典型值，并非在本机测得（可在“硬件”页面测量速度）。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::BaseModelBox</name>
@@ -764,6 +772,54 @@
     <message>
         <source>&lt;b&gt;This machine&lt;/b&gt;:&lt;br&gt;%1</source>
         <translation>&lt;b&gt;本机&lt;/b&gt;：&lt;br&gt;%1</translation>
+    </message>
+    <message>
+        <source>&amp;Measure speed</source>
+        <translation>测量速度(&amp;M)</translation>
+    </message>
+    <message>
+        <source>Times matrix products and attention in each precision on this device (a few seconds); the plan then uses the measured speeds</source>
+        <translation>在此设备上按每种精度测量矩阵乘法和注意力的速度（几秒钟）；之后计划将使用实测速度</translation>
+    </message>
+    <message>
+        <source>Speed:</source>
+        <translation>速度：</translation>
+    </message>
+    <message>
+        <source>Measuring the speed of %1...</source>
+        <translation>正在测量 %1 的速度…</translation>
+    </message>
+    <message>
+        <source>Typical speeds of this kind of machine (only this machine&apos;s devices can be measured).</source>
+        <translation>此类机器的典型速度（只能测量本机的设备）。</translation>
+    </message>
+    <message>
+        <source>Not calibrated: the plan assumes typical speeds per precision.</source>
+        <translation>未校准：计划按每种精度的典型速度估算。</translation>
+    </message>
+    <message>
+        <source>Not calibrated: %1</source>
+        <translation>未校准：%1</translation>
+    </message>
+    <message>
+        <source>%1 not supported</source>
+        <translation>%1 不受支持</translation>
+    </message>
+    <message>
+        <source>%1 %2 GFLOP/s</source>
+        <translation>%1 %2 GFLOP/s</translation>
+    </message>
+    <message>
+        <source>%1 %2 GFLOP/s (%3× fp32)</source>
+        <translation>%1 %2 GFLOP/s（fp32 的 %3×）</translation>
+    </message>
+    <message>
+        <source>Measured matrix-product speed: %1.</source>
+        <translation>实测矩阵乘法速度：%1。</translation>
+    </message>
+    <message>
+        <source>bf16 is %1× slower than fp32 here: the plan and the out-of-memory ladder will not use it.</source>
+        <translation>在本机上 bf16 比 fp32 慢 %1×：计划和内存不足时的升级阶梯都不会使用它。</translation>
     </message>
 </context>
 <context>

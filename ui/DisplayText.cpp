@@ -161,6 +161,14 @@ QString DisplayText::planHtml(const Plan &plan) {
                           QString::fromStdString(decision.value),
                           QString::fromStdString(decision.reason).toHtmlEscaped());
     }
+    if (plan.step_seconds > 0) {
+        lines << tr("Predicted step time: %1 s (from this machine's measured speed)")
+                     .arg(
+                         QLocale().toString(plan.step_seconds, 'f', plan.step_seconds < 1 ? 3 : 2));
+    } else if (!plan.speed_calibrated) {
+        lines << tr("Speeds are typical figures, not measured on this machine (Measure speed on "
+                    "the Hardware page).");
+    }
     return lines.join(QStringLiteral("<br>"));
 }
 

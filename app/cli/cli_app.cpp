@@ -8,6 +8,7 @@
 #include <headroom/version.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <exception>
 #include <map>
 #include <ostream>
@@ -28,7 +29,13 @@ bool commandComputes(int argc, const char *const *argv) {
         return false;
     }
     const std::string command = argv[1];
-    return command == "train" || command == "fit" || command == "export" || command == "generate";
+    // devices --calibrate measures speed: it must run as training does.
+    const bool calibrates =
+        command == "devices" && std::find_if(argv + 2, argv + argc, [](const char *argument) {
+                                    return std::string(argument) == "--calibrate";
+                                }) != argv + argc;
+    return command == "train" || command == "fit" || command == "export" || command == "generate" ||
+           calibrates;
 }
 
 int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &err) {

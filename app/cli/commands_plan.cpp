@@ -61,6 +61,20 @@ std::string batchShape(std::int64_t micro_batch, std::int64_t accumulation) {
     return std::to_string(micro_batch) + " x " + std::to_string(accumulation);
 }
 
+// "0.42 s", "85 ms"; "-" when not predicted.
+std::string stepTime(double seconds) {
+    if (seconds <= 0) {
+        return "-";
+    }
+    char text[32];
+    if (seconds < 1) {
+        std::snprintf(text, sizeof text, "%.0f ms", seconds * 1000);
+    } else {
+        std::snprintf(text, sizeof text, "%.2f s", seconds);
+    }
+    return text;
+}
+
 std::string budgetVerdict(const MemoryEstimate &estimate) {
     if (estimate.budget == 0) {
         return "none (no memory.budget)";
@@ -122,17 +136,22 @@ void printPlan(std::ostream &out, const Plan &plan) {
         width = std::max(width, columnsOf(alternative.techniques));
     }
     out << '\n'
-        << line("  %s %-12s %12s %7s %s", padded("techniques", width).c_str(), "batch", "peak",
-                "speed", "fits");
+        << line("  %s %-12s %12s %7s %9s %s", padded("techniques", width).c_str(), "batch", "peak",
+                "speed", "step", "fits");
     for (const PlanAlternative &alternative : plan.alternatives) {
-        out << line("%c %s %-12s %12s %6.2fx %s", alternative.pareto ? '*' : ' ',
+        out << line("%c %s %-12s %12s %6.2fx %9s %s", alternative.pareto ? '*' : ' ',
                     padded(alternative.techniques, width).c_str(),
                     batchShape(alternative.micro_batch, alternative.accumulation).c_str(),
                     formatBytes(alternative.peak).c_str(), alternative.relative_speed,
-                    alternative.fits ? "yes" : "no");
+                    stepTime(alternative.step_seconds).c_str(), alternative.fits ? "yes" : "no");
     }
     out << "(* no other option is both faster and smaller; batch = micro-batch x "
            "accumulation)\n";
+    out << plan.speed_note;
+    if (plan.step_seconds > 0) {
+        out << "; predicted step time of the plan: " << stepTime(plan.step_seconds);
+    }
+    out << '\n';
 }
 
 std::string joined(const std::vector<std::string> &items) {

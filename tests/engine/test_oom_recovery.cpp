@@ -3,7 +3,9 @@
 #include "sample_files.h"
 #include "training_support.h"
 
+#include <headroom/devices.h>
 #include <headroom/project.h>
+#include <headroom/speed_calibration.h>
 
 #include <torch/torch.h>
 
@@ -58,6 +60,7 @@ private Q_SLOTS:
     void impossibleBudgetPausesWithADiagnosis();
     void ladderSwitchesOnCheckpointingAtMicroBatchOne();
     void exhaustedLadderPausesAndSaysWhatItTried();
+    void ladderSkipsAPrecisionCalibratedSlower();
     void otherErrorsAreNotRetried();
     void breakdownPartsSumToThePeak();
     void growingMemoryIsReportedOnce();
@@ -357,6 +360,44 @@ void TestOomRecovery::exhaustedLadderPausesAndSaysWhatItTried() {
                  std::count(recorder.events.begin(), recorder.events.end(), std::string("ladder"))),
              2);
     QVERIFY(hasEvent(recorder, "out_of_memory"));
+}
+
+void TestOomRecovery::ladderSkipsAPrecisionCalibratedSlower() {
+    // A cached calibration of this CPU that measured bf16 20x slower than fp32: the ladder
+    // passes over its bf16 rung with that reason instead of making the run 20x slower.
+    QTemporaryDir cache;
+    QVERIFY(cache.isValid());
+    const QByteArray previous_cache = qgetenv("HEADROOM_CACHE_DIR");
+    qputenv("HEADROOM_CACHE_DIR", cache.path().toUtf8());
+    const headroom::DeviceReport report = headroom::detectDevices();
+    headroom::SpeedCalibration calibration;
+    calibration.version = headroom::kSpeedCalibrationVersion;
+    calibration.device = "cpu";
+    calibration.device_name = report.cpu.model.empty() ? "CPU" : report.cpu.model;
+    calibration.torch_version = report.torch_version;
+    calibration.threads = report.cpu.torch_threads;
+    for (const auto &[precision, gflops] : {std::pair{"fp32", 100.0}, std::pair{"bf16", 5.0}}) {
+        headroom::PrecisionSpeed speed;
+        speed.precision = precision;
+        speed.supported = true;
+        speed.matmul_gflops = gflops;
+        calibration.precisions.push_back(speed);
+    }
+    headroom::storeSpeedCalibration(calibration);
+
+    const std::uint64_t budget = stepPeak({"train.micro_batch=1", "train.accumulation=32",
+                                           "checkpointing=1", "precision=bf16"}) *
+                                 85 / 100;
+    Recorder recorder;
+    const headroom::RunResult result =
+        runSession(project("ladder-slow-bf16.headroom"), recorder,
+                   {QString("memory.budget=%1").arg(budget), "train.steps=2",
+                    "recovery.ladder=checkpointing,bf16"});
+    qputenv("HEADROOM_CACHE_DIR", previous_cache);
+    QCOMPARE(name(result.state), name(headroom::SessionState::Paused));
+    const QString message = QString::fromStdString(result.message);
+    QVERIFY2(message.contains("bf16 (skipped: bf16 is 20x slower than fp32 on this CPU)"),
+             qPrintable(message));
 }
 
 void TestOomRecovery::otherErrorsAreNotRetried() {

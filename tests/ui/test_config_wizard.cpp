@@ -48,6 +48,7 @@ private Q_SLOTS:
     void verifyAppliesTheFittedMicroBatch();
     void verifyCanBeCancelled();
     void creationErrorsKeepTheWizardOpen();
+    void measuringSpeedFeedsThePlan();
 
 private:
     // Fills pages a-c with the tiny GPT on the corpus and moves to `page`.
@@ -389,6 +390,30 @@ void TestConfigWizard::creationErrorsKeepTheWizardOpen() {
     QVERIFY2(error.contains("taken.headroom") && error.contains("already exists"),
              qPrintable(error));
     QVERIFY(wizard.findChild<QLabel *>("reviewStatus")->isVisible());
+}
+
+void TestConfigWizard::measuringSpeedFeedsThePlan() {
+    QTemporaryDir cache;
+    QVERIFY(cache.isValid());
+    const QByteArray previous_cache = qgetenv("HEADROOM_CACHE_DIR");
+    qputenv("HEADROOM_CACHE_DIR", cache.path().toUtf8());
+    ConfigWizard wizard;
+    wizard.show();
+    const auto *speed = wizard.findChild<QLabel *>("speedCalibration");
+    auto *measure = wizard.findChild<QAbstractButton *>("measureSpeed");
+    QVERIFY(speed && measure);
+    QVERIFY2(speed->text().contains("Not calibrated"), qPrintable(speed->text()));
+    QVERIFY(measure->isEnabled());
+    measure->click();
+    QVERIFY(!measure->isEnabled()); // while measuring, off the GUI thread
+    QTRY_VERIFY_WITH_TIMEOUT(speed->text().contains("GFLOP/s"), kTimeout);
+    QVERIFY(measure->isEnabled());
+    QVERIFY(goTo(wizard, ConfigWizard::MemoryPlan));
+    const auto *recommendation = wizard.findChild<QLabel *>("recommendation");
+    QVERIFY(recommendation);
+    QTRY_VERIFY2(recommendation->text().contains("Predicted step time"),
+                 qPrintable(recommendation->text()));
+    qputenv("HEADROOM_CACHE_DIR", previous_cache);
 }
 
 QTEST_MAIN(TestConfigWizard)

@@ -1,16 +1,20 @@
 #include "HardwarePage.h"
 
+#include "BackgroundJob.h"
 #include "DisplayText.h"
 #include "WizardForms.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
 #include <QLabel>
+#include <QPushButton>
 #include <QStandardItemModel>
 #include <QVBoxLayout>
 
 #include <cmath>
+#include <memory>
 
 namespace headroom::ui {
 
@@ -83,10 +87,26 @@ HardwarePage::HardwarePage(WizardSettings &settings, QWidget *parent)
     note_->setWordWrap(true);
     note_->setForegroundRole(QPalette::PlaceholderText);
 
+    speed_ = new QLabel(this);
+    speed_->setObjectName(QStringLiteral("speedCalibration"));
+    speed_->setWordWrap(true);
+    speed_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    measure_ = new QPushButton(tr("&Measure speed"), this);
+    measure_->setObjectName(QStringLiteral("measureSpeed"));
+    measure_->setToolTip(tr("Times matrix products and attention in each precision on this "
+                            "device (a few seconds); the plan then uses the measured speeds"));
+    job_ = new BackgroundJob(this);
+    connect(measure_, &QPushButton::clicked, this, &HardwarePage::measureSpeed);
+
     auto *form = new QFormLayout;
     addBuddyRow(form, tr("&Plan for:"), profile_, this);
     addBuddyRow(form, tr("Memory &budget:"), budget_, this);
     form->addRow(QString(), note_);
+    form->addRow(tr("Speed:"), speed_);
+    auto *measure_row = new QHBoxLayout;
+    measure_row->addWidget(measure_);
+    measure_row->addStretch();
+    form->addRow(QString(), measure_row);
 
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(devices);
@@ -138,7 +158,90 @@ void HardwarePage::onProfileChanged() {
     note_->setText(
         tr("%1 of physical memory. Default budget: %2.")
             .arg(DisplayText::bytes(profile->memory_bytes), DisplayText::profileNote(*profile)));
+    measure_error_.clear();
+    showSpeed();
     Q_EMIT completeChanged();
+}
+
+void HardwarePage::showSpeed() {
+    const HardwareProfile *profile = currentProfile();
+    const bool measuring = isMeasuring();
+    measure_->setEnabled(profile != nullptr && profile->detected && !measuring);
+    if (measuring) {
+        speed_->setText(tr("Measuring the speed of %1...")
+                            .arg(QString::fromStdString(profile ? profile->device : "")));
+        return;
+    }
+    if (profile == nullptr || !profile->detected) {
+        speed_->setText(tr("Typical speeds of this kind of machine (only this machine's devices "
+                           "can be measured)."));
+        return;
+    }
+    const std::optional<SpeedCalibration> calibration =
+        cachedSpeedCalibration(profile->device, settings_.devices);
+    if (!calibration) {
+        speed_->setText(measure_error_.isEmpty()
+                            ? tr("Not calibrated: the plan assumes typical speeds per precision.")
+                            : tr("Not calibrated: %1").arg(measure_error_));
+        return;
+    }
+    QStringList parts;
+    for (const PrecisionSpeed &speed : calibration->precisions) {
+        const QString name = QString::fromStdString(speed.precision);
+        if (!speed.supported) {
+            parts << tr("%1 not supported").arg(name);
+        } else if (speed.precision == "fp32") {
+            parts << tr("%1 %2 GFLOP/s").arg(name).arg(speed.matmul_gflops, 0, 'f', 0);
+        } else {
+            parts << tr("%1 %2 GFLOP/s (%3× fp32)")
+                         .arg(name)
+                         .arg(speed.matmul_gflops, 0, 'f', 0)
+                         .arg(calibration->matmulRatio(speed.precision), 0, 'f', 2);
+        }
+    }
+    QString text = tr("Measured matrix-product speed: %1.").arg(parts.join(QStringLiteral(", ")));
+    const std::string slow = slowPrecisionReason(*calibration, "bf16");
+    if (!slow.empty()) {
+        text += QLatin1Char(' ') + tr("bf16 is %1× slower than fp32 here: the plan and the "
+                                      "out-of-memory ladder will not use it.")
+                                       .arg(1 / calibration->matmulRatio("bf16"), 0, 'f', 0);
+    }
+    speed_->setText(text);
+}
+
+bool HardwarePage::isMeasuring() const {
+    return job_->isRunning();
+}
+
+void HardwarePage::measureSpeed() {
+    const HardwareProfile *profile = currentProfile();
+    if (profile == nullptr || !profile->detected || isMeasuring()) {
+        return;
+    }
+    CalibrationOptions options;
+    options.device = profile->device;
+    auto error = std::make_shared<std::string>();
+    job_->start(
+        [options, error] {
+            try {
+                storeSpeedCalibration(calibrateSpeed(options));
+            } catch (const std::exception &failure) {
+                *error = failure.what();
+            }
+        },
+        [this, error] {
+            measure_error_ = QString::fromStdString(*error);
+            showSpeed();
+            Q_EMIT completeChanged();
+        });
+    showSpeed();
+}
+
+void HardwarePage::cleanupPage() {
+    // Joins a running measurement: it finishes within its few seconds.
+    delete job_;
+    job_ = new BackgroundJob(this);
+    showSpeed();
 }
 
 bool HardwarePage::isComplete() const {

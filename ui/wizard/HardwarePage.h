@@ -2,13 +2,17 @@
 
 #include "WizardSettings.h"
 
+#include <headroom/speed_calibration.h>
+
 #include <QWizardPage>
 
+#include <optional>
 #include <vector>
 
 class QComboBox;
 class QDoubleSpinBox;
 class QLabel;
+class QPushButton;
 
 namespace headroom::ui {
 
@@ -28,16 +32,27 @@ public:
 
     bool isComplete() const override;
     bool validatePage() override;
+    void cleanupPage() override;
+
+    // Measures the selected device's speed off the GUI thread and keeps it for the planner.
+    void measureSpeed();
+    bool isMeasuring() const;
 
 private:
     void onProfileChanged();
     const HardwareProfile *currentProfile() const;
+    // The measured speeds of the selected device, or why there are none.
+    void showSpeed();
 
     WizardSettings &settings_;
     std::vector<HardwareProfile> profiles_;
     QComboBox *profile_ = nullptr;
     QDoubleSpinBox *budget_ = nullptr;
     QLabel *note_ = nullptr;
+    QLabel *speed_ = nullptr;
+    QPushButton *measure_ = nullptr;
+    class BackgroundJob *job_ = nullptr;
+    QString measure_error_;
 };
 
 } // namespace headroom::ui

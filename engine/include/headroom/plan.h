@@ -6,6 +6,7 @@
 
 #include <headroom/config.h>
 #include <headroom/devices.h>
+#include <headroom/speed_calibration.h>
 
 #include <cstdint>
 #include <functional>
@@ -127,6 +128,7 @@ struct PlanAlternative {
     std::int64_t accumulation = 0;
     std::uint64_t peak = 0;             // predicted
     double relative_speed = 1.0;        // 1.0 = fp32, no techniques, the same micro-batch
+    double step_seconds = 0;            // predicted per optimizer step; 0 = not calibrated
     bool fits = false;                  // within the budget with the safety margin
     bool pareto = false;                // no other option is both faster and smaller
     std::vector<std::string> overrides; // "key=value" that select it
@@ -142,12 +144,23 @@ struct Plan {
     std::vector<PlanDecision> decisions;
     MemoryEstimate estimate;                   // of the chosen plan
     std::vector<PlanAlternative> alternatives; // fastest first
+    // Speeds come from a calibration of the planned device (else constant factors per
+    // technique): step_seconds is the chosen plan's predicted seconds per optimizer step (0
+    // when uncalibrated or not modelled for the recipe); speed_note says where speeds come from.
+    bool speed_calibrated = false;
+    double step_seconds = 0;
+    std::string speed_note;
 };
 
 // The fastest plan that fits the profile's budget with the safety margin, keeping the
 // effective batch (micro_batch x accumulation). Throws as estimateMemory does.
+// Speeds come from the cached calibration of the device when the plan is for this machine
+// (a detected profile, or the config's own device), else from constant factors.
 Plan recommendPlan(const PlanRequest &request);
 Plan recommendPlan(const Config &config, const ModelFacts &facts, const HardwareProfile &profile);
+// With this calibration (nullopt: constant factors), for tests and callers that hold one.
+Plan recommendPlan(const Config &config, const ModelFacts &facts, const HardwareProfile &profile,
+                   const std::optional<SpeedCalibration> &calibration);
 
 // ---------------------------------------------------------------------------------------------
 // Auto-fit (engine/src/plan/auto_fit.cpp)

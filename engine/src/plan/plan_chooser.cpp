@@ -1,9 +1,11 @@
 // The plan chooser: every combination of techniques the device allows, at every micro-batch
 // that divides the effective batch, estimated; the fastest that fits the budget with the
 // safety margin wins. Speeds are relative factors per technique and device (measured on the
-// CPU, see docs/BENCHMARKS.md; published figures elsewhere), times a batch-efficiency term.
+// CPU, see docs/BENCHMARKS.md; published figures elsewhere), times a batch-efficiency term;
+// with a calibration of the device, precision speeds and step times come from it instead.
 #include "plan/model_facts.h"
 #include "plan/planner_request.h"
+#include "plan/step_time.h"
 #include "util/base_format.h"
 
 #include <headroom/plan.h>
@@ -31,6 +33,7 @@ struct Option {
     std::int64_t accumulation = 1;
     MemoryEstimate estimate;
     double speed = 1;
+    double step_seconds = 0; // calibrated prediction; 0 = none
     bool fits = false;
 };
 
@@ -256,12 +259,15 @@ PlanDecision loraDecision(const Config &base, const ModelFacts &facts, const Opt
 namespace plan {
 
 Plan choosePlan(const Config &base, const ModelFacts &given_facts, const HardwareProfile &profile,
-                const std::vector<MemoryHistoryRecord> &history) {
+                const std::vector<MemoryHistoryRecord> &history,
+                const std::optional<SpeedCalibration> &calibration) {
     // A pretrained base's config.json is read once, not for every option.
     const ModelFacts facts = withPretrained(base, given_facts);
     Plan plan;
     plan.profile = profile;
     plan.safety_margin = kSafetyMargin;
+    plan.speed_calibrated = calibration.has_value();
+    plan.speed_note = speedNote(calibration);
     Config config = base;
     const std::uint64_t budget = config.bytes("memory.budget");
     const double limit = static_cast<double>(budget) * (1.0 - kSafetyMargin);
@@ -270,13 +276,52 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
     const std::int64_t effective =
         config.integer("train.micro_batch") * config.integer("train.accumulation");
     const double units = gpt ? static_cast<double>(config.integer("model.seq_len")) / 32.0 : 0.125;
-    const SpeedFactors factors = speedFactors(profile.kind);
+    SpeedFactors factors = speedFactors(profile.kind);
 
     std::vector<std::string> precisions{"fp32"};
     if (profile.bf16) {
         precisions.emplace_back("bf16");
     } else if (profile.fp16) {
         precisions.emplace_back("fp16");
+    }
+    // A precision the calibration measured slower than fp32 (or could not run) is not offered.
+    std::string slow_precision;
+    if (calibration && precisions.size() > 1) {
+        const std::string &half = precisions.back();
+        const PrecisionSpeed *speed = calibration->find(half);
+        slow_precision = slowPrecisionReason(*calibration, half);
+        if (speed != nullptr && !speed->supported) {
+            slow_precision =
+                half + " does not run on " + calibration->device + ": " + speed->unsupported_reason;
+        }
+        if (!slow_precision.empty()) {
+            precisions.pop_back();
+        } else if (calibration->matmulRatio(half) > 0) {
+            factors.half = calibration->matmulRatio(half);
+        }
+    }
+    // Seconds of `option`'s step at `config` (already set to it); 0 when not modelled.
+    const auto stepSeconds = [&](const Config &at, const Option &option) {
+        const std::optional<StepWork> work = stepWork(at, facts);
+        if (!calibration || !work) {
+            return 0.0;
+        }
+        Option others = option;
+        others.precision = "fp32";
+        others.checkpointing = 0; // both are in the work and the calibrated rates
+        return predictStepSeconds(*work, *calibration, option.precision) /
+               techniqueSpeed(others, factors) / batchEfficiency(option.micro_batch, units);
+    };
+    double reference_seconds = 0;
+    {
+        Config reference = config;
+        Option fp32;
+        fp32.micro_batch = config.integer("train.micro_batch");
+        fp32.accumulation = config.integer("train.accumulation");
+        for (const std::string &assignment : optionOverrides(fp32)) {
+            reference.setAssignment(assignment);
+        }
+        reference_seconds = stepSeconds(reference, fp32);
     }
     const std::vector<std::int64_t> checkpointing =
         gpt ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{0};
@@ -320,6 +365,10 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
             option.fits = budget == 0 || static_cast<double>(option.estimate.peak) <= limit;
             option.speed = techniqueSpeed(option, factors) * batchEfficiency(micro_batch, units) /
                            reference_efficiency;
+            option.step_seconds = stepSeconds(config, option);
+            if (option.step_seconds > 0 && reference_seconds > 0) {
+                option.speed = reference_seconds / option.step_seconds;
+            }
             options.push_back(option);
         }
     }
@@ -353,6 +402,7 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
         alternative.accumulation = row.accumulation;
         alternative.peak = row.estimate.peak;
         alternative.relative_speed = row.speed;
+        alternative.step_seconds = row.step_seconds;
         alternative.fits = row.fits;
         alternative.pareto = row.estimate.peak < smallest_faster;
         smallest_faster = std::min(smallest_faster, row.estimate.peak);
@@ -386,6 +436,7 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
 
     plan.feasible = true;
     plan.estimate = best->estimate;
+    plan.step_seconds = best->step_seconds;
     plan.overrides = optionOverrides(*best);
     const Option *as_configured = nullptr;
     for (const Option &option : options) {
@@ -440,9 +491,11 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
     }
     plan.decisions.push_back(
         {"precision", best->precision,
-         reasonFor(
-             best->precision != "fp32", [](const Option &o) { return o.precision == "fp32"; },
-             "mixed precision")});
+         slow_precision.empty()
+             ? reasonFor(
+                   best->precision != "fp32", [](const Option &o) { return o.precision == "fp32"; },
+                   "mixed precision")
+             : slow_precision + " (calibrated): not considered"});
     if (gpt) {
         plan.decisions.push_back(
             {"checkpointing", std::to_string(best->checkpointing),
@@ -489,8 +542,15 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
 
 } // namespace plan
 
+Plan recommendPlan(const Config &config, const ModelFacts &facts, const HardwareProfile &profile,
+                   const std::optional<SpeedCalibration> &calibration) {
+    return plan::choosePlan(config, facts, profile, {}, calibration);
+}
+
 Plan recommendPlan(const Config &config, const ModelFacts &facts, const HardwareProfile &profile) {
-    return plan::choosePlan(config, facts, profile, {});
+    return plan::choosePlan(config, facts, profile, {},
+                            profile.detected ? cachedSpeedCalibration(profile.device)
+                                             : std::nullopt);
 }
 
 Plan recommendPlan(const PlanRequest &request) {
@@ -515,7 +575,11 @@ Plan recommendPlan(const PlanRequest &request) {
             }
         }
     }
-    Plan plan = plan::choosePlan(input.config, input.facts, profile, input.history);
+    // Only this machine's devices have a calibration; a catalogue profile keeps the constants.
+    const bool this_machine = !input.has_profile || profile.detected;
+    Plan plan =
+        plan::choosePlan(input.config, input.facts, profile, input.history,
+                         this_machine ? cachedSpeedCalibration(input.device) : std::nullopt);
     if (input.has_profile) {
         plan.overrides.insert(plan.overrides.begin(),
                               {"device=" + input.config.text("device"),

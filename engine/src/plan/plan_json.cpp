@@ -52,6 +52,7 @@ json alternativeJson(const PlanAlternative &alternative) {
             {"accumulation", alternative.accumulation},
             {"peak", alternative.peak},
             {"relative_speed", alternative.relative_speed},
+            {"step_seconds", alternative.step_seconds},
             {"fits", alternative.fits},
             {"pareto", alternative.pareto},
             {"overrides", alternative.overrides}};
@@ -75,7 +76,11 @@ json planJson(const Plan &plan) {
             {"overrides", plan.overrides},
             {"decisions", std::move(decisions)},
             {"estimate", estimateJson(plan.estimate)},
-            {"alternatives", std::move(alternatives)}};
+            {"alternatives", std::move(alternatives)},
+            {"speed",
+             {{"calibrated", plan.speed_calibrated},
+              {"step_seconds", plan.step_seconds},
+              {"note", plan.speed_note}}}};
 }
 
 json fitJson(const FitResult &result) {

@@ -2,7 +2,9 @@
 
 #include <headroom/plan.h>
 #include <headroom/project.h>
+#include <headroom/speed_calibration.h>
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,7 +36,9 @@ void applyHistoryCorrection(MemoryEstimate &estimate,
                             const std::vector<MemoryHistoryRecord> &history);
 
 // recommendPlan with every option's estimate corrected by `history` before it is judged.
+// Speeds from `calibration` when given.
 Plan choosePlan(const Config &config, const ModelFacts &facts, const HardwareProfile &profile,
-                const std::vector<MemoryHistoryRecord> &history);
+                const std::vector<MemoryHistoryRecord> &history,
+                const std::optional<SpeedCalibration> &calibration = std::nullopt);
 
 } // namespace headroom::plan

@@ -235,7 +235,8 @@ std::vector<LadderRung> parseLadder(const std::string &text) {
 }
 
 std::string rungSkipReason(LadderRung rung, const Techniques &active, const torch::Device &device,
-                           const std::string &recipe, bool frozen_base) {
+                           const std::string &recipe, bool frozen_base,
+                           const SpeedCalibration *calibration) {
     switch (rung) {
     case LadderRung::Checkpointing:
         if (recipe != "gpt") {
@@ -246,7 +247,11 @@ std::string rungSkipReason(LadderRung rung, const Techniques &active, const torc
         if (active.precision != Precision::Fp32) {
             return "already at " + precisionName(active.precision);
         }
-        return precisionUnsupportedReason(Precision::Bf16, device);
+        if (std::string reason = precisionUnsupportedReason(Precision::Bf16, device);
+            !reason.empty() || calibration == nullptr) {
+            return reason;
+        }
+        return slowPrecisionReason(*calibration, "bf16");
     case LadderRung::AdamW8bit:
         if (active.adamw8bit) {
             return "already on";

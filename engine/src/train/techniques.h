@@ -6,6 +6,8 @@
 
 #include "util/base_format.h"
 
+#include <headroom/speed_calibration.h>
+
 #include <torch/torch.h>
 
 #include <string>
@@ -61,9 +63,11 @@ std::string rungName(LadderRung rung);
 // valid names.
 std::vector<LadderRung> parseLadder(const std::string &text);
 // "" when the rung would change something now, else why it is skipped. frozen_base: the run
-// trains LoRA adapters on a pretrained base (model.base with lora.rank > 0).
+// trains LoRA adapters on a pretrained base (model.base with lora.rank > 0). calibration: the
+// device's measured speed; the precision rung is skipped where it shows bf16 slower than fp32.
 std::string rungSkipReason(LadderRung rung, const Techniques &active, const torch::Device &device,
-                           const std::string &recipe, bool frozen_base = false);
+                           const std::string &recipe, bool frozen_base = false,
+                           const SpeedCalibration *calibration = nullptr);
 // The techniques with the rung switched on.
 Techniques withRung(Techniques techniques, LadderRung rung);
 

@@ -118,6 +118,9 @@ private:
     // At the smallest micro-batch: switches on the next rung of recovery.ladder that changes
     // something (a `ladder` event each; skipped rungs are listed). False when none is left.
     bool climbLadder(std::int64_t step, const std::string &error);
+    // The device's speed calibration for the ladder's precision rung: the cached one, else a
+    // quick matmul-only measurement (unless HEADROOM_CALIBRATION=off); nullptr when neither.
+    const SpeedCalibration *ladderSpeedCalibration();
     void releaseCachesIfDue(std::int64_t step);
     // Autocast for the forward pass as techniques_.precision asks (nothing for fp32).
     compat::AutocastState autocastState() const;
@@ -181,6 +184,8 @@ private:
     Techniques techniques_;
     std::vector<LadderRung> ladder_;
     std::vector<std::string> ladder_tried_; // rungs applied or skipped, for the diagnosis
+    std::optional<SpeedCalibration> speed_calibration_;
+    bool speed_calibration_looked_up_ = false;
     AdamWOptions optimizer_options_;
     std::unique_ptr<DynamicLossScaler> scaler_; // fp16 only; disabled otherwise
     MemoryBreakdown breakdown_;

@@ -110,16 +110,49 @@ std::unique_ptr<Optimizer> TrainingRun::switchOptimizer(LadderRung rung) {
     return OffloadedAdamW::fromFusedAdamW(*fused);
 }
 
+const SpeedCalibration *TrainingRun::ladderSpeedCalibration() {
+    if (!speed_calibration_looked_up_) {
+        speed_calibration_looked_up_ = true;
+        const std::string device =
+            device_.is_cuda() ? "cuda:" + std::to_string(device_.has_index() ? device_.index() : 0)
+                              : device_.str();
+        speed_calibration_ = cachedSpeedCalibration(device);
+        const char *setting = std::getenv("HEADROOM_CALIBRATION");
+        if (!speed_calibration_ && (setting == nullptr || std::string(setting) != "off")) {
+            // Switching a run to a precision that is 10-60x slower is worse than the second
+            // this costs; the few MiB it allocates may fail under a tight budget: then the
+            // rung is judged without it.
+            CalibrationOptions options;
+            options.device = device;
+            options.time_budget_s = 0.5;
+            options.quick = true;
+            try {
+                speed_calibration_ = calibrateSpeed(options);
+            } catch (const std::exception &) {
+                speed_calibration_.reset();
+            }
+        }
+    }
+    return speed_calibration_ ? &*speed_calibration_ : nullptr;
+}
+
 bool TrainingRun::climbLadder(std::int64_t step, const std::string &error) {
     const std::string recipe = plan_.config.text("recipe");
     const bool frozen_base =
         !plan_.config.text("model.base").empty() && plan_.config.integer("lora.rank") > 0;
+    std::vector<std::string> slow_precisions; // skipped in this climb for their speed
     while (!ladder_.empty()) {
         const LadderRung rung = ladder_.front();
         ladder_.erase(ladder_.begin());
-        if (const std::string skip =
-                rungSkipReason(rung, techniques_, device_, recipe, frozen_base);
-            !skip.empty()) {
+        std::string skip = rungSkipReason(rung, techniques_, device_, recipe, frozen_base);
+        if (skip.empty() && rung == LadderRung::Bf16) {
+            skip = rungSkipReason(rung, techniques_, device_, recipe, frozen_base,
+                                  ladderSpeedCalibration());
+            if (!skip.empty()) {
+                slow_precisions.push_back(skip);
+            }
+        }
+        if (!skip.empty()) {
             ladder_tried_.push_back(rungName(rung) + " (skipped: " + skip + ")");
             continue;
         }
@@ -133,11 +166,17 @@ bool TrainingRun::climbLadder(std::int64_t step, const std::string &error) {
         }
         meter_->releaseCaches();
         ladder_tried_.push_back(rungName(rung));
+        std::string slow_note;
+        for (const std::string &reason : slow_precisions) {
+            slow_note += "; " + reason + ": using " + techniques_.describe() + " instead";
+        }
         emit("ladder",
              "out of memory at step " + std::to_string(step) + " with micro-batch " +
                  std::to_string(shape_.micro_batch) + ": switched on " + rungName(rung) + " (" +
-                 before.describe() + " -> " + techniques_.describe() + "), same samples",
+                 before.describe() + " -> " + techniques_.describe() + "), same samples" +
+                 slow_note,
              {{"rung", rungName(rung)},
+              {"skipped_slow_precision", slow_precisions},
               {"from", before.describe()},
               {"to", techniques_.describe()},
               {"micro_batch", shape_.micro_batch},
