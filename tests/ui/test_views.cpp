@@ -188,16 +188,20 @@ void TestViews::settingsRoundTrip() {
 void TestViews::recentProjectsAndGeometryAreRemembered() {
     const QString ini = dir_.filePath("window.ini");
     const QString project = newProject("recent.headroom");
+    QSize closed_size;
     {
         MainWindow window(nullptr, ini);
         window.resize(1150, 700);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QCOMPARE(window.openProject(project), QString());
+        // Qt 6.8 fits the window to the offscreen screen (800 x 600 wide), 6.4 does not.
+        closed_size = window.size();
+        QVERIFY(closed_size.width() > 700 && closed_size.height() >= 600);
         QVERIFY(window.close());
     }
     MainWindow window(nullptr, ini);
-    QCOMPARE(window.size(), QSize(1150, 700));
+    QCOMPARE(window.size(), closed_size);
     auto *recent = window.findChild<QMenu *>("recentMenu");
     QVERIFY(recent && recent->isEnabled());
     QCOMPARE(recent->actions().size(), 1);
