@@ -21,6 +21,7 @@
 #include <QMenu>
 #include <QMimeData>
 #include <QPushButton>
+#include <QScreen>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -195,13 +196,21 @@ void TestViews::recentProjectsAndGeometryAreRemembered() {
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QCOMPARE(window.openProject(project), QString());
-        // Qt 6.8 fits the window to the offscreen screen (800 x 600 wide), 6.4 does not.
         closed_size = window.size();
-        QVERIFY(closed_size.width() > 700 && closed_size.height() >= 600);
         QVERIFY(window.close());
     }
     MainWindow window(nullptr, ini);
-    QCOMPARE(window.size(), closed_size);
+    // Qt 6.8 fits a restored window into the screen's width (the offscreen screen is 800 wide),
+    // Qt 6.4 does not: the remembered size, or the screen's width when it is narrower.
+    const int screen_width = window.screen()->availableGeometry().width();
+    QCOMPARE(window.height(), closed_size.height());
+    QVERIFY2(window.width() == closed_size.width() ||
+                 (closed_size.width() > screen_width && window.width() >= screen_width - 8 &&
+                  window.width() <= screen_width),
+             qPrintable(QString("width %1, remembered %2, screen %3")
+                            .arg(window.width())
+                            .arg(closed_size.width())
+                            .arg(screen_width)));
     auto *recent = window.findChild<QMenu *>("recentMenu");
     QVERIFY(recent && recent->isEnabled());
     QCOMPARE(recent->actions().size(), 1);
