@@ -3,7 +3,6 @@
 // 32 000, whose head runs in blocks; one wide enough that its weights dominate) and Qwen2 folders
 // written here, over precisions, checkpointing, LoRA on bases held in fp32, bf16, int8 and nf4,
 // full fine-tuning, optimizers and shapes.
-#include "compat/torch_compat.h"
 #include "export/safetensors.h"
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
@@ -280,7 +279,7 @@ private Q_SLOTS:
             {"lora.rank=16", "lora.targets=all-linear", "model.base_dtype=int8", "precision=bf16"});
     }
 
-    // Every prediction within 10 % of the measured peak (LibTorch 1.13; 2.x: see below).
+    // Every prediction within 10 % of the measured peak.
     void predictsTheAllocatorPeak() {
         QFETCH(QString, base);
         QFETCH(QStringList, settings);
@@ -294,14 +293,7 @@ private Q_SLOTS:
               static_cast<unsigned long long>(estimate.peak), 100 * error);
         const QString figures =
             QString("predicted %1, measured %2").arg(estimate.peak).arg(measured);
-#if HEADROOM_TORCH_AT_LEAST(2, 0)
-        // 2.x attends through scaled_dot_product_attention, which keeps far less than the
-        // attention weights this model counts (calibrated on 1.13; the estimate says so in its
-        // notes): high, never low, until the model knows SDPA's saved set (issue #19).
-        QVERIFY2(error >= -0.10 && error <= 0.65, qPrintable(figures));
-#else
         QVERIFY2(std::abs(error) <= 0.10, qPrintable(figures));
-#endif
     }
 
     void describesTheArchitectureAndAddsUp() {

@@ -105,7 +105,7 @@ MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
                                  "activations and gradients, +8 MiB)");
     }
 #if HEADROOM_TORCH_AT_LEAST(2, 0)
-    if (estimate.recipe == "gpt") {
+    if (estimate.recipe == "gpt" && config.text("model.base").empty()) {
         estimate.notes.push_back(
             "attention memory is calibrated on LibTorch 1.13; LibTorch " + compat::torchVersion() +
             " uses scaled_dot_product_attention, which usually saves less (estimate is high)");

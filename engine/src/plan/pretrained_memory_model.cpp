@@ -1,5 +1,6 @@
 #include "plan/pretrained_memory_model.h"
 
+#include "compat/torch_compat.h"
 #include "hf/checkpoint_layout.h"
 #include "util/base_format.h"
 
@@ -34,6 +35,10 @@ struct Lm {
     double lora_dropout = 0;
     std::set<std::string> targets;
     double embedding_dropout = 0, residual_dropout = 0, attention_dropout = 0;
+    // LibTorch 2.1+ without attention dropout attends through scaled_dot_product_attention
+    // (compat/attention.cpp), which keeps its inputs, its output and a log-sum-exp per row
+    // instead of the weights.
+    bool sdpa = false;
 };
 
 // A [N, width] activation of `element` bytes; grad: it needs a gradient.
@@ -98,6 +103,9 @@ Bytes saveAll(const Lm &lm, const Activation &input, std::initializer_list<Proje
 // Softmax output (kept for its own backward), and with attention dropout the mask and the dropped
 // weights that the product with v keeps.
 Bytes attentionWeights(const Lm &lm, bool scores_grad, bool v_grad) {
+    if (lm.sdpa) {
+        return scores_grad || v_grad ? 4 * lm.A / lm.T : 0;
+    }
     if (lm.attention_dropout > 0) {
         return (scores_grad ? 2 * lm.e * lm.A : 0) + (v_grad ? lm.e * lm.A : 0);
     }
@@ -140,14 +148,26 @@ LayerMemory llamaLayer(const Lm &lm, bool input_grad) {
     // grouped-query attention multiplies a group's query heads with their one key/value head, never
     // repeated. The product with v keeps a contiguous copy of v.
     const Bytes rotation = lm.half ? 4 * lm.T * lm.hd : 0;
-    s += (q.output_grad ? rotation + e * N * lm.dkv : 0) +
-         (k.output_grad ? rotation + e * N * lm.dq : 0);
     const bool scores_grad = q.output_grad || k.output_grad;
-    s += attentionWeights(lm, scores_grad, v.output_grad) + (scores_grad ? e * N * lm.dkv : 0);
+    const bool attention_grad = scores_grad || v.output_grad;
+    if (lm.sdpa) {
+        // It keeps the rotated q, k and v and its output, whichever of them needs the gradient.
+        // Counting k and v at their own width, not repeated to every query head as
+        // compat/attention.cpp passes them, is what LibTorch 2.6's CPU kernels measured.
+        s += (q.output_grad ? rotation : 0) + (k.output_grad ? rotation : 0) +
+             (attention_grad ? e * N * (lm.dq + 2 * lm.dkv) : 0);
+    } else {
+        s += (q.output_grad ? rotation + e * N * lm.dkv : 0) +
+             (k.output_grad ? rotation + e * N * lm.dq : 0) + (scores_grad ? e * N * lm.dkv : 0);
+    }
+    s += attentionWeights(lm, scores_grad, v.output_grad);
     layer.attention = s;
-    const Activation attended{lm.dq, e, scores_grad || v.output_grad};
+    const Activation attended{lm.dq, e, attention_grad};
     const Projection o = project(lm, "o_proj", attended, lm.d);
     s += saveAll(lm, attended, {o}) + residualDropout(lm, o.output_grad);
+    if (lm.sdpa && attention_grad && !o.input_saved) {
+        s += e * N * lm.dq; // the output, which o_proj does not keep
+    }
     const bool residual_grad = input_grad || o.output_grad;
     s += rmsNorm(lm, residual_grad);
     const Activation normed2{lm.d, 4, residual_grad || lm.full};
@@ -178,6 +198,9 @@ LayerMemory gpt2Layer(const Lm &lm, bool input_grad) {
     const Activation attended{lm.d, e, qkv.output_grad};
     const Projection o = project(lm, "c_proj", attended, lm.d);
     s += saveAll(lm, attended, {o}) + residualDropout(lm, o.output_grad);
+    if (lm.sdpa && qkv.output_grad && !o.input_saved) {
+        s += e * N * lm.d; // scaled_dot_product_attention's output, which c_proj does not keep
+    }
     const bool residual_grad = input_grad || o.output_grad;
     s += layerNorm(lm, residual_grad);
     const Activation normed2{lm.d, 4, residual_grad || lm.full};
@@ -302,7 +325,7 @@ Bytes layerPeak(const Lm &lm, const LayerMemory &layer, Bytes own_gradients) {
     }
     // With attention dropout the dropped weights are freed before the softmax backward.
     const bool dropout = lm.attention_dropout > 0;
-    const Bytes weights_grad = (dropout ? 1 : 2) * e * lm.A;
+    const Bytes weights_grad = lm.sdpa ? 0 : (dropout ? 1 : 2) * e * lm.A;
     if (dropout) {
         nd = std::max(nd, Bytes{lm.gpt2 ? 14.0 : 17.0});
     }
@@ -419,6 +442,7 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
         lm.residual_dropout = a.residual_dropout;
         lm.attention_dropout = a.attention_dropout;
     }
+    lm.sdpa = HEADROOM_TORCH_AT_LEAST(2, 1) && lm.attention_dropout == 0;
     lm.full = techniques.lora_rank == 0;
     // A full fine-tune trains every weight in fp32 (Config::validate refuses another base format).
     const BaseFormat format =
