@@ -20,7 +20,8 @@ struct ModelFolder {
     std::map<std::string, std::string> index_weight_map;
     std::optional<std::string> generation_config_path; // folder/generation_config.json
     std::optional<std::string> tokenizer_config_path;  // folder/tokenizer_config.json
-    bool has_tokenizer = false; // tokenizer.json, vocab.json + merges.txt, vocab.txt or tokenizer.model
+    bool has_tokenizer =
+        false; // tokenizer.json, vocab.json + merges.txt, vocab.txt or tokenizer.model
 };
 
 // Throws ModelFolderError: not a folder, no config.json, no safetensors weights (naming the
