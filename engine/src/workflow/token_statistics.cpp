@@ -3,6 +3,7 @@
 #include "data/record_reader.h"
 #include "data/utf8.h"
 #include "tokenizers/hf_data_tokenizer.h"
+#include "tokenizers/unicode.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,9 +14,7 @@ namespace headroom::workflow {
 namespace {
 
 std::int64_t countCharacters(const std::string &utf8) {
-    return static_cast<std::int64_t>(std::count_if(utf8.begin(), utf8.end(), [](char c) {
-        return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
-    }));
+    return static_cast<std::int64_t>(tokenizers::countChars(utf8));
 }
 
 std::string hexBytes(const std::string &bytes) {
