@@ -26,6 +26,7 @@ private Q_SLOTS:
     void validationLossFollowsTheBase();
     void fullFineTuneIsRefused();
     void ladderQuantizesTheBase();
+    void cacheServesTheNextRun();
 
 private:
     using Result = test_support::CliResult;
@@ -168,6 +169,47 @@ void TestCliQuantizedBase::ladderQuantizesTheBase() {
     QCOMPARE(linesOfType(resumed.out, "step").size(), 3);
     const Result runs = test_support::runCli({"runs", project});
     QVERIFY2(runs.out.contains("nf4 base"), runs.out.constData());
+}
+
+void TestCliQuantizedBase::cacheServesTheNextRun() {
+    // The first run quantizes the base and caches it next to the project; the next takes the
+    // cached codes and trains exactly as the first did; a damaged cache is reported and replaced.
+    const QString project = newProject("cached", {"--set", "model.base_dtype=nf4"});
+    QVERIFY(!project.isEmpty());
+    const Result first = test_support::runCli({"train", project, "--json"});
+    QVERIFY2(first.exit_code == 0, qPrintable(first.err));
+    QVERIFY2(first.err.contains("quantized base cached for the next run"), qPrintable(first.err));
+    const QDir cache_folder(project + "-cache");
+    const QStringList cached = cache_folder.entryList({"quantized-base-nf4-*.safetensors"});
+    QCOMPARE(cached.size(), 1);
+
+    const Result second = test_support::runCli({"train", project, "--json"});
+    QVERIFY2(second.exit_code == 0, qPrintable(second.err));
+    QVERIFY2(second.err.contains("quantized projections from the cache"), qPrintable(second.err));
+    const auto losses = [](const Result &result) {
+        QList<double> values;
+        for (const QJsonObject &eval : linesOfType(result.out, "eval")) {
+            values.push_back(eval["loss"].toDouble());
+        }
+        return values;
+    };
+    QVERIFY(!losses(first).isEmpty());
+    QCOMPARE(losses(second), losses(first));
+
+    QFile file(cache_folder.filePath(cached.front()));
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    const qint64 offset = file.size() - 3;
+    char byte = 0;
+    QVERIFY(file.seek(offset) && file.getChar(&byte));
+    QVERIFY(file.seek(offset) && file.putChar(static_cast<char>(byte ^ 0x55)));
+    file.close();
+    const Result third = test_support::runCli({"train", project, "--json"});
+    QVERIFY2(third.exit_code == 0, qPrintable(third.err));
+    QVERIFY2(third.err.contains("not using the quantized-base cache") &&
+                 third.err.contains("damaged") &&
+                 third.err.contains("quantized base cached for the next run"),
+             qPrintable(third.err));
+    QCOMPARE(losses(third), losses(first));
 }
 
 QTEST_GUILESS_MAIN(TestCliQuantizedBase)

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <mutex>
+#include <set>
 #include <thread>
 #include <utility>
 #include <vector>
@@ -228,7 +229,7 @@ bool storedTransposed(const ArchitectureConfig &config, const std::string &name)
 
 void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folder,
                            const ArchitectureConfig &config, const LoadProgress &progress,
-                           models::BaseFormat base_format) {
+                           models::BaseFormat base_format, QuantizedWeights *cached) {
     std::vector<SafetensorsFile> files;
     files.reserve(folder.weight_files.size());
     for (const std::string &path : folder.weight_files) {
@@ -247,6 +248,17 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
             throw ModelFolderError(folder.folder + ": the weights have no tensor " + item.key());
         }
         pending.push_back({item.key(), item.value(), &found->second});
+    }
+    std::set<std::string> from_cache;
+    if (cached) {
+        for (const auto &item : *cached) {
+            from_cache.insert(item.first);
+        }
+        pending.erase(std::remove_if(pending.begin(), pending.end(),
+                                     [&from_cache](const Pending &item) {
+                                         return from_cache.count(item.name) != 0;
+                                     }),
+                      pending.end());
     }
     // In file order: the mapping is read front to back, as read-ahead and a cold disk like it.
     std::stable_sort(pending.begin(), pending.end(), [](const Pending &a, const Pending &b) {
@@ -325,6 +337,15 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
         if (progress) {
             progress(index + 1, pending.size());
         }
+    }
+    if (cached) {
+        for (auto &[name, weight] : *cached) {
+            if (!model.installQuantizedWeight(name, std::move(weight))) {
+                throw ModelFolderError("the quantized-base cache holds " + name +
+                                       ", which this model does not have");
+            }
+        }
+        cached->clear();
     }
 }
 

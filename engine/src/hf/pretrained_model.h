@@ -5,6 +5,7 @@
 
 #include "hf/architecture_config.h"
 #include "hf/model_folder.h"
+#include "hf/quantized_base_cache.h"
 #include "models/causal_lm.h"
 
 #include <functional>
@@ -28,10 +29,14 @@ using LoadProgress = std::function<void(std::size_t, std::size_t)>;
 // base_format other than fp32, each attention/MLP projection weight is
 // converted or quantized into it as soon as it is read
 // (CausalLmImpl::storeBaseWeights), so no full-precision copy of the model
-// exists. Throws ModelFolderError.
+// exists. With `cached` (the project's quantized-base cache), the projection
+// weights it holds are installed from it and not read from the folder; the
+// caller has checked it covers exactly the model's deferred projections.
+// Throws ModelFolderError.
 void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folder,
                            const ArchitectureConfig &config, const LoadProgress &progress = {},
-                           models::BaseFormat base_format = models::BaseFormat::Fp32);
+                           models::BaseFormat base_format = models::BaseFormat::Fp32,
+                           QuantizedWeights *cached = nullptr);
 
 // Everything above from a folder path: locate, read config.json, build, load.
 models::CausalLm loadPretrainedModel(const std::string &folder_path,

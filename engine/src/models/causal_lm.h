@@ -86,6 +86,10 @@ public:
     // when given, else from the weight as it is held now.
     void storeBaseWeight(const std::string &name, BaseFormat format,
                          const torch::Tensor &full = {});
+    // Holds an already quantized (int8/nf4) weight, e.g. from the quantized-base cache.
+    // Throws std::invalid_argument when its shape is not the projection's.
+    void installQuantized(const std::string &name, QuantizedWeight weight);
+    const std::map<std::string, QuantizedWeight> &quantized() const { return quantized_; }
     // The projection's base weight [out, in] in float32 whatever its storage; detached.
     torch::Tensor baseWeight(const std::string &name) const;
     bool holdsQuantized(const std::string &name) const { return quantized_.count(name) != 0; }
@@ -167,6 +171,10 @@ public:
     // converts tensor by tensor). Returns whether a weight matched.
     bool storeBaseWeights(BaseFormat format, const std::string &only = "",
                           const torch::Tensor &full = {});
+    // The int8/nf4 projection weight under a checkpoint name; false when no projection has it.
+    bool installQuantizedWeight(const std::string &checkpoint_name, QuantizedWeight weight);
+    // Every int8/nf4-held projection weight under its checkpoint name.
+    std::vector<std::pair<std::string, QuantizedWeight>> quantizedWeights() const;
     BaseFormat baseFormat() const { return base_format_; }
     // Weights of projections held as int8/nf4 codes, which parameters() no longer counts.
     std::int64_t quantizedParameterCount() const;

@@ -1,5 +1,6 @@
 #include "train/lora_setup.h"
 
+#include "hf/lora_targets.h"
 #include "models/causal_lm.h"
 #include "train/checkpoint.h"
 #include "train/recipe.h"
@@ -138,57 +139,10 @@ models::CausalLmImpl *pretrainedOf(Recipe &recipe) {
     return dynamic_cast<models::CausalLmImpl *>(recipe.module().get());
 }
 
-// lora.targets for a pretrained model: its projection names, the GPT recipe's generic names
-// (mapped by role) or all-linear.
-std::set<std::string> pretrainedTargets(const std::string &text,
-                                        const models::CausalLmImpl &model) {
-    const std::set<std::string> names = model.projectionNames();
-    const bool gpt2 = model.options().family == models::LmFamily::Gpt2;
-    const std::map<std::string, std::vector<std::string>> roles = {
-        {"qkv", gpt2 ? std::vector<std::string>{"c_attn"}
-                     : std::vector<std::string>{"q_proj", "k_proj", "v_proj"}},
-        {"attn_out", {gpt2 ? "c_proj" : "o_proj"}},
-        {"mlp_in", gpt2 ? std::vector<std::string>{"c_fc"}
-                        : std::vector<std::string>{"gate_proj", "up_proj"}},
-        {"mlp_out", {gpt2 ? "c_proj" : "down_proj"}},
-    };
-    std::set<std::string> targets;
-    std::size_t start = 0;
-    while (start <= text.size()) {
-        const std::size_t comma = std::min(text.find(',', start), text.size());
-        std::string name = text.substr(start, comma - start);
-        name.erase(0, name.find_first_not_of(" \t"));
-        name.erase(name.find_last_not_of(" \t") + 1);
-        start = comma + 1;
-        if (name.empty()) {
-            continue;
-        }
-        if (name == "all-linear") {
-            targets.insert(names.begin(), names.end());
-        } else if (roles.count(name) != 0) {
-            const auto &mapped = roles.at(name);
-            targets.insert(mapped.begin(), mapped.end());
-        } else if (names.count(name) != 0) {
-            targets.insert(name);
-        } else {
-            std::string list;
-            for (const std::string &valid : names) {
-                list += valid + ", ";
-            }
-            throw ConfigError("lora.targets: this model has no projection '" + name + "'; use " +
-                              list + "all-linear or qkv, attn_out, mlp_in, mlp_out");
-        }
-    }
-    if (targets.empty()) {
-        throw ConfigError("lora.targets is empty: name the projections to adapt, e.g. "
-                          "q_proj,v_proj or all-linear");
-    }
-    return targets;
-}
-
 void enablePretrainedLora(const Config &config, models::CausalLmImpl &model,
                           models::LoraOptions options) {
-    options.targets(pretrainedTargets(config.text("lora.targets"), model));
+    options.targets(hf::resolveLoraTargets(config.text("lora.targets"), model.projectionNames(),
+                                           model.options().family == models::LmFamily::Gpt2));
     try {
         model.enableLora(options);
     } catch (const std::invalid_argument &error) {

@@ -10,6 +10,7 @@
 #include <headroom/config.h>
 
 #include <cstdio>
+#include <optional>
 
 namespace headroom::train {
 
@@ -100,11 +101,51 @@ private:
     std::int64_t seq_len_;
 };
 
+void tell(const std::function<void(const std::string &)> &progress, const std::string &message) {
+    if (progress) {
+        progress(message);
+    }
+}
+
+// The import, with the projections from the project's quantized-base cache when it holds
+// this base in this format; after a fresh quantization the cache is (re)written.
+void loadWithCache(models::CausalLmImpl &model, const hf::ModelFolder &folder,
+                   const hf::ArchitectureConfig &architecture, models::BaseFormat format,
+                   const hf::QuantizedBaseCache &cache,
+                   const std::function<void(const std::string &)> &progress) {
+    if (!cache.enabled() || !models::isQuantized(format)) {
+        hf::loadPretrainedWeights(model, folder, architecture, {}, format);
+        return;
+    }
+    std::string why;
+    std::optional<hf::QuantizedWeights> cached = hf::readQuantizedBase(cache, format, &why);
+    if (cached && !hf::coversDeferredProjections(*cached, model, &why)) {
+        why = cache.path(format) + ": " + why;
+        cached.reset();
+    }
+    if (cached) {
+        tell(progress, "quantized projections from the cache " + cache.path(format));
+        hf::loadPretrainedWeights(model, folder, architecture, {}, format, &*cached);
+        return;
+    }
+    if (!why.empty()) {
+        tell(progress, "not using the quantized-base cache (" + why + "); quantizing again");
+    }
+    hf::loadPretrainedWeights(model, folder, architecture, {}, format);
+    try {
+        tell(progress,
+             "quantized base cached for the next run: " + hf::writeQuantizedBase(cache, model));
+    } catch (const std::exception &failure) {
+        tell(progress, std::string("could not cache the quantized base: ") + failure.what());
+    }
+}
+
 } // namespace
 
 std::unique_ptr<Recipe>
 makePretrainedRecipe(const Config &config, const std::string &base_folder, torch::Device device,
-                     const std::function<void(const std::string &)> &progress) {
+                     const std::function<void(const std::string &)> &progress,
+                     const hf::QuantizedBaseCache &cache) {
     const hf::ModelFolder folder = hf::locateModelFolder(base_folder);
     hf::ArchitectureConfig architecture = hf::readArchitectureConfig(folder.config_path);
     const std::int64_t seq_len = config.integer("model.seq_len");
@@ -126,7 +167,7 @@ makePretrainedRecipe(const Config &config, const std::string &base_folder, torch
     }
     options.deferred_projections = base_format != models::BaseFormat::Fp32;
     models::CausalLm model(options);
-    hf::loadPretrainedWeights(*model, folder, architecture, {}, base_format);
+    loadWithCache(*model, folder, architecture, base_format, cache, progress);
     return std::make_unique<PretrainedRecipe>(std::move(architecture), std::move(model), seq_len,
                                               device);
 }

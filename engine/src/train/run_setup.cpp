@@ -2,6 +2,7 @@
 
 #include "hf/base_identity.h"
 #include "hf/base_tokenizer.h"
+#include "hf/quantized_base_cache.h"
 #include "train/recipe.h"
 
 #include <headroom/config.h>
@@ -90,7 +91,9 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
     if (!config.text("model.base").empty()) {
         prepared.base_folder = resolveDataPath(config.text("model.base"), project.path());
         if (const auto recorded = project.blob(kBaseModelBlob)) {
-            hf::requireSameBase(hf::BaseIdentity::fromJson(*recorded), prepared.base_folder);
+            const hf::BaseIdentity identity = hf::BaseIdentity::fromJson(*recorded);
+            hf::requireSameBase(identity, prepared.base_folder);
+            prepared.base_cache = {hf::quantizedBaseCacheFolder(project.path()), identity.digest};
         }
         try {
             prepared.tokenizer = hf::loadBaseTokenizer(prepared.base_folder);
@@ -129,9 +132,10 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
 }
 
 std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,
-                                   torch::Device device) {
+                                   torch::Device device, const ProgressCallback &progress) {
     if (!prepared.base_folder.empty()) {
-        return makePretrainedRecipe(config, prepared.base_folder, device);
+        return makePretrainedRecipe(config, prepared.base_folder, device, progress,
+                                    prepared.base_cache);
     }
     if (prepared.tokenizer) {
         return makeGptRecipe(config, prepared.tokenizer->vocabSize(), device);

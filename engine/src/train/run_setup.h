@@ -3,6 +3,7 @@
 #include "data/data_spec.h"
 #include "data/tabular_schema.h"
 #include "data/tokenizer.h"
+#include "hf/quantized_base_cache.h"
 
 #include <torch/torch.h>
 
@@ -27,6 +28,7 @@ struct PreparedData {
     std::unique_ptr<data::Tokenizer> tokenizer; // gpt
     std::optional<data::TabularSchema> schema;  // tabular
     std::string base_folder;                    // model.base resolved; empty from scratch
+    hf::QuantizedBaseCache base_cache;          // where an int8/nf4 base is cached
 };
 
 // The project's record of its pretrained base (hf::BaseIdentity JSON).
@@ -52,6 +54,6 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
 
 // The recipe the prepared data calls for: GPT over its tokenizer or an MLP over its schema.
 std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,
-                                   torch::Device device);
+                                   torch::Device device, const ProgressCallback &progress = {});
 
 } // namespace headroom::train

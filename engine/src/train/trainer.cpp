@@ -119,7 +119,9 @@ void TrainingRun::setUp() {
     torch::manual_seed(static_cast<std::uint64_t>(config.integer("train.seed")));
     const std::uint64_t live_before_model = meter_->read().live;
     try {
-        recipe_ = makeRecipe(config, data_, device);
+        recipe_ = makeRecipe(config, data_, device, [this](const std::string &message) {
+            hub_.state(SessionState::Preparing, message);
+        });
     } catch (const std::exception &error) {
         if (!memory::isOutOfMemory(error)) {
             throw;

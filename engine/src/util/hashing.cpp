@@ -147,4 +147,47 @@ std::string digestIds(const std::vector<std::uint64_t> &ids) {
     return text;
 }
 
+namespace {
+
+constexpr std::uint64_t kMixPrime1 = 0x9e3779b185ebca87ULL;
+constexpr std::uint64_t kMixPrime2 = 0xc2b2ae3d27d4eb4fULL;
+
+std::uint64_t rotateLeft(std::uint64_t value, int bits) {
+    return (value << bits) | (value >> (64 - bits));
+}
+
+std::uint64_t mixWord(std::uint64_t lane, std::uint64_t word) {
+    return rotateLeft(lane + word * kMixPrime2, 31) * kMixPrime1;
+}
+
+std::uint64_t loadWord(const unsigned char *bytes) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, bytes, sizeof word); // little-endian machines only write these files
+    return word;
+}
+
+} // namespace
+
+std::string checksum64(const void *data, std::size_t size) {
+    const auto *bytes = static_cast<const unsigned char *>(data);
+    std::uint64_t lanes[4] = {kMixPrime1, kMixPrime2, ~kMixPrime1, ~kMixPrime2};
+    std::size_t offset = 0;
+    for (; offset + 32 <= size; offset += 32) {
+        for (int lane = 0; lane < 4; ++lane) {
+            lanes[lane] = mixWord(lanes[lane], loadWord(bytes + offset + 8 * lane));
+        }
+    }
+    std::uint64_t value = rotateLeft(lanes[0], 1) + rotateLeft(lanes[1], 7) +
+                          rotateLeft(lanes[2], 12) + rotateLeft(lanes[3], 18) + size;
+    for (; offset < size; ++offset) {
+        value = mixWord(value, bytes[offset]);
+    }
+    value ^= value >> 33;
+    value *= kMixPrime2;
+    value ^= value >> 29;
+    char text[17];
+    std::snprintf(text, sizeof text, "%016llx", static_cast<unsigned long long>(value));
+    return text;
+}
+
 } // namespace headroom::util
