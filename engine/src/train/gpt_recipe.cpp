@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 namespace headroom::train {
 
@@ -83,7 +85,15 @@ public:
             static_cast<long long>(options.heads()), static_cast<long long>(options.seq_len()),
             static_cast<long long>(options.vocab_size()),
             static_cast<double>(models::gptParameterCount(options)) / 1e6);
-        return text;
+        const models::MoeOptions &moe = options.moe();
+        if (moe.experts() == 0) {
+            return text;
+        }
+        char experts[120];
+        std::snprintf(experts, sizeof experts, " · MoE %lld experts, top-%lld, every %lld",
+                      static_cast<long long>(moe.experts()), static_cast<long long>(moe.top_k()),
+                      static_cast<long long>(moe.every()));
+        return std::string(text) + experts;
     }
 
 private:
@@ -122,6 +132,23 @@ models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab
             .dim(config.integer("model.dim"));
     }
     options.dropout(config.real("model.dropout"));
+    options.moe()
+        .experts(config.integer("moe.experts"))
+        .top_k(config.integer("moe.top_k"))
+        .capacity_factor(config.real("moe.capacity_factor"))
+        .every(config.integer("moe.every"))
+        .expert_hidden(config.integer("moe.expert_hidden"))
+        .aux_loss(config.real("moe.aux_loss"))
+        .z_loss(config.real("moe.z_loss"))
+        .jitter(config.real("moe.jitter"));
+    try {
+        if (options.moe().experts() != 0) {
+            models::validateGptOptions(options);
+        }
+    } catch (const std::invalid_argument &error) {
+        // "GPT option moe.top_k ..." names the key the config calls moe.top_k.
+        throw ConfigError(error.what());
+    }
     return options;
 }
 
