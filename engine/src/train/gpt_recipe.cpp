@@ -49,12 +49,25 @@ public:
 
     std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
 
-    torch::Tensor loss(const ExampleBatch &batch) override {
-        const torch::Tensor tokens = collate(batch);
-        using torch::indexing::Slice;
-        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
-        maskUntrainedTargets(targets, batch);
-        return model_->loss(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
+    torch::Tensor loss(const ExampleBatch &batch) override { return lossTerms(batch).loss; }
+
+    TrainingLoss trainingLoss(const ExampleBatch &batch) override {
+        models::GptLoss terms = lossTerms(batch);
+        TrainingLoss result;
+        result.loss = terms.loss;
+        result.objective = terms.loss;
+        if (terms.moe) {
+            const models::MoeOptions &moe = model_->options().moe();
+            // Weights of 0 leave the losses out of backward; they are still reported.
+            if (moe.aux_loss() > 0) {
+                result.objective = result.objective + moe.aux_loss() * terms.moe->aux_loss;
+            }
+            if (moe.z_loss() > 0) {
+                result.objective = result.objective + moe.z_loss() * terms.moe->z_loss;
+            }
+            result.moe = std::move(terms.moe);
+        }
+        return result;
     }
 
     void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
@@ -97,6 +110,14 @@ public:
     }
 
 private:
+    models::GptLoss lossTerms(const ExampleBatch &batch) {
+        const torch::Tensor tokens = collate(batch);
+        using torch::indexing::Slice;
+        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
+        maskUntrainedTargets(targets, batch);
+        return model_->lossTerms(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
+    }
+
     torch::Tensor collate(const ExampleBatch &batch) const {
         const auto rows = static_cast<std::int64_t>(batch.size());
         const std::int64_t width = seq_len_ + 1;
