@@ -255,12 +255,44 @@
         <translation>Rang der LoRA-Adapter; 0 = aus (alle Gewichte trainieren). Braucht model.base oder lora.base_run</translation>
     </message>
     <message>
-        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out; for model.base also the folder&apos;s names (q_proj, v_proj, c_attn, ...) or all-linear</source>
-        <translation>Projektionen mit Adaptern, kommagetrennt: qkv, attn_out, mlp_in, mlp_out; bei model.base auch die Namen des Ordners (q_proj, v_proj, c_attn, ...) oder all-linear</translation>
+        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out, experts_in, experts_out (the experts of MoE blocks); for model.base also the folder&apos;s names (q_proj, v_proj, c_attn, ...) or all-linear</source>
+        <translation>Projektionen mit Adaptern, kommagetrennt: qkv, attn_out, mlp_in, mlp_out, experts_in, experts_out (die Experten der MoE-Blöcke); bei model.base auch die Namen des Ordners (q_proj, v_proj, c_attn, ...) oder all-linear</translation>
     </message>
     <message>
         <source>Run whose latest checkpoint is the frozen base (lora.rank &gt; 0 without model.base)</source>
         <translation>Lauf, dessen letzter Checkpoint die eingefrorene Basis ist (lora.rank &gt; 0 ohne model.base)</translation>
+    </message>
+    <message>
+        <source>Experts per Mixture-of-Experts block (gpt); 0 = dense blocks</source>
+        <translation>Experten pro Mixture-of-Experts-Block (gpt); 0 = dichte Blöcke</translation>
+    </message>
+    <message>
+        <source>Experts each token is routed to (1 to moe.experts)</source>
+        <translation>Experten, an die jedes Token geleitet wird (1 bis moe.experts)</translation>
+    </message>
+    <message>
+        <source>Tokens an expert takes per sequence: capacity_factor x tokens x top_k / experts; routings beyond it are dropped (the residual carries the token); 0 = no limit</source>
+        <translation>Tokens, die ein Experte pro Sequenz aufnimmt: capacity_factor x Tokens x top_k / experts; Zuweisungen darüber hinaus werden verworfen (der Residualpfad trägt das Token); 0 = keine Grenze</translation>
+    </message>
+    <message>
+        <source>Every k-th block is an MoE block (blocks k, 2k, ... counting from 1); 1 = all</source>
+        <translation>Jeder k-te Block ist ein MoE-Block (Blöcke k, 2k, ... ab 1 gezählt); 1 = alle</translation>
+    </message>
+    <message>
+        <source>Hidden width of each expert MLP; 0 = 4 x model.dim</source>
+        <translation>Verborgene Breite jedes Experten-MLP; 0 = 4 x model.dim</translation>
+    </message>
+    <message>
+        <source>Weight of the load-balancing loss (Switch/GShard form, which is 1 for perfectly balanced routing)</source>
+        <translation>Gewicht des Lastausgleichsverlusts (Switch/GShard-Form, bei perfekt ausgeglichenem Routing gleich 1)</translation>
+    </message>
+    <message>
+        <source>Weight of the router z-loss (ST-MoE: mean squared logsumexp of the router logits)</source>
+        <translation>Gewicht des Router-z-Verlusts (ST-MoE: Mittelwert des quadrierten logsumexp der Router-Logits)</translation>
+    </message>
+    <message>
+        <source>Router input noise in training: the input is multiplied by uniform noise in [1 - j, 1 + j]; 0 = off</source>
+        <translation>Rauschen auf der Router-Eingabe im Training: die Eingabe wird mit gleichverteiltem Rauschen in [1 - j, 1 + j] multipliziert; 0 = aus</translation>
     </message>
     <message>
         <source>Tokens of a sample continuation written at each validation (gpt); 0 = off</source>

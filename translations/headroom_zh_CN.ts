@@ -255,12 +255,44 @@
         <translation>LoRA 适配器的秩；0 = 关闭（训练所有权重）。需要 model.base 或 lora.base_run</translation>
     </message>
     <message>
-        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out; for model.base also the folder&apos;s names (q_proj, v_proj, c_attn, ...) or all-linear</source>
-        <translation>添加适配器的投影，逗号分隔：qkv、attn_out、mlp_in、mlp_out；使用 model.base 时也可用文件夹中的名称（q_proj、v_proj、c_attn 等）或 all-linear</translation>
+        <source>Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out, experts_in, experts_out (the experts of MoE blocks); for model.base also the folder&apos;s names (q_proj, v_proj, c_attn, ...) or all-linear</source>
+        <translation>添加适配器的投影，逗号分隔：qkv、attn_out、mlp_in、mlp_out、experts_in、experts_out（MoE 块的专家）；使用 model.base 时也可用文件夹中的名称（q_proj、v_proj、c_attn 等）或 all-linear</translation>
     </message>
     <message>
         <source>Run whose latest checkpoint is the frozen base (lora.rank &gt; 0 without model.base)</source>
         <translation>以其最新检查点作为冻结基座的运行（lora.rank &gt; 0 且无 model.base 时）</translation>
+    </message>
+    <message>
+        <source>Experts per Mixture-of-Experts block (gpt); 0 = dense blocks</source>
+        <translation>每个混合专家（MoE）块的专家数（gpt）；0 = 稠密块</translation>
+    </message>
+    <message>
+        <source>Experts each token is routed to (1 to moe.experts)</source>
+        <translation>每个词元路由到的专家数（1 到 moe.experts）</translation>
+    </message>
+    <message>
+        <source>Tokens an expert takes per sequence: capacity_factor x tokens x top_k / experts; routings beyond it are dropped (the residual carries the token); 0 = no limit</source>
+        <translation>每个专家在每个序列中接收的词元数：capacity_factor x 词元数 x top_k / experts；超出的分配被丢弃（由残差路径传递该词元）；0 = 不限制</translation>
+    </message>
+    <message>
+        <source>Every k-th block is an MoE block (blocks k, 2k, ... counting from 1); 1 = all</source>
+        <translation>每第 k 个块为 MoE 块（从 1 开始计数的第 k、2k、... 个块）；1 = 全部</translation>
+    </message>
+    <message>
+        <source>Hidden width of each expert MLP; 0 = 4 x model.dim</source>
+        <translation>每个专家 MLP 的隐藏层宽度；0 = 4 x model.dim</translation>
+    </message>
+    <message>
+        <source>Weight of the load-balancing loss (Switch/GShard form, which is 1 for perfectly balanced routing)</source>
+        <translation>负载均衡损失的权重（Switch/GShard 形式，路由完全均衡时为 1）</translation>
+    </message>
+    <message>
+        <source>Weight of the router z-loss (ST-MoE: mean squared logsumexp of the router logits)</source>
+        <translation>路由器 z 损失的权重（ST-MoE：路由器 logits 的 logsumexp 平方的均值）</translation>
+    </message>
+    <message>
+        <source>Router input noise in training: the input is multiplied by uniform noise in [1 - j, 1 + j]; 0 = off</source>
+        <translation>训练时路由器输入的噪声：输入乘以 [1 - j, 1 + j] 内的均匀噪声；0 = 关闭</translation>
     </message>
     <message>
         <source>Tokens of a sample continuation written at each validation (gpt); 0 = off</source>

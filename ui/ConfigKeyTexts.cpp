@@ -112,11 +112,33 @@ const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys", "Dropout on the input of the LoRA adapters"),
     QT_TRANSLATE_NOOP(
         "ConfigKeys",
-        "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out; "
-        "for model.base also the folder's names (q_proj, v_proj, c_attn, ...) or all-linear"),
+        "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out, "
+        "experts_in, experts_out (the experts of MoE blocks); for model.base also the folder's "
+        "names (q_proj, v_proj, c_attn, ...) or all-linear"),
     QT_TRANSLATE_NOOP(
         "ConfigKeys",
         "Run whose latest checkpoint is the frozen base (lora.rank > 0 without model.base)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Experts per Mixture-of-Experts block (gpt); 0 = dense blocks"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Experts each token is routed to (1 to moe.experts)"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "Tokens an expert takes per sequence: capacity_factor x tokens x top_k / "
+        "experts; routings beyond it are dropped (the residual carries the token); 0 = "
+        "no limit"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "Every k-th block is an MoE block (blocks k, 2k, ... counting from 1); 1 = all"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Hidden width of each expert MLP; 0 = 4 x model.dim"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Weight of the load-balancing loss (Switch/GShard form, which is 1 for "
+                      "perfectly balanced routing)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Weight of the router z-loss (ST-MoE: mean squared logsumexp of the router "
+                      "logits)"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "Router input noise in training: the input is multiplied by uniform noise in [1 "
+        "- j, 1 + j]; 0 = off"),
 };
 
 } // namespace

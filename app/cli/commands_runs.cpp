@@ -6,6 +6,8 @@
 #include <headroom/workflow.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -17,6 +19,70 @@ namespace {
 
 nlohmann::json optionalNumber(const std::optional<double> &value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json finiteOrNull(double value) {
+    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
+}
+
+nlohmann::json moeStepJson(const StepMetrics &step) {
+    return {{"step", step.step},
+            {"aux_loss", finiteOrNull(step.moe->aux_loss)},
+            {"z_loss", finiteOrNull(step.moe->z_loss)},
+            {"dropped_fraction", finiteOrNull(step.moe->dropped_fraction)},
+            {"expert_load", step.moe->expert_load}};
+}
+
+// The Mixture-of-Experts routing of a run, from its step metrics: the last step's figures and
+// the means over its steps (per-step values: export --metrics). Null for a dense run.
+nlohmann::json moeJson(const Project &project, const RunRecord &run) {
+    const nlohmann::json config =
+        nlohmann::json::parse(run.config_json.empty() ? "{}" : run.config_json, nullptr, false);
+    if (!config.is_object() || config.value("moe.experts", std::string("0")) == "0") {
+        return nullptr;
+    }
+    const StepMetrics *last = nullptr;
+    const std::vector<StepMetrics> steps = project.metrics(run.id);
+    MoeStepMetrics sum;
+    std::int64_t count = 0;
+    for (const StepMetrics &step : steps) {
+        if (!step.moe) {
+            continue;
+        }
+        last = &step;
+        ++count;
+        sum.aux_loss += step.moe->aux_loss;
+        sum.z_loss += step.moe->z_loss;
+        sum.dropped_fraction += step.moe->dropped_fraction;
+        if (sum.expert_load.empty()) {
+            sum.expert_load = step.moe->expert_load;
+            continue;
+        }
+        const auto &load = step.moe->expert_load;
+        for (std::size_t block = 0; block < std::min(sum.expert_load.size(), load.size());
+             ++block) {
+            for (std::size_t e = 0; e < std::min(sum.expert_load[block].size(), load[block].size());
+                 ++e) {
+                sum.expert_load[block][e] += load[block][e];
+            }
+        }
+    }
+    if (last == nullptr) {
+        return {{"steps", 0}};
+    }
+    const double n = static_cast<double>(count);
+    for (std::vector<double> &block : sum.expert_load) {
+        for (double &share : block) {
+            share /= n;
+        }
+    }
+    return {{"steps", count},
+            {"last", moeStepJson(*last)},
+            {"mean",
+             {{"aux_loss", finiteOrNull(sum.aux_loss / n)},
+              {"z_loss", finiteOrNull(sum.z_loss / n)},
+              {"dropped_fraction", finiteOrNull(sum.dropped_fraction / n)},
+              {"expert_load", sum.expert_load}}}};
 }
 
 nlohmann::json runToJson(const RunRecord &run) {
@@ -61,7 +127,12 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
         if (*as_json) {
             nlohmann::json list = nlohmann::json::array();
             for (const RunRecord &run : runs) {
-                list.push_back(runToJson(run));
+                nlohmann::json item = runToJson(run);
+                const nlohmann::json moe = moeJson(project, run);
+                if (!moe.is_null()) {
+                    item["moe"] = moe;
+                }
+                list.push_back(std::move(item));
             }
             streams.out << list.dump(2) << '\n';
             return static_cast<int>(kExitSuccess);

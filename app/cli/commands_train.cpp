@@ -38,23 +38,29 @@ public:
     void onStep(const StepMetrics &m) override {
         std::lock_guard<std::mutex> lock(mutex_);
         if (json_) {
-            const nlohmann::json line = {{"type", "step"},
-                                         {"step", m.step},
-                                         {"loss", finiteOrNull(m.loss)},
-                                         {"lr", m.lr},
-                                         {"micro_batch", m.micro_batch},
-                                         {"accumulation", m.accumulation},
-                                         {"tokens_per_s", m.tokens_per_s},
-                                         {"samples_per_s", m.samples_per_s},
-                                         {"mem_live", m.mem_live},
-                                         {"mem_peak", m.mem_peak},
-                                         {"mem_reserved", m.mem_reserved},
-                                         {"mem_rss", m.mem_rss},
-                                         {"loss_scale", m.loss_scale},
-                                         {"skipped_steps", m.skipped_steps},
-                                         {"grad_norm", finiteOrNull(m.grad_norm)},
-                                         {"elapsed_s", m.elapsed_s},
-                                         {"samples_digest", m.samples_digest}};
+            nlohmann::json line = {{"type", "step"},
+                                   {"step", m.step},
+                                   {"loss", finiteOrNull(m.loss)},
+                                   {"lr", m.lr},
+                                   {"micro_batch", m.micro_batch},
+                                   {"accumulation", m.accumulation},
+                                   {"tokens_per_s", m.tokens_per_s},
+                                   {"samples_per_s", m.samples_per_s},
+                                   {"mem_live", m.mem_live},
+                                   {"mem_peak", m.mem_peak},
+                                   {"mem_reserved", m.mem_reserved},
+                                   {"mem_rss", m.mem_rss},
+                                   {"loss_scale", m.loss_scale},
+                                   {"skipped_steps", m.skipped_steps},
+                                   {"grad_norm", finiteOrNull(m.grad_norm)},
+                                   {"elapsed_s", m.elapsed_s},
+                                   {"samples_digest", m.samples_digest}};
+            if (m.moe) {
+                line["moe"] = {{"aux_loss", finiteOrNull(m.moe->aux_loss)},
+                               {"z_loss", finiteOrNull(m.moe->z_loss)},
+                               {"dropped_fraction", m.moe->dropped_fraction},
+                               {"expert_load", m.moe->expert_load}};
+            }
             streams_.out << line.dump() << '\n' << std::flush;
         }
         if (m.step == 1 || m.step % every_ == 0 || m.step == target_) {

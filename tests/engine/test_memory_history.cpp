@@ -188,7 +188,12 @@ void TestMemoryHistory::migratesVersion3File() {
     }
     // What a version 3 file is: the same layout without the memory history.
     QCOMPARE(execRaw(path, "DROP INDEX memory_history_by_device; DROP TABLE memory_history; "
-                           "ALTER TABLE evaluations DROP COLUMN r2; PRAGMA user_version = 3"),
+                           "ALTER TABLE evaluations DROP COLUMN r2; "
+                           "ALTER TABLE metrics DROP COLUMN moe_aux_loss; "
+                           "ALTER TABLE metrics DROP COLUMN moe_z_loss; "
+                           "ALTER TABLE metrics DROP COLUMN moe_dropped_fraction; "
+                           "ALTER TABLE metrics DROP COLUMN moe_expert_load; "
+                           "PRAGMA user_version = 3"),
              std::string());
 
     Project project = Project::open(path);

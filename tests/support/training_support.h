@@ -41,6 +41,7 @@ public:
         recorded.losses.push_back(metrics.loss);
         recorded.digests.push_back(metrics.samples_digest);
         micro_batches.push_back(metrics.micro_batch);
+        steps.push_back(metrics);
         accumulations.push_back(metrics.accumulation);
         if (stop_at != 0 && metrics.step == stop_at && session != nullptr) {
             session->stop();
@@ -57,6 +58,7 @@ public:
     headroom::EvalMetrics last_eval;
     std::vector<int> micro_batches;
     std::vector<int> accumulations;
+    std::vector<headroom::StepMetrics> steps; // everything each step reported
     headroom::Session *session = nullptr;
     std::int64_t stop_at = 0;
     std::int64_t pause_at = 0;

@@ -68,6 +68,9 @@ public:
     static Config fromJson(const std::string &json);
 
 private:
+    // The moe.* keys: only with recipe=gpt and no model.base, top_k <= experts, every <= layers.
+    void validateMoe() const;
+
     std::map<std::string, std::string> values_;
 };
 

@@ -1,9 +1,23 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace headroom {
+
+// How the Mixture-of-Experts blocks routed the tokens of one optimizer step (gpt with
+// moe.experts > 0). The losses are the unweighted values, averaged over the step's sequences
+// and over the MoE blocks; moe.aux_loss and moe.z_loss weigh them in the objective.
+struct MoeStepMetrics {
+    double aux_loss = 0;         // load balancing (Switch/GShard): 1 = perfectly balanced
+    double z_loss = 0;           // router z-loss (ST-MoE)
+    double dropped_fraction = 0; // share of token-to-expert assignments over capacity
+    // Per MoE block (in model order), the share of its assignments each expert received before
+    // capacity dropped any; each row sums to 1.
+    std::vector<std::vector<double>> expert_load;
+};
 
 // One optimizer step, as observers, the project file and `train --json` see it.
 struct StepMetrics {
@@ -23,6 +37,7 @@ struct StepMetrics {
     std::int64_t skipped_steps = 0; // steps skipped so far because scaled gradients overflowed
     double elapsed_s = 0;           // since the run (or resumed run) started
     std::string samples_digest;
+    std::optional<MoeStepMetrics> moe; // with Mixture-of-Experts blocks
 };
 
 // A validation pass. accuracy is for classifiers, rmse for regressors; NaN when not applicable.

@@ -271,6 +271,7 @@ void Config::validate() const {
                               "model.base_dtype=fp32");
         }
     }
+    validateMoe();
     if (recipe == "gpt") {
         if (integer("model.params") == 0 && integer("model.dim") % integer("model.heads") != 0) {
             throw ConfigError("model.dim (" + text("model.dim") +
@@ -290,6 +291,40 @@ void Config::validate() const {
         throw ConfigError("data.stride (" + text("data.stride") +
                           ") is larger than model.seq_len (" + text("model.seq_len") +
                           "): tokens between windows would be skipped");
+    }
+}
+
+void Config::validateMoe() const {
+    const std::string &recipe = text("recipe");
+    if (recipe != "gpt") {
+        for (const KeySpec &spec : configKeys()) {
+            if (spec.name.rfind("moe.", 0) == 0 && text(spec.name) != spec.default_value) {
+                throw ConfigError(spec.name + "=" + text(spec.name) +
+                                  ": Mixture-of-Experts blocks are part of the gpt recipe; the " +
+                                  recipe +
+                                  " recipe has none (leave the moe.* keys at their "
+                                  "defaults)");
+            }
+        }
+        return;
+    }
+    const std::int64_t experts = integer("moe.experts");
+    if (experts == 0) {
+        return;
+    }
+    if (!text("model.base").empty()) {
+        throw ConfigError("moe.experts=" + text("moe.experts") +
+                          " builds Mixture-of-Experts blocks into a GPT trained from scratch; a "
+                          "pretrained model (model.base) keeps its own architecture (use "
+                          "moe.experts=0)");
+    }
+    if (integer("moe.top_k") > experts) {
+        throw ConfigError("moe.top_k (" + text("moe.top_k") + ") must be at most moe.experts (" +
+                          text("moe.experts") + ")");
+    }
+    if (integer("model.params") == 0 && integer("moe.every") > integer("model.layers")) {
+        throw ConfigError("moe.every (" + text("moe.every") + ") is larger than model.layers (" +
+                          text("model.layers") + "): no block would be an MoE block");
     }
 }
 

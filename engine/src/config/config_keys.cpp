@@ -169,12 +169,34 @@ std::vector<KeySpec> buildKeys() {
         real("lora.alpha", "16", 1e-6, 1e6, "LoRA scaling numerator: updates scale by alpha/rank"),
         real("lora.dropout", "0.05", 0, 0.9, "Dropout on the input of the LoRA adapters"),
         text("lora.targets", "qkv,attn_out,mlp_in,mlp_out", KeyType::String,
-             "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out; "
-             "for model.base also the folder's names (q_proj, v_proj, c_attn, ...) or "
-             "all-linear"),
+             "Projections that get adapters, comma-separated: qkv, attn_out, mlp_in, mlp_out, "
+             "experts_in, experts_out (the experts of MoE blocks); for model.base also the "
+             "folder's names (q_proj, v_proj, c_attn, ...) or all-linear"),
         integer("lora.base_run", "0", 0, 9007199254740992.0,
                 "Run whose latest checkpoint is the frozen base (lora.rank > 0 without "
                 "model.base)"),
+
+        // --- Mixture of Experts (models/moe.h): routed expert MLPs in GPT blocks (gpt) ---
+        integer("moe.experts", "0", 0, 256,
+                "Experts per Mixture-of-Experts block (gpt); 0 = dense blocks"),
+        integer("moe.top_k", "2", 1, 256, "Experts each token is routed to (1 to moe.experts)"),
+        real("moe.capacity_factor", "1.25", 0, 1000,
+             "Tokens an expert takes per sequence: capacity_factor x tokens x top_k / "
+             "experts; routings beyond it are dropped (the residual carries the token); 0 = "
+             "no limit"),
+        integer("moe.every", "1", 1, 128,
+                "Every k-th block is an MoE block (blocks k, 2k, ... counting from 1); 1 = all"),
+        integer("moe.expert_hidden", "0", 0, 1048576,
+                "Hidden width of each expert MLP; 0 = 4 x model.dim"),
+        real("moe.aux_loss", "0.01", 0, 1000,
+             "Weight of the load-balancing loss (Switch/GShard form, which is 1 for "
+             "perfectly balanced routing)"),
+        real("moe.z_loss", "0.001", 0, 1000,
+             "Weight of the router z-loss (ST-MoE: mean squared logsumexp of the router "
+             "logits)"),
+        real("moe.jitter", "0", 0, 0.99,
+             "Router input noise in training: the input is multiplied by uniform noise in [1 "
+             "- j, 1 + j]; 0 = off"),
     };
 }
 

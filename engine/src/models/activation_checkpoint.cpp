@@ -18,7 +18,7 @@ using torch::autograd::variable_list;
 // Everything backward needs besides the saved input. Kept in the autograd context as a capsule
 // because saved_data holds IValues only.
 struct RecomputeRecipe : torch::CustomClassHolder {
-    CheckpointBlock block;
+    CheckpointBlockOutputs block;
     compat::AutocastState autocast;
     torch::Tensor cpu_rng_state;
     std::optional<torch::Device> cuda_device;
@@ -71,8 +71,8 @@ private:
 class CheckpointFunction : public torch::autograd::Function<CheckpointFunction> {
 public:
     // Function::apply runs this with grad mode off, so the block builds no graph.
-    static torch::Tensor forward(AutogradContext *context, const torch::Tensor &input,
-                                 const CheckpointBlock &block) {
+    static variable_list forward(AutogradContext *context, const torch::Tensor &input,
+                                 const CheckpointBlockOutputs &block) {
         auto recipe = c10::make_intrusive<RecomputeRecipe>();
         recipe->block = block;
         recipe->autocast = compat::currentAutocastState();
@@ -89,20 +89,25 @@ public:
         compat::AutocastState uncached = recipe->autocast;
         uncached.cache_enabled = false;
         compat::applyAutocastState(uncached);
-        torch::Tensor output;
+        variable_list outputs;
         try {
-            output = block(input);
+            outputs = block(input);
         } catch (...) {
             compat::applyAutocastState(recipe->autocast);
             throw;
         }
         compat::applyAutocastState(recipe->autocast);
+        for (const torch::Tensor &output : outputs) {
+            if (!output.is_floating_point()) {
+                context->mark_non_differentiable({output});
+            }
+        }
 
         // save_for_backward (not a plain copy) so an in-place change of the input before
         // backward is reported instead of silently recomputing from different values.
         context->save_for_backward({input});
         context->saved_data["recipe"] = c10::IValue::make_capsule(std::move(recipe));
-        return output;
+        return outputs;
     }
 
     static variable_list backward(AutogradContext *context, variable_list grad_outputs) {
@@ -111,15 +116,23 @@ public:
             context->saved_data["recipe"].toCapsule());
 
         const torch::Tensor input = saved.at(0).detach().requires_grad_(true);
-        torch::Tensor output;
+        variable_list outputs;
         {
             ForkedRng rng(*recipe);
             compat::ScopedAutocastState autocast(recipe->autocast);
             at::AutoGradMode grad_mode(true);
-            output = recipe->block(input);
+            outputs = recipe->block(input);
         }
-        if (output.requires_grad()) {
-            torch::autograd::backward({output}, {grad_outputs.at(0)});
+        variable_list differentiable;
+        variable_list gradients;
+        for (std::size_t i = 0; i < outputs.size() && i < grad_outputs.size(); ++i) {
+            if (outputs[i].requires_grad() && grad_outputs[i].defined()) {
+                differentiable.push_back(outputs[i]);
+                gradients.push_back(grad_outputs[i]);
+            }
+        }
+        if (!differentiable.empty()) {
+            torch::autograd::backward(differentiable, gradients);
         }
         // One gradient per forward argument; the block itself gets none.
         return {input.grad(), torch::Tensor()};
@@ -129,6 +142,17 @@ public:
 } // namespace
 
 torch::Tensor checkpointed(const CheckpointBlock &block, const torch::Tensor &input) {
+    if (!torch::GradMode::is_enabled() || !input.requires_grad()) {
+        return block(input);
+    }
+    const CheckpointBlockOutputs single = [block](const torch::Tensor &x) {
+        return variable_list{block(x)};
+    };
+    return CheckpointFunction::apply(input, single).at(0);
+}
+
+std::vector<torch::Tensor> checkpointedOutputs(const CheckpointBlockOutputs &block,
+                                               const torch::Tensor &input) {
     if (!torch::GradMode::is_enabled() || !input.requires_grad()) {
         return block(input);
     }

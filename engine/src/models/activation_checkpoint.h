@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include <functional>
+#include <vector>
 
 namespace headroom::models {
 
@@ -34,5 +35,15 @@ using CheckpointBlock = std::function<torch::Tensor(const torch::Tensor &)>;
 // returns gradients for parameters used inside the block (they appear undefined/unused) nor
 // leaves their .grad untouched. Use backward() (the trainer's path) with checkpointing.
 torch::Tensor checkpointed(const CheckpointBlock &block, const torch::Tensor &input);
+
+using CheckpointBlockOutputs = std::function<std::vector<torch::Tensor>(const torch::Tensor &)>;
+
+// The same for a block that returns several tensors (a Mixture-of-Experts block: its output,
+// its balancing losses and its routing counts). The outputs come from the one forward pass:
+// counts and other side results are read there, and the recompute in backward, whose results
+// only feed the gradients, cannot count them twice. Floating outputs carry gradients (each one
+// that is used gets its gradient in the one nested backward); integer outputs carry none.
+std::vector<torch::Tensor> checkpointedOutputs(const CheckpointBlockOutputs &block,
+                                               const torch::Tensor &input);
 
 } // namespace headroom::models

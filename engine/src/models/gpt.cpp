@@ -5,7 +5,6 @@
 #include "models/keyed_dropout.h"
 
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <optional>
 #include <set>
@@ -25,7 +24,9 @@ constexpr std::uint64_t kBlockSiteStride = 1000;
 constexpr std::uint64_t kAttentionWeightsSite = 1;
 constexpr std::uint64_t kAttentionResidualSite = 2;
 constexpr std::uint64_t kMlpResidualSite = 3;
+constexpr std::uint64_t kRouterJitterSite = 4;
 constexpr std::uint64_t kLoraSites = 10;
+constexpr std::uint64_t kExpertLoraSites = 100; // two per expert (at most 256 experts)
 
 void requirePositive(std::int64_t value, const char *name) {
     if (value < 1) {
@@ -51,6 +52,13 @@ std::int64_t perLayerParameters(std::int64_t dim) {
     return 12 * dim * dim + 13 * dim;
 }
 
+std::int64_t perMoeLayerParameters(std::int64_t dim, const MoeOptions &moe) {
+    const std::int64_t hidden = expertHidden(moe, dim);
+    const std::int64_t experts = moe.experts();
+    // ln1, qkv, proj, ln2; router E*d; per expert fc d*h+h and fc_out h*d+d.
+    return 4 * dim * dim + 8 * dim + experts * dim + experts * (2 * dim * hidden + hidden + dim);
+}
+
 } // namespace
 
 void validateGptOptions(const GptOptions &options) {
@@ -68,12 +76,28 @@ void validateGptOptions(const GptOptions &options) {
         throw std::invalid_argument("GPT option dropout must be in [0, 1), got " +
                                     std::to_string(options.dropout()));
     }
+    validateMoeOptions(options.moe());
+    if (options.moe().experts() > 0 && options.moe().every() > options.layers()) {
+        throw std::invalid_argument("GPT option moe.every (" +
+                                    std::to_string(options.moe().every()) +
+                                    ") is larger than layers (" + std::to_string(options.layers()) +
+                                    "): no block would be an MoE block");
+    }
+}
+
+bool isMoeBlock(const GptOptions &options, std::int64_t index) {
+    const MoeOptions &moe = options.moe();
+    return moe.experts() > 0 && moe.every() >= 1 && index % moe.every() == moe.every() - 1;
 }
 
 std::int64_t gptParameterCount(const GptOptions &options) {
     const std::int64_t dim = options.dim();
-    return (options.vocab_size() + options.seq_len()) * dim +
-           options.layers() * perLayerParameters(dim) + 2 * dim;
+    std::int64_t blocks = 0;
+    for (std::int64_t layer = 0; layer < options.layers(); ++layer) {
+        blocks += isMoeBlock(options, layer) ? perMoeLayerParameters(dim, options.moe())
+                                             : perLayerParameters(dim);
+    }
+    return (options.vocab_size() + options.seq_len()) * dim + blocks + 2 * dim;
 }
 
 GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t vocab_size,
@@ -136,7 +160,7 @@ GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t 
     return best->options;
 }
 
-GptBlockImpl::GptBlockImpl(const GptOptions &options)
+GptBlockImpl::GptBlockImpl(const GptOptions &options, bool moe)
     : heads_(options.heads()), dropout_(options.dropout()) {
     validateGptOptions(options);
     const std::int64_t dim = options.dim();
@@ -144,8 +168,15 @@ GptBlockImpl::GptBlockImpl(const GptOptions &options)
     qkv_ = register_module("qkv", torch::nn::Linear(dim, 3 * dim));
     proj_ = register_module("proj", torch::nn::Linear(dim, dim));
     ln2_ = register_module("ln2", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
-    fc_ = register_module("fc", torch::nn::Linear(dim, 4 * dim));
-    fc_out_ = register_module("fc_out", torch::nn::Linear(4 * dim, dim));
+    if (moe) {
+        if (options.moe().experts() < 1) {
+            throw std::invalid_argument("an MoE block needs GPT option moe.experts >= 1");
+        }
+        moe_ = register_module("moe", MoeLayer(dim, options.moe()));
+    } else {
+        fc_ = register_module("fc", torch::nn::Linear(dim, 4 * dim));
+        fc_out_ = register_module("fc_out", torch::nn::Linear(4 * dim, dim));
+    }
     resetParameters(options.layers());
 }
 
@@ -156,15 +187,28 @@ void GptBlockImpl::resetParameters(std::int64_t total_layers) {
     initLinear(qkv_, kInitStd);
     initLinear(proj_, residual_std);
     initLayerNorm(ln2_);
-    initLinear(fc_, kInitStd);
-    initLinear(fc_out_, residual_std);
+    if (isMoe()) {
+        moe_->resetParameters(kInitStd, residual_std);
+    } else {
+        initLinear(fc_, kInitStd);
+        initLinear(fc_out_, residual_std);
+    }
 }
 
-std::array<GptBlockImpl::LoraSite, 4> GptBlockImpl::loraSites() const {
-    return {{{"qkv", "qkv.weight", qkv_},
-             {"attn_out", "proj.weight", proj_},
-             {"mlp_in", "fc.weight", fc_},
-             {"mlp_out", "fc_out.weight", fc_out_}}};
+void GptBlockImpl::setDropoutSite(std::uint64_t site) {
+    dropout_site_ = site;
+    if (isMoe()) {
+        moe_->setJitterSite(site + kRouterJitterSite);
+    }
+}
+
+std::vector<GptBlockImpl::LoraSite> GptBlockImpl::loraSites() const {
+    // Each keeps its place (and so its adapter's dropout site) whether or not the MLP exists.
+    std::vector<LoraSite> sites = {{"qkv", "qkv.weight", qkv_},
+                                   {"attn_out", "proj.weight", proj_},
+                                   {"mlp_in", "fc.weight", fc_},
+                                   {"mlp_out", "fc_out.weight", fc_out_}};
+    return sites;
 }
 
 void GptBlockImpl::enableLora(const LoraOptions &options) {
@@ -175,13 +219,17 @@ void GptBlockImpl::enableLora(const LoraOptions &options) {
     freezeParameters(*this);
     std::uint64_t adapter_site = dropout_site_ + kLoraSites;
     for (const LoraSite &site : loraSites()) {
-        if (options.targets().count(site.target) != 0) {
+        if (site.linear && options.targets().count(site.target) != 0) {
             adapters_.emplace(site.target,
                               register_module(std::string("lora_") + site.target,
                                               LoraAdapter(site.linear, options, adapter_site)));
         }
         ++adapter_site;
     }
+    if (isMoe()) {
+        moe_->enableLora(options, dropout_site_ + kExpertLoraSites);
+    }
+    lora_enabled_ = true;
 }
 
 std::map<std::string, torch::Tensor> GptBlockImpl::mergedLinearWeights() const {
@@ -190,6 +238,11 @@ std::map<std::string, torch::Tensor> GptBlockImpl::mergedLinearWeights() const {
         const auto adapter = adapters_.find(site.target);
         if (adapter != adapters_.end()) {
             merged[site.weight_name] = adapter->second->mergedWeight();
+        }
+    }
+    if (isMoe()) {
+        for (auto &[name, weight] : moe_->mergedLinearWeights()) {
+            merged["moe." + name] = weight;
         }
     }
     return merged;
@@ -220,6 +273,9 @@ torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch
 }
 
 torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
+    if (isMoe()) {
+        return forwardRouted(x).at(0);
+    }
     TORCH_CHECK(x.dim() == 3, "GptBlock expects [B, T, dim], got ", x.sizes());
     const std::int64_t batch = x.size(0);
     const std::int64_t length = x.size(1);
@@ -231,6 +287,21 @@ torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
     return h.view({batch, length, -1});
 }
 
+std::vector<torch::Tensor> GptBlockImpl::forwardRouted(const torch::Tensor &x) {
+    if (!isMoe()) {
+        return {forward(x)};
+    }
+    TORCH_CHECK(x.dim() == 3, "GptBlock expects [B, T, dim], got ", x.sizes());
+    const std::int64_t batch = x.size(0);
+    const std::int64_t length = x.size(1);
+    torch::Tensor h = x.reshape({batch * length, x.size(2)});
+    h = h + dropout(attention(ln1_(h), batch, length), kAttentionResidualSite);
+    MoeOutput routed = moe_(ln2_(h).view({batch, length, -1}));
+    h = h + dropout(routed.output.view({batch * length, -1}), kMlpResidualSite);
+    return {h.view({batch, length, -1}), routed.aux_loss, routed.z_loss, routed.expert_counts,
+            routed.dropped};
+}
+
 GptImpl::GptImpl(const GptOptions &options) : options_(options) {
     validateGptOptions(options_);
     token_embedding_ = register_module("token_embedding",
@@ -239,7 +310,7 @@ GptImpl::GptImpl(const GptOptions &options) : options_(options) {
                                           torch::nn::Embedding(options_.seq_len(), options_.dim()));
     blocks_ = register_module("blocks", torch::nn::ModuleList());
     for (std::int64_t layer = 0; layer < options_.layers(); ++layer) {
-        typed_blocks_.emplace_back(options_);
+        typed_blocks_.emplace_back(options_, isMoeBlock(options_, layer));
         typed_blocks_.back()->setDropoutSite(kBlockSiteStride *
                                              static_cast<std::uint64_t>(layer + 1));
         blocks_->push_back(typed_blocks_.back());
@@ -317,7 +388,7 @@ NamedTensors GptImpl::mergedState() const {
     return state;
 }
 
-torch::Tensor GptImpl::hidden(const torch::Tensor &tokens) {
+torch::Tensor GptImpl::hidden(const torch::Tensor &tokens, MoeRouting *routing) {
     TORCH_CHECK(tokens.dim() == 2, "GPT expects tokens [B, T], got ", tokens.sizes());
     TORCH_CHECK(tokens.scalar_type() == torch::kLong, "GPT expects int64 tokens, got ",
                 tokens.scalar_type());
@@ -329,14 +400,37 @@ torch::Tensor GptImpl::hidden(const torch::Tensor &tokens) {
     if (options_.dropout() > 0 && is_training()) {
         x = keyedDropout(x, options_.dropout(), kEmbeddingDropoutSite);
     }
+    std::vector<torch::Tensor> aux_losses;
+    std::vector<torch::Tensor> z_losses;
     for (std::size_t index = 0; index < typed_blocks_.size(); ++index) {
         GptBlock &block = typed_blocks_[index];
         const bool recompute = checkpoint_every_ > 0 && is_training() &&
                                static_cast<std::int64_t>(index) % checkpoint_every_ == 0;
-        x = recompute
-                ? checkpointed(
-                      [&block](const torch::Tensor &input) { return block->forward(input); }, x)
-                : block->forward(x);
+        if (!block->isMoe()) {
+            x = recompute
+                    ? checkpointed(
+                          [&block](const torch::Tensor &input) { return block->forward(input); }, x)
+                    : block->forward(x);
+            continue;
+        }
+        const std::vector<torch::Tensor> parts =
+            recompute
+                ? checkpointedOutputs(
+                      [&block](const torch::Tensor &input) { return block->forwardRouted(input); },
+                      x)
+                : block->forwardRouted(x);
+        x = parts.at(0);
+        if (routing != nullptr) {
+            aux_losses.push_back(parts.at(1));
+            z_losses.push_back(parts.at(2));
+            routing->expert_counts.push_back(parts.at(3));
+            routing->dropped.push_back(parts.at(4));
+        }
+    }
+    if (routing != nullptr && !aux_losses.empty()) {
+        routing->aux_loss = torch::stack(aux_losses).mean();
+        routing->z_loss = torch::stack(z_losses).mean();
+        routing->assignments = tokens.numel() * options_.moe().top_k();
     }
     return ln_final_(x.view({-1, options_.dim()}));
 }
@@ -355,10 +449,20 @@ torch::Tensor GptImpl::forward(const torch::Tensor &tokens) {
 }
 
 torch::Tensor GptImpl::loss(const torch::Tensor &inputs, const torch::Tensor &targets) {
+    return lossTerms(inputs, targets).loss;
+}
+
+GptLoss GptImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets) {
     TORCH_CHECK(targets.sizes() == inputs.sizes(), "GPT targets ", targets.sizes(),
                 " must have the shape of the inputs ", inputs.sizes());
-    const torch::Tensor logits = torch::linear(hidden(inputs), token_embedding_->weight);
-    return torch::nn::functional::cross_entropy(logits, targets.reshape({-1}));
+    GptLoss result;
+    MoeRouting routing;
+    const torch::Tensor logits = torch::linear(hidden(inputs, &routing), token_embedding_->weight);
+    result.loss = torch::nn::functional::cross_entropy(logits, targets.reshape({-1}));
+    if (!routing.expert_counts.empty()) {
+        result.moe = std::move(routing);
+    }
+    return result;
 }
 
 } // namespace headroom::models

@@ -1,10 +1,10 @@
 #pragma once
 
 #include "models/lora.h"
+#include "models/moe.h"
 
 #include <torch/torch.h>
 
-#include <array>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -22,11 +22,18 @@ struct GptOptions {
     TORCH_ARG(std::int64_t, heads) = 4;
     TORCH_ARG(std::int64_t, dim) = 128;
     TORCH_ARG(double, dropout) = 0.1;
+    // Mixture-of-Experts blocks (models/moe.h); experts = 0 keeps every block dense.
+    TORCH_ARG(MoeOptions, moe);
 };
 
 // Throws std::invalid_argument naming the bad option (sizes < 1, dim not divisible by heads,
-// dropout outside [0, 1)).
+// dropout outside [0, 1), a bad moe.* value, moe.every beyond the layers).
 void validateGptOptions(const GptOptions &options);
+
+// Whether block `index` (0-based) is an MoE block: with moe.experts > 0, the blocks with
+// index % every == every - 1 (every = 2: blocks 1, 3, 5, ...; the first block stays dense, as
+// in Switch Transformer and GShard, which alternate starting with a dense block).
+bool isMoeBlock(const GptOptions &options, std::int64_t index);
 
 // Sizes layers/heads/dim so the parameter count comes close to target_params. Rule: GPT-2's
 // family keeps layers ~ dim/64 with head size 64, so solving
@@ -40,15 +47,36 @@ GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t 
                                        std::int64_t seq_len);
 
 // Parameters of a GPT with these options (weight tying counted once):
-// (vocab + seq_len)*d + layers*(12*d^2 + 13*d) + 2*d.
+// (vocab + seq_len)*d + layers*(12*d^2 + 13*d) + 2*d for a dense model; an MoE block has
+// 4*d^2 + 8*d (attention and norms) + E*d (router) + E*(2*d*h + h + d) (experts of hidden h)
+// instead of 12*d^2 + 13*d.
 std::int64_t gptParameterCount(const GptOptions &options);
 
-// One pre-LayerNorm transformer block: x + attn(ln1(x)), then x + mlp(ln2(x)).
+// The routing of one forward pass over a GPT's MoE blocks (models/moe.h).
+struct MoeRouting {
+    torch::Tensor aux_loss; // mean over the MoE blocks of their balancing losses, attached
+    torch::Tensor z_loss;   // the same for the router z-losses
+    std::vector<torch::Tensor> expert_counts; // per MoE block: int64 [experts], before drops
+    std::vector<torch::Tensor> dropped;       // per MoE block: int64 scalar
+    std::int64_t assignments = 0;             // per MoE block: tokens * top_k
+};
+
+struct GptLoss {
+    torch::Tensor loss;            // mean next-token cross-entropy
+    std::optional<MoeRouting> moe; // with MoE blocks
+};
+
+// One pre-LayerNorm transformer block: x + attn(ln1(x)), then x + mlp(ln2(x)). In an MoE block
+// the MLP is a MoeLayer (module "moe" instead of "fc"/"fc_out").
 class GptBlockImpl : public torch::nn::Module {
 public:
-    explicit GptBlockImpl(const GptOptions &options);
+    explicit GptBlockImpl(const GptOptions &options, bool moe = false);
     // x [B, T, dim] -> [B, T, dim]
     torch::Tensor forward(const torch::Tensor &x);
+    // {output} for a dense block; {output, aux_loss, z_loss, expert_counts, dropped} (see
+    // MoeOutput) for an MoE block.
+    std::vector<torch::Tensor> forwardRouted(const torch::Tensor &x);
+    bool isMoe() const { return !moe_.is_empty(); }
     // GPT-2 initialization of this block (see GptImpl::resetParameters).
     void resetParameters(std::int64_t total_layers);
 
@@ -56,12 +84,14 @@ public:
     // target (e.g. "lora_qkv" with parameters "a" and "b"); forward then uses them. Throws
     // std::invalid_argument for bad options or when LoRA is already enabled.
     void enableLora(const LoraOptions &options);
-    bool loraEnabled() const { return !adapters_.empty(); }
+    bool loraEnabled() const { return lora_enabled_; }
     // Merged weights (W + B A * alpha/rank) of the adapted Linears under their base names
-    // relative to the block ("qkv.weight", "proj.weight", "fc.weight", "fc_out.weight").
+    // relative to the block ("qkv.weight", "proj.weight", "fc.weight", "fc_out.weight",
+    // "moe.experts.N.fc.weight", ...).
     std::map<std::string, torch::Tensor> mergedLinearWeights() const;
     // The block's position in the model, which keys its dropout masks (models/keyed_dropout.h).
-    void setDropoutSite(std::uint64_t site) { dropout_site_ = site; }
+    // An MoE block's router jitter is keyed from the same site.
+    void setDropoutSite(std::uint64_t site);
 
 private:
     // A projection LoRA can adapt: its target name, its weight's name in the block, the Linear.
@@ -70,7 +100,7 @@ private:
         const char *weight_name;
         torch::nn::Linear linear;
     };
-    std::array<LoraSite, 4> loraSites() const;
+    std::vector<LoraSite> loraSites() const;
     torch::Tensor attention(const torch::Tensor &x, std::int64_t batch, std::int64_t length);
     // Residual dropout; `which` tells the block's dropouts apart.
     torch::Tensor dropout(const torch::Tensor &x, std::uint64_t which);
@@ -85,9 +115,11 @@ private:
     torch::nn::Linear qkv_{nullptr};  // fused query/key/value projection, dim -> 3*dim
     torch::nn::Linear proj_{nullptr}; // attention output projection (residual)
     torch::nn::LayerNorm ln2_{nullptr};
-    torch::nn::Linear fc_{nullptr};               // dim -> 4*dim
+    torch::nn::Linear fc_{nullptr};               // dim -> 4*dim; null in an MoE block
     torch::nn::Linear fc_out_{nullptr};           // 4*dim -> dim (residual)
+    MoeLayer moe_{nullptr};                       // an MoE block's MLP
     std::map<std::string, LoraAdapter> adapters_; // by target name; empty without LoRA
+    bool lora_enabled_ = false;
 };
 TORCH_MODULE(GptBlock);
 
@@ -100,6 +132,9 @@ public:
     torch::Tensor forward(const torch::Tensor &tokens);
     // Mean cross-entropy of next-token prediction over all B*T positions.
     torch::Tensor loss(const torch::Tensor &inputs, const torch::Tensor &targets);
+    // The same with the MoE blocks' losses and routing counts (once per forward pass, also
+    // with activation checkpointing).
+    GptLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets);
     const GptOptions &options() const;
     // The blocks, so activation checkpointing can wrap them later.
     torch::nn::ModuleList blocks();
@@ -128,8 +163,8 @@ public:
     NamedTensors mergedState() const;
 
 private:
-    // [B*T, dim] final hidden states.
-    torch::Tensor hidden(const torch::Tensor &tokens);
+    // [B*T, dim] final hidden states; the MoE blocks' routing goes to `routing` when given.
+    torch::Tensor hidden(const torch::Tensor &tokens, MoeRouting *routing = nullptr);
 
     GptOptions options_;
     torch::nn::Embedding token_embedding_{nullptr};

@@ -42,4 +42,16 @@ std::uint64_t dropoutStepSeed(std::uint64_t run_seed, std::int64_t step);
 // number unique to this dropout within the model. p in [0, 1).
 torch::Tensor keyedDropout(const torch::Tensor &x, double p, std::uint64_t site);
 
+// Dropout of rows gathered from a [tokens, width] tensor of the scope (tokens = the scope's rows
+// times the tokens per row), such as the tokens routed to one Mixture-of-Experts expert: x
+// [M, width] holds the rows `positions` (int64 [M], values in [0, tokens)) of that tensor, and
+// each element is kept or dropped exactly as keyedDropout would decide for the full tensor.
+torch::Tensor keyedDropoutRows(const torch::Tensor &x, double p, std::uint64_t site,
+                               const torch::Tensor &positions, std::int64_t tokens);
+
+// Uniform noise in [low, high), float32, shaped like x and keyed like keyedDropout's masks (the
+// same per example whatever the micro-batch, and again when checkpointing recomputes). Without
+// a scope or off the CPU it comes from the global generator.
+torch::Tensor keyedUniform(const torch::Tensor &x, double low, double high, std::uint64_t site);
+
 } // namespace headroom::models

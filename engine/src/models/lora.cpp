@@ -46,7 +46,8 @@ bool isLoraName(const std::string &name) {
 } // namespace
 
 const std::vector<std::string> &loraTargetNames() {
-    static const std::vector<std::string> names = {"qkv", "attn_out", "mlp_in", "mlp_out"};
+    static const std::vector<std::string> names = {"qkv",     "attn_out",   "mlp_in",
+                                                   "mlp_out", "experts_in", "experts_out"};
     return names;
 }
 
@@ -124,9 +125,12 @@ torch::Tensor LoraAdapterImpl::forward(const torch::Tensor &x) {
 }
 
 torch::Tensor LoraAdapterImpl::delta(const torch::Tensor &x) {
-    const torch::Tensor input =
-        dropout_ > 0 && is_training() ? keyedDropout(x, dropout_, dropout_site_) : x;
-    return torch::linear(torch::linear(input, a), b) * scaling_;
+    return deltaWithoutDropout(
+        dropout_ > 0 && is_training() ? keyedDropout(x, dropout_, dropout_site_) : x);
+}
+
+torch::Tensor LoraAdapterImpl::deltaWithoutDropout(const torch::Tensor &x) {
+    return torch::linear(torch::linear(x, a), b) * scaling_;
 }
 
 torch::Tensor LoraAdapterImpl::update() const {

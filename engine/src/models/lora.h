@@ -21,7 +21,9 @@ struct LoraOptions {
 };
 
 // The valid target names, in block order: the fused qkv projection, the attention output
-// projection, the MLP's first and its output projection.
+// projection, the MLP's first and its output projection, and in Mixture-of-Experts blocks every
+// expert's first (experts_in) and output (experts_out) projection. The default targets leave
+// the experts alone.
 const std::vector<std::string> &loraTargetNames();
 
 // "qkv, mlp_in" -> {"qkv", "mlp_in"}. Throws std::invalid_argument naming an unknown target
@@ -48,6 +50,11 @@ public:
     torch::Tensor forward(const torch::Tensor &x);
     // dropout(x) A^T B^T * alpha/rank: what the adapter adds to the base's output.
     torch::Tensor delta(const torch::Tensor &x);
+    // x A^T B^T * alpha/rank, for a caller that applied the input dropout itself (the experts of
+    // an MoE layer key it by the tokens' rows: keyedDropoutRows with dropoutSite()).
+    torch::Tensor deltaWithoutDropout(const torch::Tensor &x);
+    double dropoutProbability() const { return dropout_; }
+    std::uint64_t dropoutSite() const { return dropout_site_; }
     // B A * alpha/rank [out, in], float32, detached.
     torch::Tensor update() const;
     // W + B A * alpha/rank: the weight of a plain Linear that computes what forward does in

@@ -108,7 +108,8 @@ void ProbeRunner::runStep(const std::vector<data::Example> &examples, std::int64
         torch::Tensor loss;
         {
             const compat::ScopedAutocastState autocast(train::autocastFor(techniques_, device_));
-            loss = recipe_->loss(batch).to(torch::kFloat32);
+            // The objective, as a training step backpropagates it (MoE balancing losses too).
+            loss = recipe_->trainingLoss(batch).objective.to(torch::kFloat32);
         }
         (loss * share).backward();
     }

@@ -120,6 +120,15 @@ constexpr const char *kVersion4To5 = R"sql(
 ALTER TABLE evaluations ADD COLUMN r2 REAL;
 )sql";
 
+// Version 6: step metrics of Mixture-of-Experts runs (NULL for dense runs): the balancing
+// losses, the dropped share, and the per-block expert load as a JSON array of arrays.
+constexpr const char *kVersion5To6 = R"sql(
+ALTER TABLE metrics ADD COLUMN moe_aux_loss REAL;
+ALTER TABLE metrics ADD COLUMN moe_z_loss REAL;
+ALTER TABLE metrics ADD COLUMN moe_dropped_fraction REAL;
+ALTER TABLE metrics ADD COLUMN moe_expert_load TEXT;
+)sql";
+
 // steps[N] takes a file from version N to N + 1.
 const std::vector<std::function<void(Database &)>> &migrationSteps() {
     static const std::vector<std::function<void(Database &)>> steps = {
@@ -132,6 +141,7 @@ const std::vector<std::function<void(Database &)>> &migrationSteps() {
         [](Database &db) { db.exec(kVersion2To3, "migrate schema version 2 to 3"); },
         [](Database &db) { db.exec(kVersion3To4, "migrate schema version 3 to 4"); },
         [](Database &db) { db.exec(kVersion4To5, "migrate schema version 4 to 5"); },
+        [](Database &db) { db.exec(kVersion5To6, "migrate schema version 5 to 6"); },
     };
     return steps;
 }

@@ -1,6 +1,7 @@
 #include "project/records.h"
 
 #include <array>
+#include <nlohmann/json.hpp>
 #include <utility>
 
 namespace headroom {
@@ -50,13 +51,53 @@ std::uint64_t unsignedBytes(std::int64_t bytes) {
     return bytes < 0 ? 0 : static_cast<std::uint64_t>(bytes);
 }
 
+// [[0.25, 0.75], ...]; anything else (a damaged row) reads as no load rather than failing the
+// whole read.
+std::vector<std::vector<double>> expertLoadFromJson(const std::string &text) {
+    std::vector<std::vector<double>> load;
+    struct TooDeep {};
+    nlohmann::json document;
+    try {
+        document = nlohmann::json::parse(
+            text,
+            [](int depth, nlohmann::json::parse_event_t, nlohmann::json &) {
+                if (depth > 2) {
+                    throw TooDeep{};
+                }
+                return true;
+            },
+            false);
+    } catch (const TooDeep &) {
+        return load;
+    }
+    if (!document.is_array()) {
+        return load;
+    }
+    for (const nlohmann::json &block : document) {
+        if (!block.is_array()) {
+            return {};
+        }
+        std::vector<double> shares;
+        for (const nlohmann::json &share : block) {
+            if (!share.is_number()) {
+                return {};
+            }
+            shares.push_back(share.get<double>());
+        }
+        load.push_back(std::move(shares));
+    }
+    return load;
+}
+
 } // namespace
 
 const char *const kUpsertStepSql = R"sql(
 INSERT INTO metrics (run_id, step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s,
                      samples_per_s, mem_live, mem_peak, elapsed_s, samples_digest,
-                     mem_reserved, mem_rss, loss_scale, skipped_steps)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)
+                     mem_reserved, mem_rss, loss_scale, skipped_steps, moe_aux_loss, moe_z_loss,
+                     moe_dropped_fraction, moe_expert_load)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+        ?21)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, lr = excluded.lr, grad_norm = excluded.grad_norm,
     micro_batch = excluded.micro_batch, accumulation = excluded.accumulation,
@@ -64,7 +105,9 @@ ON CONFLICT (run_id, step) DO UPDATE SET
     mem_live = excluded.mem_live, mem_peak = excluded.mem_peak, elapsed_s = excluded.elapsed_s,
     samples_digest = excluded.samples_digest, mem_reserved = excluded.mem_reserved,
     mem_rss = excluded.mem_rss, loss_scale = excluded.loss_scale,
-    skipped_steps = excluded.skipped_steps
+    skipped_steps = excluded.skipped_steps, moe_aux_loss = excluded.moe_aux_loss,
+    moe_z_loss = excluded.moe_z_loss, moe_dropped_fraction = excluded.moe_dropped_fraction,
+    moe_expert_load = excluded.moe_expert_load
 )sql";
 
 const char *const kUpsertEvaluationSql = R"sql(
@@ -97,6 +140,14 @@ void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {
         .bind(15, signedBytes(m.mem_rss))
         .bindReal(16, m.loss_scale)
         .bind(17, m.skipped_steps);
+    if (m.moe) {
+        upsert.bindReal(18, m.moe->aux_loss)
+            .bindReal(19, m.moe->z_loss)
+            .bindReal(20, m.moe->dropped_fraction)
+            .bind(21, nlohmann::json(m.moe->expert_load).dump());
+    } else {
+        upsert.bindNull(18).bindNull(19).bindNull(20).bindNull(21);
+    }
 }
 
 void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m,
@@ -124,7 +175,7 @@ void bindEvent(Statement &insert, std::int64_t run_id, const EngineEvent &event,
 const char *const kSelectStepsSql = R"sql(
 SELECT step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s, samples_per_s,
        mem_live, mem_peak, elapsed_s, samples_digest, mem_reserved, mem_rss, loss_scale,
-       skipped_steps
+       skipped_steps, moe_aux_loss, moe_z_loss, moe_dropped_fraction, moe_expert_load
 FROM metrics WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
@@ -166,6 +217,14 @@ StepMetrics readStep(const Statement &row) {
     m.mem_rss = unsignedBytes(row.integer(13));
     m.loss_scale = row.real(14);
     m.skipped_steps = row.integer(15);
+    if (!row.isNull(16)) {
+        MoeStepMetrics moe;
+        moe.aux_loss = row.real(16);
+        moe.z_loss = row.real(17);
+        moe.dropped_fraction = row.real(18);
+        moe.expert_load = expertLoadFromJson(row.isNull(19) ? std::string() : row.text(19));
+        m.moe = std::move(moe);
+    }
     return m;
 }
 

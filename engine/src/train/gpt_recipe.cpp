@@ -5,6 +5,8 @@
 
 #include <cmath>
 #include <cstdio>
+#include <stdexcept>
+#include <string>
 
 namespace headroom::train {
 
@@ -47,12 +49,25 @@ public:
 
     std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
 
-    torch::Tensor loss(const ExampleBatch &batch) override {
-        const torch::Tensor tokens = collate(batch);
-        using torch::indexing::Slice;
-        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
-        maskUntrainedTargets(targets, batch);
-        return model_->loss(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
+    torch::Tensor loss(const ExampleBatch &batch) override { return lossTerms(batch).loss; }
+
+    TrainingLoss trainingLoss(const ExampleBatch &batch) override {
+        models::GptLoss terms = lossTerms(batch);
+        TrainingLoss result;
+        result.loss = terms.loss;
+        result.objective = terms.loss;
+        if (terms.moe) {
+            const models::MoeOptions &moe = model_->options().moe();
+            // Weights of 0 leave the losses out of backward; they are still reported.
+            if (moe.aux_loss() > 0) {
+                result.objective = result.objective + moe.aux_loss() * terms.moe->aux_loss;
+            }
+            if (moe.z_loss() > 0) {
+                result.objective = result.objective + moe.z_loss() * terms.moe->z_loss;
+            }
+            result.moe = std::move(terms.moe);
+        }
+        return result;
     }
 
     void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
@@ -83,10 +98,26 @@ public:
             static_cast<long long>(options.heads()), static_cast<long long>(options.seq_len()),
             static_cast<long long>(options.vocab_size()),
             static_cast<double>(models::gptParameterCount(options)) / 1e6);
-        return text;
+        const models::MoeOptions &moe = options.moe();
+        if (moe.experts() == 0) {
+            return text;
+        }
+        char experts[120];
+        std::snprintf(experts, sizeof experts, " · MoE %lld experts, top-%lld, every %lld",
+                      static_cast<long long>(moe.experts()), static_cast<long long>(moe.top_k()),
+                      static_cast<long long>(moe.every()));
+        return std::string(text) + experts;
     }
 
 private:
+    models::GptLoss lossTerms(const ExampleBatch &batch) {
+        const torch::Tensor tokens = collate(batch);
+        using torch::indexing::Slice;
+        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
+        maskUntrainedTargets(targets, batch);
+        return model_->lossTerms(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
+    }
+
     torch::Tensor collate(const ExampleBatch &batch) const {
         const auto rows = static_cast<std::int64_t>(batch.size());
         const std::int64_t width = seq_len_ + 1;
@@ -122,6 +153,23 @@ models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab
             .dim(config.integer("model.dim"));
     }
     options.dropout(config.real("model.dropout"));
+    options.moe()
+        .experts(config.integer("moe.experts"))
+        .top_k(config.integer("moe.top_k"))
+        .capacity_factor(config.real("moe.capacity_factor"))
+        .every(config.integer("moe.every"))
+        .expert_hidden(config.integer("moe.expert_hidden"))
+        .aux_loss(config.real("moe.aux_loss"))
+        .z_loss(config.real("moe.z_loss"))
+        .jitter(config.real("moe.jitter"));
+    try {
+        if (options.moe().experts() != 0) {
+            models::validateGptOptions(options);
+        }
+    } catch (const std::invalid_argument &error) {
+        // "GPT option moe.top_k ..." names the key the config calls moe.top_k.
+        throw ConfigError(error.what());
+    }
     return options;
 }
 

@@ -49,6 +49,15 @@ void requireSameShape(const Config &base, const Config &config, std::int64_t bas
             std::to_string(options.layers()));
     differs("model.heads", std::to_string(base_options.heads()), std::to_string(options.heads()));
     differs("model.dim", std::to_string(base_options.dim()), std::to_string(options.dim()));
+    const models::MoeOptions &base_moe = base_options.moe();
+    const models::MoeOptions &moe = options.moe();
+    differs("moe.experts", std::to_string(base_moe.experts()), std::to_string(moe.experts()));
+    if (moe.experts() > 0) {
+        differs("moe.every", std::to_string(base_moe.every()), std::to_string(moe.every()));
+        differs("moe.expert_hidden",
+                std::to_string(models::expertHidden(base_moe, base_options.dim())),
+                std::to_string(models::expertHidden(moe, options.dim())));
+    }
 }
 
 // Module::load without its silent storage replacement: every tensor must exist in the
@@ -193,6 +202,15 @@ std::optional<models::LoraOptions> loraOptionsFromConfig(const Config &config) {
         models::validateLoraOptions(options);
     } catch (const std::invalid_argument &error) {
         throw ConfigError(std::string("lora.targets: ") + error.what());
+    }
+    if (config.integer("moe.experts") == 0) {
+        for (const char *target : {"experts_in", "experts_out"}) {
+            if (options.targets().count(target) != 0) {
+                throw ConfigError(std::string("lora.targets: ") + target +
+                                  " adapts the experts of Mixture-of-Experts blocks, and this "
+                                  "model has none (moe.experts=0)");
+            }
+        }
     }
     return options;
 }

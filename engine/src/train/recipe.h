@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,13 @@ struct EvalTotals {
     std::int64_t examples = 0;
 };
 
+// A training forward pass: what is reported and what backward runs on.
+struct TrainingLoss {
+    torch::Tensor loss;      // the reported loss (a scalar on the training device)
+    torch::Tensor objective; // loss plus the weighted auxiliary losses (MoE balancing)
+    std::optional<models::MoeRouting> moe; // the MoE blocks' routing, with MoE blocks
+};
+
 // Elements of every parameter (a tied weight counts once: it is one parameter).
 std::int64_t countParameters(const torch::nn::Module &module);
 
@@ -46,6 +54,13 @@ public:
     virtual std::shared_ptr<torch::nn::Module> module() = 0;
     // Mean loss over the batch (a scalar on the training device, attached to the graph).
     virtual torch::Tensor loss(const ExampleBatch &batch) = 0;
+    // The training step's forward pass: by default the loss is the objective.
+    virtual TrainingLoss trainingLoss(const ExampleBatch &batch) {
+        TrainingLoss result;
+        result.loss = loss(batch);
+        result.objective = result.loss;
+        return result;
+    }
     // Adds this batch to the totals (called under NoGradGuard, module in eval mode).
     virtual void evaluate(const ExampleBatch &batch, EvalTotals &totals) = 0;
     // Tokens an example contributes to throughput (gpt: seq_len; tabular: 0).
@@ -74,7 +89,8 @@ public:
 // does not learn: its prompt and its padding (data::Example::prompt_tokens / real_tokens).
 void maskUntrainedTargets(torch::Tensor &targets, const ExampleBatch &batch);
 
-// The GPT shape a config asks for: model.params when set, else layers/heads/dim.
+// The GPT shape a config asks for: model.params when set, else layers/heads/dim; the moe.*
+// keys. Throws ConfigError when the options are not valid (the message names the moe.* key).
 models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab_size);
 
 // model.hidden ("128,64") as widths; the config validated the text.

@@ -12,6 +12,7 @@
 #include "train/failpoints.h"
 #include "train/fused_adamw.h"
 #include "train/loss_scaler.h"
+#include "train/moe_statistics.h"
 #include "train/recipe.h"
 #include "train/run_config.h"
 #include "train/run_setup.h"
@@ -188,6 +189,7 @@ private:
     bool speed_calibration_looked_up_ = false;
     AdamWOptions optimizer_options_;
     std::unique_ptr<DynamicLossScaler> scaler_; // fp16 only; disabled otherwise
+    MoeStepStatistics moe_step_;                // the current step's MoE routing
     MemoryBreakdown breakdown_;
     bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
     // Leak watch: live bytes at the end of recent steps; warned once per run.

@@ -150,6 +150,7 @@ bool TrainingRun::trainOneStep() {
     metrics.skipped_steps = scaler_->skippedSteps();
     metrics.elapsed_s = std::chrono::duration<double>(Clock::now() - started_).count();
     metrics.samples_digest = util::digestIds(ids);
+    metrics.moe = moe_step_.metrics();
     writer_->post(metrics);
     hub_.step(metrics);
 
@@ -167,6 +168,7 @@ bool TrainingRun::trainOneStep() {
 bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples, std::int64_t step,
                                       double &loss_value) {
     loss_value = 0;
+    moe_step_.reset();
     const std::size_t total = examples.size();
     const auto micro_batch = static_cast<std::size_t>(shape_.micro_batch);
     for (std::size_t start = 0; start < total; start += micro_batch) {
@@ -184,16 +186,25 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
             models::dropoutStepSeed(static_cast<std::uint64_t>(plan_.config.integer("train.seed")),
                                     step),
             static_cast<std::int64_t>(start), static_cast<std::int64_t>(batch.size()));
-        torch::Tensor loss;
+        TrainingLoss terms;
         {
             const compat::ScopedAutocastState autocast(autocastState());
-            loss = recipe_->loss(batch).to(torch::kFloat32);
+            terms = recipe_->trainingLoss(batch);
         }
+        torch::Tensor loss = terms.loss.to(torch::kFloat32);
+        torch::Tensor objective = terms.objective.to(torch::kFloat32);
         if (failpoints_.at("nan_loss", step)) {
             loss = loss * std::numeric_limits<double>::quiet_NaN();
+            objective = objective * std::numeric_limits<double>::quiet_NaN();
         }
-        scaler_->scale(loss * share).backward();
+        terms.loss = torch::Tensor();
+        terms.objective = torch::Tensor();
+        scaler_->scale(objective * share).backward();
+        objective = torch::Tensor();
         loss_value += loss.item<double>() * share;
+        if (terms.moe) {
+            moe_step_.add(*terms.moe, share);
+        }
     }
     return true;
 }

@@ -97,6 +97,12 @@ std::vector<std::string> describePrepared(const Config &config,
                         std::to_string(options.dim()) + ", " + std::to_string(options.heads()) +
                         " heads, context " + std::to_string(options.seq_len()) + ", " +
                         std::to_string(models::gptParameterCount(options)) + " parameters");
+        const models::MoeOptions &moe = options.moe();
+        if (moe.experts() > 0) {
+            lines.push_back("experts  " + std::to_string(moe.experts()) + " per MoE block, top-" +
+                            std::to_string(moe.top_k()) + ", every " + std::to_string(moe.every()) +
+                            " block(s), capacity factor " + config.text("moe.capacity_factor"));
+        }
     }
     if (prepared.schema) {
         const data::TabularSchema &schema = *prepared.schema;

@@ -14,6 +14,7 @@
 #include <headroom/project.h>
 #include <headroom/workflow.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -58,11 +59,35 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
     if (!out) {
         throw InputError("cannot write " + csv_path);
     }
+    const std::vector<StepMetrics> steps = project.metrics(run_id);
+    // A Mixture-of-Experts run adds its routing: the losses, the dropped share and one column
+    // per block and expert (moe_load_B_E), shaped as its first step with MoE metrics.
+    std::vector<std::size_t> moe_shape;
+    for (const StepMetrics &metrics : steps) {
+        if (metrics.moe) {
+            for (const std::vector<double> &block : metrics.moe->expert_load) {
+                moe_shape.push_back(block.size());
+            }
+            break;
+        }
+    }
+    const bool moe = std::any_of(steps.begin(), steps.end(), [](const StepMetrics &metrics) {
+        return metrics.moe.has_value();
+    });
     out << "step,loss,lr,grad_norm,micro_batch,accumulation,tokens_per_s,samples_per_s,"
            "mem_live,mem_peak,mem_reserved,mem_rss,loss_scale,skipped_steps,elapsed_s,"
-           "samples_digest,val_loss,val_accuracy,val_rmse\n";
+           "samples_digest,val_loss,val_accuracy,val_rmse";
+    if (moe) {
+        out << ",moe_aux_loss,moe_z_loss,moe_dropped_fraction";
+        for (std::size_t block = 0; block < moe_shape.size(); ++block) {
+            for (std::size_t e = 0; e < moe_shape[block]; ++e) {
+                out << ",moe_load_" << block << '_' << e;
+            }
+        }
+    }
+    out << '\n';
     std::int64_t rows = 0;
-    for (const StepMetrics &metrics : project.metrics(run_id)) {
+    for (const StepMetrics &metrics : steps) {
         out << metrics.step << ',' << number(metrics.loss) << ',' << number(metrics.lr) << ','
             << number(metrics.grad_norm) << ',' << metrics.micro_batch << ','
             << metrics.accumulation << ',' << number(metrics.tokens_per_s) << ','
@@ -76,6 +101,20 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
                 << ',' << number(evaluation->second.rmse);
         } else {
             out << ",,";
+        }
+        if (moe) {
+            const MoeStepMetrics empty;
+            const MoeStepMetrics &routing = metrics.moe ? *metrics.moe : empty;
+            out << ',' << (metrics.moe ? number(routing.aux_loss) : "") << ','
+                << (metrics.moe ? number(routing.z_loss) : "") << ','
+                << (metrics.moe ? number(routing.dropped_fraction) : "");
+            for (std::size_t block = 0; block < moe_shape.size(); ++block) {
+                for (std::size_t e = 0; e < moe_shape[block]; ++e) {
+                    const bool present =
+                        block < routing.expert_load.size() && e < routing.expert_load[block].size();
+                    out << ',' << (present ? number(routing.expert_load[block][e]) : "");
+                }
+            }
         }
         out << '\n';
         ++rows;
