@@ -44,19 +44,53 @@ constexpr GptCoefficients kHalf{{40, 36}, {6, 2},  16, 24, 4, {10.8, 6.8}, 0, 2,
                                 19.4, 0,    4, {8, 4}, 2};
 // clang-format on
 
-// Per block: ln1, qkv (3d^2+3d), proj, ln2, fc (4d^2+4d), fc_out (4d^2+d), as in gpt.cpp.
-std::vector<std::int64_t> gptParameterSizes(std::int64_t vocab, std::int64_t seq_len,
-                                            std::int64_t layers, std::int64_t dim) {
-    std::vector<std::int64_t> sizes{vocab * dim, seq_len * dim};
-    for (std::int64_t layer = 0; layer < layers; ++layer) {
-        for (const std::int64_t size : {dim, dim, 3 * dim * dim, 3 * dim, dim * dim, dim, dim, dim,
-                                        4 * dim * dim, 4 * dim, 4 * dim * dim, dim}) {
+// Per block: ln1, qkv (3d^2+3d), proj, ln2, then either fc (4d^2+4d) and fc_out (4d^2+d) or,
+// in an MoE block, the router (d x experts) and each expert's fc (d x h + h) and fc_out
+// (h x d + d), as in gpt.cpp and moe.cpp.
+std::vector<std::int64_t> gptParameterSizes(const models::GptOptions &options) {
+    const std::int64_t dim = options.dim();
+    std::vector<std::int64_t> sizes{options.vocab_size() * dim, options.seq_len() * dim};
+    const models::MoeOptions &moe = options.moe();
+    const std::int64_t hidden = moe.experts() > 0 ? models::expertHidden(moe, dim) : 0;
+    for (std::int64_t layer = 0; layer < options.layers(); ++layer) {
+        for (const std::int64_t size :
+             {dim, dim, 3 * dim * dim, 3 * dim, dim * dim, dim, dim, dim}) {
             sizes.push_back(size);
+        }
+        if (!models::isMoeBlock(options, layer)) {
+            for (const std::int64_t size : {4 * dim * dim, 4 * dim, 4 * dim * dim, dim}) {
+                sizes.push_back(size);
+            }
+            continue;
+        }
+        sizes.push_back(dim * moe.experts());
+        for (std::int64_t expert = 0; expert < moe.experts(); ++expert) {
+            for (const std::int64_t size : {dim * hidden, hidden, hidden * dim, dim}) {
+                sizes.push_back(size);
+            }
         }
     }
     sizes.push_back(dim);
     sizes.push_back(dim);
     return sizes;
+}
+
+// What an MoE block saves for backward beyond a dense block (negative when its experts are
+// narrower than the dense MLP): the dense MLP's saved fc input, fc output and GELU output
+// (4d wide) are replaced by the router's probabilities and indices, the tokens gathered for
+// each of their top_k experts, the experts' fc and GELU outputs (h wide) and their gated
+// outputs. `act` is the bytes of an activation in the compute precision; the router and the
+// gathered tokens stay fp32.
+Bytes moeBlockDelta(const models::GptOptions &options, Bytes N, Bytes linear_input, Bytes act) {
+    const models::MoeOptions &moe = options.moe();
+    const auto d = static_cast<Bytes>(options.dim());
+    const auto k = static_cast<Bytes>(moe.top_k());
+    const auto E = static_cast<Bytes>(moe.experts());
+    const auto h = static_cast<Bytes>(models::expertHidden(moe, options.dim()));
+    const Bytes dense_mlp = N * d * (linear_input + 2 * 4 * act);
+    const Bytes router = N * d * 4 + 4 * N * E * 4 + 3 * 8 * N * k;
+    const Bytes experts = N * k * d * (linear_input + act) + 2 * N * k * h * act + N * k * act;
+    return router + experts - dense_mlp;
 }
 
 struct LoraSiteShape {
@@ -110,8 +144,7 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
     const GptCoefficients &c = techniques.precision == EstimatePrecision::Fp32 ? kFp32 : kHalf;
 
     StepMemory memory;
-    const std::vector<std::int64_t> base_sizes =
-        gptParameterSizes(options.vocab_size(), options.seq_len(), layers, options.dim());
+    const std::vector<std::int64_t> base_sizes = gptParameterSizes(options);
     std::int64_t base_parameters = 0;
     for (const std::int64_t size : base_sizes) {
         base_parameters += size;
@@ -168,6 +201,14 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
     if (lora) {
         head -= c.linear_input * Nd; // the frozen tied projection keeps no input
     }
+    const Bytes activation_bytes = techniques.precision == EstimatePrecision::Fp32 ? 4 : 2;
+    const Bytes moe_block =
+        options.moe().experts() > 0
+            ? block + moeBlockDelta(options, N, c.linear_input, activation_bytes)
+            : 0;
+    const auto blockAt = [&](std::int64_t layer) {
+        return models::isMoeBlock(options, layer) ? moe_block : block;
+    };
     std::vector<bool> checkpointed(static_cast<std::size_t>(layers), false);
     Bytes saved = 0;
     for (std::int64_t layer = 0; layer < layers; ++layer) {
@@ -177,7 +218,7 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
         const bool recompute = techniques.checkpoint_every > 0 &&
                                layer % techniques.checkpoint_every == 0 && !(lora && layer == 0);
         checkpointed[static_cast<std::size_t>(layer)] = recompute;
-        saved += recompute ? residual : block;
+        saved += recompute ? residual : blockAt(layer);
     }
     const Bytes block_backward = c.block_backward_nd * Nd + c.block_backward_d2 * d * d;
     // The peak is the largest of: the start of backward (everything saved, plus the
@@ -198,10 +239,10 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
                 techniques.accumulation > 1
                     ? 0
                     : top_gradients + block_gradients * static_cast<Bytes>(layers - 1 - layer);
-            activations = std::max(activations, below + above + block + c.recompute_nd * Nd +
-                                                    c.recompute_d2 * d * d);
+            activations = std::max(activations, below + above + blockAt(layer) +
+                                                    c.recompute_nd * Nd + c.recompute_d2 * d * d);
         }
-        below += checkpointed[static_cast<std::size_t>(layer)] ? residual : block;
+        below += checkpointed[static_cast<std::size_t>(layer)] ? residual : blockAt(layer);
     }
     memory.activations = toBytes(activations);
     // Gradients of earlier micro-batches stay alive through the next ones.
@@ -218,6 +259,11 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
                    " heads · context " + std::to_string(options.seq_len()) + " · vocab " +
                    std::to_string(options.vocab_size()) + " · " + millions(memory.parameters) +
                    " parameters";
+    if (options.moe().experts() > 0) {
+        memory.model += " · " + std::to_string(options.moe().experts()) + " experts, top-" +
+                        std::to_string(options.moe().top_k()) + ", every " +
+                        std::to_string(options.moe().every()) + " block(s)";
+    }
     return memory;
 }
 
