@@ -1,5 +1,6 @@
 #include "LiveView.h"
 
+#include "plots/ExpertLoadPlot.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
 #include "plots/ThroughputPlot.h"
@@ -14,6 +15,8 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QVBoxLayout>
+
+#include <vector>
 
 namespace headroom::ui {
 
@@ -58,6 +61,14 @@ LiveView::LiveView(QWidget *parent) : QWidget(parent) {
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 3);
     splitter->setStretchFactor(2, 2);
+    expert_load_ = new plots::ExpertLoadPlot(this);
+    routing_ = new plots::RoutingPlot(this);
+    splitter->addWidget(expert_load_);
+    splitter->addWidget(routing_);
+    splitter->setStretchFactor(3, 3);
+    splitter->setStretchFactor(4, 2);
+    expert_load_->hide();
+    routing_->hide();
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(controls);
@@ -100,6 +111,10 @@ void LiveView::beginRun(std::int64_t run_id, const QString &caption) {
     loss_->clearData();
     memory_->clearData();
     throughput_->clearData();
+    expert_load_->clearData();
+    routing_->clearData();
+    expert_load_->hide();
+    routing_->hide();
     setCaption(caption);
 }
 
@@ -112,16 +127,32 @@ void LiveView::showRun(const RunSeries &series, const QString &caption) {
     for (const RunEvent &event : series_.events) {
         memory_->addEvent(series_, event);
     }
+    showMoe(0);
+}
+
+// Dense runs never report MoE steps, so their Live view keeps its three plots.
+void LiveView::showMoe(int first_moe_step) {
+    if (!series_.hasMoe()) {
+        return;
+    }
+    expert_load_->setSeries(series_);
+    routing_->append(series_, first_moe_step);
+    expert_load_->show();
+    routing_->show();
 }
 
 void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     const int first = int(series_.steps.size());
+    const int first_moe = int(series_.moe_steps.size());
     for (const StepMetrics &step : steps) {
         series_.append(step);
     }
     loss_->append(series_, first, int(series_.eval_steps.size()));
     memory_->append(series_, first);
     throughput_->append(series_, first);
+    if (series_.moe_steps.size() > first_moe) {
+        showMoe(first_moe);
+    }
 }
 
 void LiveView::appendEvals(const QVector<EvalMetrics> &evals) {
@@ -146,8 +177,12 @@ QStringList LiveView::exportPlots(const QString &path) {
     const QString suffix = info.suffix().isEmpty() ? QStringLiteral("png") : info.suffix();
     const QString stem = info.dir().filePath(info.completeBaseName());
     QStringList written;
-    const std::pair<const char *, plots::PlotWidget *> parts[] = {
+    std::vector<std::pair<const char *, plots::PlotWidget *>> parts = {
         {"loss", loss_}, {"memory", memory_}, {"throughput", throughput_}};
+    if (series_.hasMoe()) {
+        parts.emplace_back("experts", expert_load_);
+        parts.emplace_back("routing", routing_);
+    }
     for (const auto &[name, plot] : parts) {
         const QString file = QStringLiteral("%1-%2.%3").arg(stem, QLatin1String(name), suffix);
         if (!plot->exportTo(file)) {

@@ -11,12 +11,15 @@ class QLabel;
 namespace headroom::ui {
 
 namespace plots {
+class ExpertLoadPlot;
 class LossPlot;
 class MemoryPlot;
+class RoutingPlot;
 class ThroughputPlot;
 } // namespace plots
 
-// The Live tab: loss, memory and throughput of one run as it trains (or as it was stored).
+// The Live tab: loss, memory and throughput of one run as it trains (or as it was stored),
+// and expert load and routing for Mixture-of-Experts runs.
 class LiveView : public QWidget {
     Q_OBJECT
 
@@ -38,9 +41,12 @@ public:
     plots::LossPlot *lossPlot() const { return loss_; }
     plots::MemoryPlot *memoryPlot() const { return memory_; }
     plots::ThroughputPlot *throughputPlot() const { return throughput_; }
+    plots::ExpertLoadPlot *expertLoadPlot() const { return expert_load_; }
+    plots::RoutingPlot *routingPlot() const { return routing_; }
 
-    // Writes the three plots as NAME-loss.png, NAME-memory.png ... next to path (PNG or PDF
-    // by its suffix); returns the files written, empty on failure.
+    // Writes the plots as NAME-loss.png, NAME-memory.png ... (and NAME-experts, NAME-routing
+    // for MoE runs) next to path (PNG or PDF by its suffix); returns the files written, empty
+    // on failure.
     QStringList exportPlots(const QString &path);
 
     void setSmoothing(double weight);
@@ -52,6 +58,7 @@ Q_SIGNALS:
 
 private:
     void chooseExportPath();
+    void showMoe(int first_moe_step);
 
     RunSeries series_;
     QLabel *caption_ = nullptr;
@@ -61,6 +68,8 @@ private:
     plots::LossPlot *loss_ = nullptr;
     plots::MemoryPlot *memory_ = nullptr;
     plots::ThroughputPlot *throughput_ = nullptr;
+    plots::ExpertLoadPlot *expert_load_ = nullptr;
+    plots::RoutingPlot *routing_ = nullptr;
 };
 
 } // namespace headroom::ui

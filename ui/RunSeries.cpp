@@ -15,6 +15,29 @@ void RunSeries::append(const StepMetrics &metrics) {
     }
     throughput.push_back(throughput_in_tokens ? metrics.tokens_per_s : metrics.samples_per_s);
     elapsed_s.push_back(metrics.elapsed_s);
+    if (metrics.moe) {
+        appendMoe(metrics.step, *metrics.moe);
+    }
+}
+
+void RunSeries::appendMoe(std::int64_t step, const MoeStepMetrics &moe) {
+    if (moe_steps.isEmpty() && !moe.expert_load.empty()) {
+        moe_blocks = int(moe.expert_load.size());
+        moe_experts = int(moe.expert_load.front().size());
+    }
+    moe_steps.push_back(double(step));
+    moe_aux_loss.push_back(moe.aux_loss);
+    moe_z_loss.push_back(moe.z_loss);
+    moe_dropped.push_back(moe.dropped_fraction);
+    // The shape of the first step holds for the run; a row that differs is cut or padded.
+    QVector<double> load(moe_blocks * moe_experts, 0.0);
+    for (int block = 0; block < moe_blocks && block < int(moe.expert_load.size()); ++block) {
+        const std::vector<double> &row = moe.expert_load[std::size_t(block)];
+        for (int expert = 0; expert < moe_experts && expert < int(row.size()); ++expert) {
+            load[block * moe_experts + expert] = row[std::size_t(expert)];
+        }
+    }
+    moe_load.push_back(load);
 }
 
 void RunSeries::append(const EvalMetrics &metrics) {

@@ -37,14 +37,25 @@ struct RunSeries {
     QVector<double> eval_loss;
     QVector<RunEvent> events;
     bool throughput_in_tokens = true;
+    // Mixture-of-Experts routing, for the steps that reported it (empty for dense runs).
+    QVector<double> moe_steps;
+    QVector<double> moe_aux_loss;
+    QVector<double> moe_z_loss;
+    QVector<double> moe_dropped; // fraction of assignments over capacity
+    // Per MoE step, moe_blocks * moe_experts shares, block by block.
+    QVector<QVector<double>> moe_load;
+    int moe_blocks = 0;
+    int moe_experts = 0;
 
     void append(const StepMetrics &metrics);
     void append(const EvalMetrics &metrics);
+    void appendMoe(std::int64_t step, const MoeStepMetrics &moe);
     void clear();
     std::int64_t lastStep() const { return steps.isEmpty() ? 0 : std::int64_t(steps.last()); }
     // Live memory at the step, or the nearest earlier one; 0 when there is none.
     double liveMemoryAt(double step) const;
     double meanThroughput() const;
+    bool hasMoe() const { return !moe_steps.isEmpty(); }
 };
 
 // Reads a run's metrics, evaluations and events from the project; throws ProjectError.

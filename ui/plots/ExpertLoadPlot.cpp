@@ -1,0 +1,174 @@
+#include "ExpertLoadPlot.h"
+
+#include "PlotStyle.h"
+#include "RunSeries.h"
+
+#include <algorithm>
+
+namespace headroom::ui::plots {
+
+ExpertLoadPlot::ExpertLoadPlot(QWidget *parent) : PlotWidget(tr("Expert Load"), parent) {
+    setObjectName(QStringLiteral("expertLoadPlot"));
+    xAxis->setLabel(tr("step"));
+    yAxis->setLabel(tr("MoE block"));
+    yAxis->setRangeReversed(true); // block 1 on top, in model order
+    yAxis->grid()->setVisible(false);
+    legend->setVisible(false);
+    map_ = new QCPColorMap(xAxis, yAxis);
+    map_->setName(tr("expert load"));
+    map_->setInterpolate(false);
+    scale_ = new QCPColorScale(this);
+    scale_->setType(QCPAxis::atRight);
+    scale_->axis()->setLabel(tr("share of assignments"));
+    plotLayout()->addElement(1, 1, scale_);
+    map_->setColorScale(scale_);
+    auto *margins = new QCPMarginGroup(this);
+    axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+    restyle();
+}
+
+void ExpertLoadPlot::restyle() {
+    const PlotColors colors = plotColors(palette());
+    QCPColorGradient gradient;
+    gradient.setColorInterpolation(QCPColorGradient::ciRGB);
+    gradient.setColorStopAt(0, colors.train);
+    gradient.setColorStopAt(0.5, palette().color(QPalette::Base));
+    gradient.setColorStopAt(1, colors.budget);
+    map_->setGradient(gradient);
+    const QColor text = palette().color(QPalette::WindowText);
+    QCPAxis *axis = scale_->axis();
+    axis->setBasePen(QPen(text));
+    axis->setTickPen(QPen(text));
+    axis->setSubTickPen(QPen(text));
+    axis->setTickLabelColor(text);
+    axis->setLabelColor(text);
+}
+
+void ExpertLoadPlot::clearData() {
+    map_->data()->clear();
+    balanced_ = 0;
+    scheduleReplot();
+}
+
+void ExpertLoadPlot::setSeries(const RunSeries &series) {
+    const int rows = series.moe_blocks * series.moe_experts;
+    const int steps = int(series.moe_steps.size());
+    if (rows == 0 || steps == 0) {
+        clearData();
+        return;
+    }
+    const int columns = std::min(steps, kMaxColumns);
+    auto *data = new QCPColorMapData(columns, rows, QCPRange(0, 1), QCPRange(0, rows - 1));
+    // Cell centres: the mean step of the first and of the last column.
+    auto column_of = [&](int step_index) {
+        return int(std::int64_t(step_index) * columns / steps);
+    };
+    QVector<int> counts(columns, 0);
+    QVector<double> key_sums(columns, 0.0);
+    for (int i = 0; i < steps; ++i) {
+        const int column = column_of(i);
+        ++counts[column];
+        key_sums[column] += series.moe_steps.at(i);
+        const QVector<double> &load = series.moe_load.at(i);
+        for (int row = 0; row < rows; ++row) {
+            data->setCell(column, row, data->cell(column, row) + load.at(row));
+        }
+    }
+    for (int column = 0; column < columns; ++column) {
+        for (int row = 0; row < rows; ++row) {
+            data->setCell(column, row, data->cell(column, row) / counts[column]);
+        }
+    }
+    const double first_key = key_sums.first() / counts.first();
+    const double last_key = key_sums.last() / counts.last();
+    data->setKeyRange(columns > 1 ? QCPRange(first_key, last_key)
+                                  : QCPRange(first_key - 0.5, first_key + 0.5));
+    map_->setData(data, false);
+
+    balanced_ = 1.0 / series.moe_experts;
+    map_->setDataRange(QCPRange(0, 2 * balanced_));
+
+    // One label per block at its middle row; rows of single experts would crowd the axis.
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    for (int block = 0; block < series.moe_blocks; ++block) {
+        ticker->addTick(block * series.moe_experts + (series.moe_experts - 1) / 2.0,
+                        tr("block %1").arg(block + 1));
+    }
+    yAxis->setTicker(ticker);
+    yAxis->setLabel(tr("MoE block (%n expert(s) each)", nullptr, series.moe_experts));
+    scheduleReplot();
+}
+
+void ExpertLoadPlot::fitRanges() {
+    const QCPColorMapData *data = map_->data();
+    if (data->keySize() == 0 || data->valueSize() == 0) {
+        return;
+    }
+    const double key_half = data->keySize() > 1
+                                ? data->keyRange().size() / (data->keySize() - 1) / 2
+                                : data->keyRange().size() / 2;
+    xAxis->setRange(data->keyRange().lower - key_half, data->keyRange().upper + key_half);
+    yAxis->setRange(-0.5, data->valueSize() - 0.5);
+}
+
+int ExpertLoadPlot::columnCount() const {
+    return map_->data()->keySize();
+}
+
+int ExpertLoadPlot::rowCount() const {
+    return map_->data()->valueSize();
+}
+
+double ExpertLoadPlot::share(int column, int row) const {
+    return map_->data()->cell(column, row);
+}
+
+RoutingPlot::RoutingPlot(QWidget *parent) : PlotWidget(tr("Routing"), parent) {
+    setObjectName(QStringLiteral("routingPlot"));
+    xAxis->setLabel(tr("step"));
+    yAxis->setLabel(tr("dropped %"));
+    yAxis2->setVisible(true);
+    yAxis2->setLabel(tr("loss"));
+    dropped_ = addGraph();
+    dropped_->setName(tr("dropped assignments"));
+    aux_ = addGraph(xAxis, yAxis2);
+    aux_->setName(tr("balancing loss"));
+    z_ = addGraph(xAxis, yAxis2);
+    z_->setName(tr("router z-loss"));
+    applyPalette(this, palette()); // yAxis2 became visible after PlotWidget styled the axes
+    restyle();
+}
+
+void RoutingPlot::restyle() {
+    const PlotColors colors = plotColors(palette());
+    dropped_->setPen(QPen(colors.budget, 1));
+    aux_->setPen(QPen(colors.train, 1));
+    z_->setPen(QPen(colors.peak, 1));
+}
+
+void RoutingPlot::clearData() {
+    dropped_->data()->clear();
+    aux_->data()->clear();
+    z_->data()->clear();
+    scheduleReplot();
+}
+
+void RoutingPlot::append(const RunSeries &series, int first_moe_step) {
+    for (int i = first_moe_step; i < series.moe_steps.size(); ++i) {
+        const double step = series.moe_steps.at(i);
+        dropped_->addData(step, 100 * series.moe_dropped.at(i));
+        aux_->addData(step, series.moe_aux_loss.at(i));
+        z_->addData(step, series.moe_z_loss.at(i));
+    }
+    scheduleReplot();
+}
+
+void RoutingPlot::fitRanges() {
+    PlotWidget::fitRanges();
+    yAxis->setRange(0, std::max(1.0, yAxis->range().upper));
+    const QCPRange right = yAxis2->range();
+    yAxis2->setRange(0, right.upper + right.size() * 0.35);
+}
+
+} // namespace headroom::ui::plots
