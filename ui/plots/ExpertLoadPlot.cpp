@@ -28,7 +28,16 @@ ExpertLoadPlot::ExpertLoadPlot(QWidget *parent) : PlotWidget(tr("Expert Load"), 
     restyle();
 }
 
+QPen ExpertLoadPlot::separatorPen() const {
+    QColor color = palette().color(QPalette::WindowText);
+    color.setAlpha(120);
+    return QPen(color, 1);
+}
+
 void ExpertLoadPlot::restyle() {
+    for (QCPItemStraightLine *line : separators_) {
+        line->setPen(separatorPen());
+    }
     const PlotColors colors = plotColors(palette());
     QCPColorGradient gradient;
     gradient.setColorInterpolation(QCPColorGradient::ciRGB);
@@ -47,6 +56,10 @@ void ExpertLoadPlot::restyle() {
 
 void ExpertLoadPlot::clearData() {
     map_->data()->clear();
+    for (QCPItemStraightLine *line : separators_) {
+        removeItem(line);
+    }
+    separators_.clear();
     balanced_ = 0;
     scheduleReplot();
 }
@@ -96,7 +109,23 @@ void ExpertLoadPlot::setSeries(const RunSeries &series) {
                         tr("block %1").arg(block + 1));
     }
     yAxis->setTicker(ticker);
-    yAxis->setLabel(tr("MoE block (%n expert(s) each)", nullptr, series.moe_experts));
+    yAxis->setLabel(tr("MoE block, %1 experts each").arg(series.moe_experts));
+    // Balanced rows are the background colour: lines keep the blocks apart.
+    while (int(separators_.size()) > series.moe_blocks - 1) {
+        removeItem(separators_.back());
+        separators_.pop_back();
+    }
+    while (int(separators_.size()) < series.moe_blocks - 1) {
+        auto *line = new QCPItemStraightLine(this);
+        line->setPen(separatorPen());
+        separators_.push_back(line);
+    }
+    for (int block = 1; block < series.moe_blocks; ++block) {
+        const double y = block * series.moe_experts - 0.5;
+        QCPItemStraightLine *line = separators_[std::size_t(block - 1)];
+        line->point1->setCoords(0, y);
+        line->point2->setCoords(1, y);
+    }
     scheduleReplot();
 }
 
@@ -166,9 +195,16 @@ void RoutingPlot::append(const RunSeries &series, int first_moe_step) {
 
 void RoutingPlot::fitRanges() {
     PlotWidget::fitRanges();
-    yAxis->setRange(0, std::max(1.0, yAxis->range().upper));
-    const QCPRange right = yAxis2->range();
-    yAxis2->setRange(0, right.upper + right.size() * 0.35);
+    // Both axes start at 0 and leave the top third to the legend.
+    bool found = false;
+    const QCPRange dropped = dropped_->getValueRange(found);
+    yAxis->setRange(0, std::max(1.0, found ? dropped.upper * 1.5 : 0.0));
+    double upper = 0;
+    for (QCPGraph *graph : {aux_, z_}) {
+        const QCPRange range = graph->getValueRange(found);
+        upper = found ? std::max(upper, range.upper) : upper;
+    }
+    yAxis2->setRange(0, upper > 0 ? upper * 1.5 : 1.0);
 }
 
 } // namespace headroom::ui::plots

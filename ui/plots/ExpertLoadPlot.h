@@ -2,6 +2,8 @@
 
 #include "PlotWidget.h"
 
+#include <vector>
+
 namespace headroom::ui {
 struct RunSeries;
 }
@@ -37,7 +39,10 @@ protected:
     void fitRanges() override;
 
 private:
+    QPen separatorPen() const;
+
     QCPColorMap *map_ = nullptr;
+    std::vector<QCPItemStraightLine *> separators_;
     QCPColorScale *scale_ = nullptr;
     double balanced_ = 0;
 };
