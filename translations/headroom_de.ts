@@ -2399,6 +2399,37 @@ headroom-cli train &quot;%1&quot;</translation>
     </message>
 </context>
 <context>
+    <name>headroom::ui::plots::ExpertLoadPlot</name>
+    <message>
+        <source>Expert Load</source>
+        <translation>Expertenauslastung</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>MoE block</source>
+        <translation>MoE-Block</translation>
+    </message>
+    <message>
+        <source>expert load</source>
+        <translation>Expertenauslastung</translation>
+    </message>
+    <message>
+        <source>share of assignments</source>
+        <translation>Anteil der Zuweisungen</translation>
+    </message>
+    <message>
+        <source>block %1</source>
+        <translation>Block %1</translation>
+    </message>
+    <message>
+        <source>MoE block, %1 experts each</source>
+        <translation>MoE-Block, je %1 Experten</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::plots::LossPlot</name>
     <message>
         <source>Loss</source>
@@ -2494,6 +2525,37 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>reserved by the allocator</source>
         <translation>vom Allokator reserviert</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::RoutingPlot</name>
+    <message>
+        <source>Routing</source>
+        <translation>Routing</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>dropped %</source>
+        <translation>verworfen %</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>Verlust</translation>
+    </message>
+    <message>
+        <source>dropped assignments</source>
+        <translation>verworfene Zuweisungen</translation>
+    </message>
+    <message>
+        <source>balancing loss</source>
+        <translation>Balancing-Verlust</translation>
+    </message>
+    <message>
+        <source>router z-loss</source>
+        <translation>Router-z-Verlust</translation>
     </message>
 </context>
 <context>

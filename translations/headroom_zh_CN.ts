@@ -2389,6 +2389,37 @@ headroom-cli train &quot;%1&quot;</translation>
     </message>
 </context>
 <context>
+    <name>headroom::ui::plots::ExpertLoadPlot</name>
+    <message>
+        <source>Expert Load</source>
+        <translation>专家负载</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>MoE block</source>
+        <translation>MoE 块</translation>
+    </message>
+    <message>
+        <source>expert load</source>
+        <translation>专家负载</translation>
+    </message>
+    <message>
+        <source>share of assignments</source>
+        <translation>分配占比</translation>
+    </message>
+    <message>
+        <source>block %1</source>
+        <translation>块 %1</translation>
+    </message>
+    <message>
+        <source>MoE block, %1 experts each</source>
+        <translation>MoE 块，每块 %1 个专家</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::plots::LossPlot</name>
     <message>
         <source>Loss</source>
@@ -2484,6 +2515,37 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>reserved by the allocator</source>
         <translation>分配器保留</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::RoutingPlot</name>
+    <message>
+        <source>Routing</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>dropped %</source>
+        <translation>丢弃 %</translation>
+    </message>
+    <message>
+        <source>loss</source>
+        <translation>损失</translation>
+    </message>
+    <message>
+        <source>dropped assignments</source>
+        <translation>丢弃的分配</translation>
+    </message>
+    <message>
+        <source>balancing loss</source>
+        <translation>负载均衡损失</translation>
+    </message>
+    <message>
+        <source>router z-loss</source>
+        <translation>路由 z 损失</translation>
     </message>
 </context>
 <context>
