@@ -1,6 +1,7 @@
 // Expert load and routing plots: MoE step metrics reach the heat map and the routing graphs,
 // live and from the project file; dense runs keep the Live view as it was.
 #include "LiveView.h"
+#include "RunPoller.h"
 #include "RunSeries.h"
 #include "plots/ExpertLoadPlot.h"
 #include "plots/ThroughputPlot.h"
@@ -23,6 +24,7 @@ private Q_SLOTS:
     void routingGraphsFollowTheSteps();
     void longRunsAreAveragedIntoColumns();
     void storedRunShowsItsExpertLoad();
+    void watchedRunBringsItsExpertLoad();
     void exportWritesTheMoePlots();
 };
 
@@ -183,6 +185,40 @@ void TestExpertLoadPlot::storedRunShowsItsExpertLoad() {
     QCOMPARE(view.expertLoadPlot()->columnCount(), 12);
     QVERIFY(qFuzzyCompare(view.expertLoadPlot()->share(11, 4), 0.37));
     QCOMPARE(view.routingPlot()->droppedGraph()->dataCount(), 12);
+}
+
+// A run trained by another process reaches the Live view through RunPoller.
+void TestExpertLoadPlot::watchedRunBringsItsExpertLoad() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath("watched.headroom");
+    std::int64_t run = 0;
+    {
+        headroom::Project project =
+            headroom::Project::create(path.toStdString(), R"({"recipe":"gpt"})");
+        run = project.beginRun("{}", "cpu", 100, 0);
+        headroom::MetricsWriter writer(path.toStdString(), run);
+        for (const auto &step : moeSteps(1, 6)) {
+            writer.post(step);
+        }
+        writer.flush();
+    }
+    LiveView view;
+    view.beginRun(run, "watched");
+    headroom::ui::RunPoller poller(60'000);
+    int batches = 0;
+    connect(&poller, &headroom::ui::RunPoller::stepsArrived, &view,
+            [&](const QVector<headroom::StepMetrics> &steps) {
+                ++batches;
+                view.appendSteps(steps);
+            });
+    poller.watch(path);
+    poller.poll();
+    QCOMPARE(batches, 1);
+    QVERIFY(view.series().hasMoe());
+    QCOMPARE(view.expertLoadPlot()->columnCount(), 6);
+    QVERIFY(qFuzzyCompare(view.expertLoadPlot()->share(5, 4), 0.31));
+    QVERIFY(qFuzzyCompare(view.routingPlot()->droppedGraph()->data()->at(5)->value, 0.6));
 }
 
 void TestExpertLoadPlot::exportWritesTheMoePlots() {
