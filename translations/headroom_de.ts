@@ -2428,6 +2428,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>MoE block, %1 experts each</source>
         <translation>MoE-Block, je %1 Experten</translation>
     </message>
+    <message>
+        <source>Step %1, block %2, expert %3: %4% of the assignments (balanced: %5%)</source>
+        <translation>Schritt %1, Block %2, Experte %3: %4 % der Zuweisungen (ausgeglichen: %5 %)</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::plots::LossPlot</name>

@@ -2418,6 +2418,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>MoE block, %1 experts each</source>
         <translation>MoE 块，每块 %1 个专家</translation>
     </message>
+    <message>
+        <source>Step %1, block %2, expert %3: %4% of the assignments (balanced: %5%)</source>
+        <translation>第 %1 步，块 %2，专家 %3：占分配的 %4%（均衡：%5%）</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::plots::LossPlot</name>

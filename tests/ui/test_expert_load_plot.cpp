@@ -23,6 +23,7 @@ private Q_SLOTS:
     void denseRunsHideTheMoePlots();
     void routingGraphsFollowTheSteps();
     void longRunsAreAveragedIntoColumns();
+    void tooltipNamesTheCell();
     void storedRunShowsItsExpertLoad();
     void watchedRunBringsItsExpertLoad();
     void exportWritesTheMoePlots();
@@ -158,6 +159,22 @@ void TestExpertLoadPlot::longRunsAreAveragedIntoColumns() {
     QVERIFY(qFuzzyCompare(plot.share(0, 4), 0.265));
     QCOMPARE(plot.share(plots::ExpertLoadPlot::kMaxColumns - 1, 4), 1.0);
     QCOMPARE(plot.share(7, 2), 0.25);
+}
+
+void TestExpertLoadPlot::tooltipNamesTheCell() {
+    RunSeries series;
+    for (const auto &step : moeSteps(1, 10)) {
+        series.append(step);
+    }
+    plots::ExpertLoadPlot plot;
+    plot.setSeries(series);
+    // Row 4 is expert 0 of the second block; step 10 gave it 0.35.
+    QCOMPARE(
+        plot.cellText(10, 4),
+        QStringLiteral("Step 10, block 2, expert 0: 35.0% of the assignments (balanced: 25.0%)"));
+    QCOMPARE(plot.cellText(3.2, 1).left(27), QStringLiteral("Step 3, block 1, expert 1: "));
+    QVERIFY(plot.cellText(40, 4).isEmpty());
+    QVERIFY(plot.cellText(5, 9).isEmpty());
 }
 
 void TestExpertLoadPlot::storedRunShowsItsExpertLoad() {

@@ -3,7 +3,11 @@
 #include "PlotStyle.h"
 #include "RunSeries.h"
 
+#include <QMouseEvent>
+#include <QToolTip>
+
 #include <algorithm>
+#include <cmath>
 
 namespace headroom::ui::plots {
 
@@ -17,6 +21,7 @@ ExpertLoadPlot::ExpertLoadPlot(QWidget *parent) : PlotWidget(tr("Expert Load"), 
     map_ = new QCPColorMap(xAxis, yAxis);
     map_->setName(tr("expert load"));
     map_->setInterpolate(false);
+    setMouseTracking(true);
     scale_ = new QCPColorScale(this);
     scale_->setType(QCPAxis::atRight);
     scale_->axis()->setLabel(tr("share of assignments"));
@@ -61,6 +66,7 @@ void ExpertLoadPlot::clearData() {
     }
     separators_.clear();
     balanced_ = 0;
+    experts_ = 0;
     scheduleReplot();
 }
 
@@ -99,6 +105,7 @@ void ExpertLoadPlot::setSeries(const RunSeries &series) {
                                   : QCPRange(first_key - 0.5, first_key + 0.5));
     map_->setData(data, false);
 
+    experts_ = series.moe_experts;
     balanced_ = 1.0 / series.moe_experts;
     map_->setDataRange(QCPRange(0, 2 * balanced_));
 
@@ -151,6 +158,43 @@ int ExpertLoadPlot::rowCount() const {
 
 double ExpertLoadPlot::share(int column, int row) const {
     return map_->data()->cell(column, row);
+}
+
+QString ExpertLoadPlot::cellText(double key, double value) const {
+    QCPColorMapData *data = map_->data();
+    if (experts_ == 0 || data->keySize() == 0) {
+        return {};
+    }
+    int column = 0;
+    int row = 0;
+    data->coordToCell(key, value, &column, &row);
+    if (column < 0 || column >= data->keySize() || row < 0 || row >= data->valueSize()) {
+        return {};
+    }
+    double step = 0;
+    data->cellToCoord(column, row, &step, nullptr);
+    return tr("Step %1, block %2, expert %3: %4% of the assignments (balanced: %5%)")
+        .arg(std::llround(step))
+        .arg(row / experts_ + 1)
+        .arg(row % experts_)
+        .arg(100 * data->cell(column, row), 0, 'f', 1)
+        .arg(100 * balanced_, 0, 'f', 1);
+}
+
+void ExpertLoadPlot::mouseMoveEvent(QMouseEvent *event) {
+    PlotWidget::mouseMoveEvent(event);
+    if (event->buttons() != Qt::NoButton) {
+        return;
+    }
+    const QPointF pos = event->position();
+    const QString text = axisRect()->rect().contains(pos.toPoint())
+                             ? cellText(xAxis->pixelToCoord(pos.x()), yAxis->pixelToCoord(pos.y()))
+                             : QString();
+    if (text.isEmpty()) {
+        QToolTip::hideText();
+    } else {
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    }
 }
 
 RoutingPlot::RoutingPlot(QWidget *parent) : PlotWidget(tr("Routing"), parent) {

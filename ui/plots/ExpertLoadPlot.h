@@ -33,10 +33,13 @@ public:
     double share(int column, int row) const;
     // The share at which the colour is neutral (1/E); 0 before any data.
     double balancedShare() const { return balanced_; }
+    // What the tooltip says at plot coordinates; empty outside the map.
+    QString cellText(double key, double value) const;
 
 protected:
     void restyle() override;
     void fitRanges() override;
+    void mouseMoveEvent(QMouseEvent *event) override;
 
 private:
     QPen separatorPen() const;
@@ -45,6 +48,7 @@ private:
     std::vector<QCPItemStraightLine *> separators_;
     QCPColorScale *scale_ = nullptr;
     double balanced_ = 0;
+    int experts_ = 0;
 };
 
 // What a user tunes moe.capacity_factor and moe.aux_loss by: the fraction of assignments
