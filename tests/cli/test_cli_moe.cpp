@@ -87,6 +87,7 @@ void TestCliMoe::trainPrintsRoutingPerStep() {
         QVERIFY2(moe["aux_loss"].toDouble() > 0.5, qPrintable(QJsonDocument(line).toJson()));
         QVERIFY(moe["z_loss"].toDouble() > 0);
         QVERIFY(moe["dropped_fraction"].toDouble() >= 0);
+        QVERIFY(moe["dropped_fraction"].toDouble() <= 1);
         QVERIFY(isExpertLoad(moe["expert_load"]));
     }
     QCOMPARE(steps, 4);
@@ -104,6 +105,25 @@ void TestCliMoe::runsJsonIncludesRouting() {
     QVERIFY(isExpertLoad(moe["mean"].toObject()["expert_load"]));
     QVERIFY(moe["mean"].toObject()["aux_loss"].toDouble() > 0.5);
     QVERIFY(moe["mean"].toObject().contains("dropped_fraction"));
+    // The summary is what the step lines said: the last step's figures and their means.
+    QList<QJsonObject> step_moe;
+    for (const QJsonObject &line : jsonLines(trained_.out)) {
+        if (line["type"].toString() == "step") {
+            step_moe.push_back(line["moe"].toObject());
+        }
+    }
+    QCOMPARE(step_moe.size(), 4);
+    for (const char *key : {"aux_loss", "z_loss", "dropped_fraction"}) {
+        double sum = 0;
+        for (const QJsonObject &step : step_moe) {
+            sum += step[key].toDouble();
+        }
+        QVERIFY2(std::abs(moe["mean"].toObject()[key].toDouble() - sum / 4) < 1e-9, key);
+        QVERIFY2(std::abs(moe["last"].toObject()[key].toDouble() -
+                          step_moe.back()[key].toDouble()) < 1e-9,
+                 key);
+    }
+    QCOMPARE(moe["last"].toObject()["expert_load"], step_moe.back()["expert_load"]);
 
     // A dense run has no routing.
     const QString dense = path("dense.headroom");
