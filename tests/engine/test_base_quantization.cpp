@@ -3,6 +3,7 @@
 // weight the issue allows, the vectorized CPU kernels against the tensor-operation path used off
 // the CPU, the quantized linear layer's output and input gradient against a plain product with
 // the dequantized weight, and a LoRA model on an nf4 base against the same model in fp32.
+#include "causal_lm_support.h"
 #include "compat/autocast.h"
 #include "models/base_quantization.h"
 #include "models/causal_lm.h"
@@ -23,16 +24,7 @@ double relativeRmsError(const torch::Tensor &weight, const torch::Tensor &restor
 }
 
 headroom::models::CausalLmOptions tinyLlama() {
-    headroom::models::CausalLmOptions options;
-    options.vocab_size = 48;
-    options.dim = 64;
-    options.layers = 2;
-    options.heads = 4;
-    options.kv_heads = 2;
-    options.head_dim = 16;
-    options.hidden = 128;
-    options.max_positions = 32;
-    return options;
+    return test_support::tinyLlamaOptions();
 }
 
 // Fresh weights for `reference` (matrices times `scale`) and a second model holding the same.

@@ -1,3 +1,4 @@
+#include "causal_lm_support.h"
 #include "hf/quantized_base_cache.h"
 #include "models/causal_lm.h"
 
@@ -39,15 +40,7 @@ namespace {
 using headroom::models::BaseFormat;
 
 headroom::models::CausalLmOptions tinyLlama(bool deferred) {
-    headroom::models::CausalLmOptions options;
-    options.vocab_size = 48;
-    options.dim = 64;
-    options.layers = 2;
-    options.heads = 4;
-    options.kv_heads = 2;
-    options.head_dim = 16;
-    options.hidden = 96;
-    options.max_positions = 32;
+    headroom::models::CausalLmOptions options = test_support::tinyLlamaOptions(96);
     options.deferred_projections = deferred;
     return options;
 }
