@@ -3,9 +3,8 @@
 // same weights and inputs go to both through a safetensors file, and outputs, losses, routing
 // counts and the gradients of the input and of every weight must agree. Without python3-torch
 // the test skips and says why.
-#include "export/safetensors.h"
-#include "hf/safetensors_file.h"
 #include "models/moe.h"
+#include "python_reference.h"
 
 #include <torch/torch.h>
 
@@ -20,55 +19,14 @@
 using headroom::models::MoeLayer;
 using headroom::models::MoeOptions;
 
+using namespace test_support;
+
 namespace {
 
-const char *const kPython = "/usr/bin/python3";
 constexpr std::int64_t kDim = 12;
 
 QString referenceScript() {
     return QStringLiteral(HEADROOM_SOURCE_DIR "/tests/interop/moe/reference_moe.py");
-}
-
-// Why the reference cannot run here, or "" when it can.
-QString pythonProblem() {
-    QProcess probe;
-    probe.start(kPython, {"-c", "import torch"});
-    if (!probe.waitForFinished(60000)) {
-        return QString("%1 did not start or finish").arg(kPython);
-    }
-    if (probe.exitStatus() != QProcess::NormalExit || probe.exitCode() != 0) {
-        return QString("%1 cannot import torch (apt install python3-torch)").arg(kPython);
-    }
-    return {};
-}
-
-void writeTensors(const QString &path, const std::map<std::string, torch::Tensor> &tensors,
-                  const std::map<std::string, std::string> &metadata) {
-    std::vector<torch::Tensor> keep;
-    std::vector<headroom::exporting::TensorView> views;
-    for (const auto &[name, tensor] : tensors) {
-        keep.push_back(tensor.detach().contiguous().to(torch::kFloat));
-        headroom::exporting::TensorView view;
-        view.name = name;
-        view.dtype = "F32";
-        view.shape = keep.back().sizes().vec();
-        view.data = keep.back().data_ptr();
-        view.bytes = static_cast<std::uint64_t>(keep.back().nbytes());
-        views.push_back(view);
-    }
-    headroom::exporting::writeSafetensors(path.toStdString(), views, metadata);
-}
-
-std::map<std::string, torch::Tensor> readTensors(const QString &path) {
-    const auto file = headroom::hf::SafetensorsFile::open(path.toStdString());
-    std::map<std::string, torch::Tensor> tensors;
-    for (const headroom::hf::TensorRecord &record : file.tensors()) {
-        const auto dtype = record.dtype == "I64" ? torch::kLong : torch::kFloat;
-        tensors[record.name] =
-            torch::from_blob(const_cast<std::uint8_t *>(file.data(record)), record.shape, dtype)
-                .clone();
-    }
-    return tensors;
 }
 
 bool close(const torch::Tensor &a, const torch::Tensor &b) {
@@ -91,7 +49,7 @@ private:
 
 void TestMoeInterop::initTestCase() {
     QVERIFY(dir_.isValid());
-    const QString problem = pythonProblem();
+    const QString problem = pythonReferenceProblem();
     if (!problem.isEmpty()) {
         QSKIP(qPrintable("no Python reference: " + problem));
     }
@@ -136,16 +94,17 @@ void TestMoeInterop::matchesThePythonReference() {
     static int counter = 0;
     const QString in = QDir(dir_.path()).filePath(QString("in-%1.safetensors").arg(++counter));
     const QString out = in + ".out";
-    writeTensors(in, inputs,
-                 {{"top_k", std::to_string(top_k)},
-                  {"capacity_factor", QString::number(capacity_factor, 'g', 17).toStdString()},
-                  {"aux_weight", "0.25"},
-                  {"z_weight", "0.05"}});
+    writeReferenceTensors(
+        in, inputs,
+        {{"top_k", std::to_string(top_k)},
+         {"capacity_factor", QString::number(capacity_factor, 'g', 17).toStdString()},
+         {"aux_weight", "0.25"},
+         {"z_weight", "0.05"}});
     QProcess python;
-    python.start(kPython, {referenceScript(), in, out});
+    python.start(kReferencePython, {referenceScript(), in, out});
     QVERIFY2(python.waitForFinished(120000), "the reference did not finish");
     QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
-    const std::map<std::string, torch::Tensor> expected = readTensors(out);
+    const std::map<std::string, torch::Tensor> expected = readReferenceTensors(out);
 
     const headroom::models::MoeOutput actual = layer->forward(x);
     ((actual.output * grad_output).sum() + aux_weight * actual.aux_loss + z_weight * actual.z_loss)

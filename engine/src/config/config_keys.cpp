@@ -58,7 +58,7 @@ std::vector<KeySpec> buildKeys() {
 
         text("data.path", "", KeyType::Path,
              "Training data file (relative paths are relative to the project file)"),
-        choice("data.format", "auto", {"auto", "text", "jsonl", "csv"},
+        choice("data.format", "auto", {"auto", "text", "jsonl", "json", "csv"},
                "Data format; auto goes by the file extension"),
         text("data.text_field", "text", KeyType::String,
              "JSONL field or CSV column holding the text (gpt)"),

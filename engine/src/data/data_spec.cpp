@@ -25,6 +25,9 @@ Format guessFormat(const std::string &path) {
     if (endsWith(lower, ".jsonl") || endsWith(lower, ".ndjson")) {
         return Format::Jsonl;
     }
+    if (endsWith(lower, ".json")) {
+        return Format::Json;
+    }
     if (endsWith(lower, ".csv")) {
         return Format::Csv;
     }
@@ -39,10 +42,14 @@ Format parseFormat(const std::string &text) {
     if (lower == "jsonl") {
         return Format::Jsonl;
     }
+    if (lower == "json") {
+        return Format::Json;
+    }
     if (lower == "csv") {
         return Format::Csv;
     }
-    throw std::invalid_argument("unknown data format '" + text + "' (accepted: text, jsonl, csv)");
+    throw std::invalid_argument("unknown data format '" + text +
+                                "' (accepted: text, jsonl, json, csv)");
 }
 
 std::string toString(Format format) {
@@ -51,6 +58,8 @@ std::string toString(Format format) {
         return "text";
     case Format::Jsonl:
         return "jsonl";
+    case Format::Json:
+        return "json";
     case Format::Csv:
         return "csv";
     }

@@ -5,7 +5,7 @@
 
 namespace headroom::data {
 
-enum class Format { Text, Jsonl, Csv };
+enum class Format { Text, Jsonl, Json, Csv }; // Json: one array of objects
 enum class Split { Train, Validation };
 
 // Everything the data layer needs, filled from the Config by the trainer.
@@ -23,12 +23,19 @@ struct DataSpec {
     std::int64_t stride = 0;      // gpt: step between windows; 0 = seq_len
     std::uint64_t seed = 1234;    // shuffle order
     std::uint64_t split_seed = 0; // which examples are validation; fixed per project
+    // splade: records are query/passage sets ("query", "positive" or "positives", optional
+    // "negatives"); seq_len is the most tokens of one text, specials included.
+    bool retrieval = false;
+    // Hard negatives per training example, taken in turn from the record's "negatives" (a
+    // different window each epoch).
+    std::int64_t hard_negatives = 1;
 };
 
-// Format from the file name: .jsonl/.ndjson -> Jsonl, .csv -> Csv, anything else -> Text.
+// Format from the file name: .jsonl/.ndjson -> Jsonl, .json -> Json, .csv -> Csv, anything else
+// -> Text.
 Format guessFormat(const std::string &path);
 Format
-parseFormat(const std::string &text); // "text" | "jsonl" | "csv"; throws std::invalid_argument
+parseFormat(const std::string &text); // "text" | "jsonl" | "json" | "csv"; throws invalid_argument
 std::string toString(Format format);
 
 } // namespace headroom::data

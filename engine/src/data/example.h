@@ -19,6 +19,12 @@ struct Example {
     std::int32_t prompt_tokens = 0;
     std::int32_t real_tokens = 0;
 
+    // retrieval (splade): `tokens` holds the query's tokens, then each passage's, back to back;
+    // segment_lengths their lengths, the query's first. The first positive_passages passages
+    // are relevant to the query; the rest are its hard negatives.
+    std::vector<std::int32_t> segment_lengths;
+    std::int32_t positive_passages = 0;
+
     // tabular: standardized numeric features, category indices per categorical column
     // (0 = unknown / missing), and the target (class index, or standardized value for
     // regression).

@@ -17,8 +17,9 @@ namespace headroom::data {
 namespace {
 
 constexpr std::uint64_t kStateMagicV1 = 0x3153445244485248ULL; // "HRHDRDS1"
-// Version 2 adds each buffered example's prompt and padding spans.
-constexpr std::uint64_t kStateMagic = 0x3253445244485248ULL; // "HRHDRDS2"
+// Version 2 adds each buffered example's prompt and padding spans; 3 its retrieval segments.
+constexpr std::uint64_t kStateMagicV2 = 0x3253445244485248ULL; // "HRHDRDS2"
+constexpr std::uint64_t kStateMagic = 0x3353445244485248ULL;   // "HRHDRDS3"
 
 // What this epoch has read so far, for the "no training examples" diagnosis.
 struct EpochCounts {
@@ -33,8 +34,12 @@ void checkSpec(const DataSpec &spec, const Tokenizer *tokenizer, const TabularSc
         throw std::invalid_argument("ExampleStream needs either a tokenizer (gpt) or a tabular "
                                     "schema, exactly one");
     }
-    if (tokenizer && spec.seq_len < 1) {
-        throw std::invalid_argument("seq_len must be at least 1");
+    if (tokenizer && spec.seq_len < (spec.retrieval ? 3 : 1)) {
+        throw std::invalid_argument(spec.retrieval ? "seq_len must be at least 3 for retrieval"
+                                                   : "seq_len must be at least 1");
+    }
+    if (spec.retrieval && spec.hard_negatives < 0) {
+        throw std::invalid_argument("hard_negatives must be 0 or more");
     }
     if (spec.stride < 0) {
         throw std::invalid_argument("stride must be 0 (= seq_len) or positive");
@@ -60,6 +65,9 @@ std::uint64_t specFingerprint(const DataSpec &spec, const Tokenizer *tokenizer) 
     writer.i64(spec.stride);
     writer.u64(spec.seed);
     writer.u64(spec.split_seed);
+    if (spec.retrieval) {
+        writer.i64(spec.hard_negatives);
+    }
     if (tokenizer) {
         writer.u64(static_cast<std::uint64_t>(tokenizer->kind()));
         writer.i64(tokenizer->vocabSize());
@@ -85,6 +93,12 @@ struct ExampleStream::Impl {
                                     toString(spec.format) + ")");
             }
             encoder = std::make_unique<TabularEncoder>(*schema, reader.columns(), spec.path);
+        } else if (spec.retrieval && spec.format != Format::Jsonl && spec.format != Format::Json) {
+            throw DataError(spec.path, 0,
+                            "retrieval data must be JSONL (one object per line) or JSON (an "
+                            "array of objects) with \"query\" and \"positive\" fields; the "
+                            "format is " +
+                                toString(spec.format));
         } else {
             newline_separator =
                 spec.format == Format::Text && tokenizer->kind() == TokenizerKind::Byte;
@@ -93,6 +107,8 @@ struct ExampleStream::Impl {
 
     bool produce(Example &out);
     void instructionExample(Example &out);
+    void retrievalExample(Example &out);
+    void appendSegment(Example &out, const std::string &text);
     bool nextTrain(Example &out);
     void startNextEpoch();
     [[noreturn]] void throwNoTrainingExamples() const;
@@ -135,6 +151,12 @@ bool ExampleStream::Impl::produce(Example &out) {
             continue;
         }
         ++counts.split_records;
+        if (spec.retrieval) {
+            retrievalExample(out);
+            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
+            ++counts.examples;
+            return true;
+        }
         if (encoder) {
             encoder->encode(record.fields, record.line, out);
             out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
@@ -175,6 +197,45 @@ void ExampleStream::Impl::instructionExample(Example &out) {
     out.tokens.resize(width);
     out.prompt_tokens = static_cast<std::int32_t>(prompt);
     out.real_tokens = static_cast<std::int32_t>(real);
+}
+
+// A text as the encoder reads it: the tokenizer's specials around it ([CLS] ... [SEP]), cut to
+// seq_len tokens by dropping text tokens before the closing special, as the reference library
+// truncates with max_length.
+void ExampleStream::Impl::appendSegment(Example &out, const std::string &text) {
+    std::vector<std::int32_t> ids = tokenizer->encodeStart(text);
+    const auto limit = static_cast<std::size_t>(spec.seq_len);
+    if (ids.size() >= limit) {
+        ids.resize(limit - 1);
+    }
+    ids.push_back(tokenizer->endOfTextId());
+    counts.tokens += static_cast<std::int64_t>(ids.size());
+    out.tokens.insert(out.tokens.end(), ids.begin(), ids.end());
+    out.segment_lengths.push_back(static_cast<std::int32_t>(ids.size()));
+}
+
+// The query, then its passages. Training: one positive and spec.hard_negatives negatives, both
+// taken in turn from the record so each epoch sees other ones. Validation: all of them (the
+// retrieval metrics count every relevant passage).
+void ExampleStream::Impl::retrievalExample(Example &out) {
+    appendSegment(out, record.query);
+    if (split == Split::Validation) {
+        for (const std::string &positive : record.positives) {
+            appendSegment(out, positive);
+        }
+        for (const std::string &negative : record.negatives) {
+            appendSegment(out, negative);
+        }
+        out.positive_passages = static_cast<std::int32_t>(record.positives.size());
+        return;
+    }
+    appendSegment(out, record.positives[epoch % record.positives.size()]);
+    out.positive_passages = 1;
+    const std::size_t available = record.negatives.size();
+    const std::size_t wanted = std::min(available, static_cast<std::size_t>(spec.hard_negatives));
+    for (std::size_t i = 0; i < wanted; ++i) {
+        appendSegment(out, record.negatives[(epoch * wanted + i) % available]);
+    }
 }
 
 void ExampleStream::Impl::throwNoTrainingExamples() const {
@@ -293,7 +354,7 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::string &path = d.spec.path;
     StateReader reader(state, path);
     const std::uint64_t magic = reader.u64();
-    if (magic != kStateMagic && magic != kStateMagicV1) {
+    if (magic != kStateMagic && magic != kStateMagicV2 && magic != kStateMagicV1) {
         reader.fail("it is not a Headroom data position");
     }
     if (reader.u64() != static_cast<std::uint64_t>(d.split)) {
@@ -337,7 +398,9 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::uint64_t buffered = reader.u64();
     std::vector<Example> shuffle_buffer;
     for (std::uint64_t i = 0; i < buffered; ++i) {
-        shuffle_buffer.push_back(reader.example(magic == kStateMagic));
+        shuffle_buffer.push_back(reader.example(magic == kStateMagic     ? 3
+                                                : magic == kStateMagicV2 ? 2
+                                                                         : 1));
     }
     if (!reader.atEnd()) {
         reader.fail("unexpected bytes after its end");

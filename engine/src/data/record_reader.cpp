@@ -34,6 +34,14 @@ std::string shortJsonReason(const std::string &what) {
     return reason;
 }
 
+std::vector<std::string> keysOf(const nlohmann::ordered_json &object) {
+    std::vector<std::string> keys;
+    for (auto it = object.begin(); it != object.end(); ++it) {
+        keys.push_back(it.key());
+    }
+    return keys;
+}
+
 std::string joinNames(const std::vector<std::string> &names) {
     std::string joined;
     for (const std::string &name : names) {
@@ -46,7 +54,7 @@ std::string joinNames(const std::vector<std::string> &names) {
 } // namespace
 
 RecordReader::RecordReader(const DataSpec &spec, bool want_text)
-    : spec_(spec), want_text_(want_text), lines_(spec.path) {
+    : spec_(spec), want_text_(want_text), lines_(spec.path), array_(lines_) {
     if (spec_.format == Format::Csv) {
         std::int64_t header_line = 0;
         if (!readCsvRecord(lines_, columns_, header_line)) {
@@ -99,6 +107,9 @@ bool RecordReader::next(Record &record) {
     case Format::Jsonl:
         found = nextJsonl(record);
         break;
+    case Format::Json:
+        found = nextJsonArray(record);
+        break;
     case Format::Csv:
         found = nextCsv(record);
         break;
@@ -125,6 +136,19 @@ bool RecordReader::nextJsonl(Record &record) {
         }
     } while (isWhitespace(line_));
     record.line = lines_.lineNumber();
+    readObject(line_, record);
+    return true;
+}
+
+bool RecordReader::nextJsonArray(Record &record) {
+    if (!array_.next(line_, record.line)) {
+        return false;
+    }
+    readObject(line_, record);
+    return true;
+}
+
+void RecordReader::readObject(const std::string &text, Record &record) {
     nlohmann::ordered_json object; // keeps the keys in file order for the summary
     const auto limit_depth = [&](int depth, nlohmann::ordered_json::parse_event_t,
                                  nlohmann::ordered_json &) {
@@ -136,14 +160,16 @@ bool RecordReader::nextJsonl(Record &record) {
         return true;
     };
     try {
-        object = nlohmann::ordered_json::parse(line_, limit_depth);
+        object = nlohmann::ordered_json::parse(text, limit_depth);
     } catch (const nlohmann::ordered_json::exception &error) {
         // A parse_error, or an out_of_range for a number too large for a double.
         throw DataError(path(), record.line, "malformed JSON: " + shortJsonReason(error.what()));
     }
     if (!object.is_object()) {
         throw DataError(path(), record.line,
-                        std::string("expected one JSON object per line, found a JSON ") +
+                        std::string(spec_.format == Format::Json
+                                        ? "expected a JSON object in the array, found a JSON "
+                                        : "expected one JSON object per line, found a JSON ") +
                             object.type_name());
     }
     if (columns_.empty()) {
@@ -152,8 +178,16 @@ bool RecordReader::nextJsonl(Record &record) {
         }
     }
     if (!want_text_) {
-        return true;
+        return;
     }
+    if (spec_.retrieval) {
+        takeRetrievalFields(object, record);
+    } else {
+        takeTextFields(object, record);
+    }
+}
+
+void RecordReader::takeTextFields(const nlohmann::ordered_json &object, Record &record) const {
     record.instruction = false;
     const auto field = object.find(spec_.text_field);
     const auto prompt = object.find("prompt");
@@ -174,17 +208,13 @@ bool RecordReader::nextJsonl(Record &record) {
             throw DataError(path(), record.line,
                             "the completion is empty: nothing to learn from this record");
         }
-        return true;
+        return;
     }
     if (field == object.end()) {
-        std::vector<std::string> keys;
-        for (auto it = object.begin(); it != object.end(); ++it) {
-            keys.push_back(it.key());
-        }
         throw DataError(path(), record.line,
                         "the record has no field \"" + spec_.text_field +
-                            "\" nor \"prompt\" and \"completion\" (its fields: " + joinNames(keys) +
-                            ")");
+                            "\" nor \"prompt\" and \"completion\" (its fields: " +
+                            joinNames(keysOf(object)) + ")");
     }
     if (!field->is_string()) {
         throw DataError(path(), record.line,
@@ -192,7 +222,64 @@ bool RecordReader::nextJsonl(Record &record) {
                             ", expected a string");
     }
     record.text = field->get<std::string>();
-    return true;
+}
+
+void RecordReader::takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const {
+    const auto fail = [&](const std::string &problem) {
+        throw DataError(path(), record.line, problem);
+    };
+    const auto text = [&](const nlohmann::ordered_json &value, const std::string &where) {
+        if (!value.is_string()) {
+            fail(where + " is a " + value.type_name() + ", expected a string");
+        }
+        std::string result = value.get<std::string>();
+        if (isWhitespace(result)) {
+            fail(where + " is empty");
+        }
+        return result;
+    };
+    const auto texts = [&](const nlohmann::ordered_json &value, const std::string &name) {
+        std::vector<std::string> result;
+        if (!value.is_array()) {
+            fail("the field \"" + name + "\" is a " + value.type_name() +
+                 ", expected an array of strings");
+        }
+        for (std::size_t i = 0; i < value.size(); ++i) {
+            result.push_back(text(value[i], name + "[" + std::to_string(i) + "]"));
+        }
+        return result;
+    };
+    const auto query = object.find("query");
+    if (query == object.end()) {
+        fail("the record has no field \"query\" (its fields: " + joinNames(keysOf(object)) +
+             "); retrieval records need \"query\", \"positive\" or \"positives\", and "
+             "optionally \"negatives\"");
+    }
+    record.query = text(*query, "the field \"query\"");
+    const auto positive = object.find("positive");
+    const auto positives = object.find("positives");
+    record.positives.clear();
+    if (positive != object.end() && positives != object.end()) {
+        fail("the record has both \"positive\" and \"positives\"; give one of them");
+    }
+    if (positive != object.end()) {
+        record.positives.push_back(text(*positive, "the field \"positive\""));
+    } else if (positives != object.end()) {
+        record.positives = texts(*positives, "positives");
+        if (record.positives.empty()) {
+            fail("the field \"positives\" is an empty array: the query needs a relevant "
+                 "passage");
+        }
+    } else {
+        fail("the record has no field \"positive\" nor \"positives\" (its fields: " +
+             joinNames(keysOf(object)) + ")");
+    }
+    record.negatives.clear();
+    const auto negatives = object.find("negatives");
+    if (negatives != object.end()) {
+        record.negatives = texts(*negatives, "negatives");
+    }
+    record.text.clear();
 }
 
 bool RecordReader::nextCsv(Record &record) {
@@ -213,11 +300,18 @@ bool RecordReader::nextCsv(Record &record) {
 }
 
 RecordPosition RecordReader::position() const {
+    if (spec_.format == Format::Json) {
+        return RecordPosition{array_.offset(), array_.lineBefore(), ordinal_};
+    }
     return RecordPosition{lines_.offset(), lines_.lineNumber(), ordinal_};
 }
 
 void RecordReader::seek(const RecordPosition &position) {
-    lines_.seek(position.offset, position.line);
+    if (spec_.format == Format::Json) {
+        array_.seek(position.offset, position.line, position.offset == start_.offset);
+    } else {
+        lines_.seek(position.offset, position.line);
+    }
     ordinal_ = position.ordinal;
 }
 

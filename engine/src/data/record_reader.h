@@ -1,9 +1,11 @@
 #pragma once
 
 #include "data/data_spec.h"
+#include "data/json_array_scanner.h"
 #include "data/line_reader.h"
 
 #include <cstdint>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,10 @@ struct Record {
     bool instruction = false;
     std::string prompt;
     std::vector<std::string> fields; // CSV: all fields of the row
+    // spec.retrieval: "query", "positive" (or "positives") and "negatives" (optional).
+    std::string query;
+    std::vector<std::string> positives;
+    std::vector<std::string> negatives;
 };
 
 // Where a RecordReader stands: enough to continue exactly there.
@@ -32,10 +38,10 @@ struct RecordPosition {
 // syntax, text field, CSV field count) and honouring spec.max_examples.
 class RecordReader {
 public:
-    // `want_text`: fill Record::text. For JSONL that requires the string field
-    // spec.text_field in every record, or the string fields "prompt" and "completion"; for CSV it
-    // requires the column spec.text_field. CSV rows always fill Record::fields. Reads the CSV
-    // header at once.
+    // `want_text`: fill Record::text. For JSONL and JSON that requires the string field
+    // spec.text_field in every record, or the string fields "prompt" and "completion" (or, with
+    // spec.retrieval, the retrieval fields); for CSV it requires the column spec.text_field. CSV
+    // rows always fill Record::fields. Reads the CSV header at once.
     RecordReader(const DataSpec &spec, bool want_text);
 
     bool next(Record &record);
@@ -55,11 +61,17 @@ public:
 private:
     bool nextText(Record &record);
     bool nextJsonl(Record &record);
+    bool nextJsonArray(Record &record);
+    // A JSONL line or an array element: parsed, checked, and its fields taken into `record`.
+    void readObject(const std::string &text, Record &record);
+    void takeTextFields(const nlohmann::ordered_json &object, Record &record) const;
+    void takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const;
     bool nextCsv(Record &record);
 
     DataSpec spec_;
     bool want_text_;
     LineReader lines_;
+    JsonArrayScanner array_;
     std::vector<std::string> columns_;
     std::size_t text_column_ = 0;
     RecordPosition start_;

@@ -57,6 +57,8 @@ void StateWriter::example(const Example &value) {
     f64(value.target);
     i64(value.prompt_tokens);
     i64(value.real_tokens);
+    tokens(value.segment_lengths);
+    i64(value.positive_passages);
 }
 
 StateReader::StateReader(const std::string &bytes, std::string path)
@@ -119,7 +121,7 @@ std::vector<std::int32_t> StateReader::tokens() {
     return values;
 }
 
-Example StateReader::example(bool with_spans) {
+Example StateReader::example(int version) {
     Example value;
     value.id = u64();
     value.tokens = tokens();
@@ -132,7 +134,7 @@ Example StateReader::example(bool with_spans) {
         category = i64();
     }
     value.target = f64();
-    if (with_spans) {
+    if (version >= 2) {
         const std::int64_t prompt = i64();
         const std::int64_t real = i64();
         const auto tokens = static_cast<std::int64_t>(value.tokens.size());
@@ -141,6 +143,25 @@ Example StateReader::example(bool with_spans) {
         }
         value.prompt_tokens = static_cast<std::int32_t>(prompt);
         value.real_tokens = static_cast<std::int32_t>(real);
+    }
+    if (version >= 3) {
+        value.segment_lengths = tokens();
+        const std::int64_t positives = i64();
+        std::int64_t total = 0;
+        for (const std::int32_t length : value.segment_lengths) {
+            if (length < 0) {
+                fail("an example's segment has a negative length");
+            }
+            total += length;
+        }
+        const auto segments = static_cast<std::int64_t>(value.segment_lengths.size());
+        const bool fits = segments == 0 ? positives == 0
+                                        : total == static_cast<std::int64_t>(value.tokens.size()) &&
+                                              positives >= 0 && positives < segments;
+        if (!fits) {
+            fail("an example's query and passage segments do not fit its tokens");
+        }
+        value.positive_passages = static_cast<std::int32_t>(positives);
     }
     return value;
 }

@@ -22,4 +22,10 @@ std::unique_ptr<data::Tokenizer> loadBaseTokenizer(const std::string &folder) {
     return tokenizer;
 }
 
+std::unique_ptr<data::Tokenizer> loadEncoderTokenizer(const std::string &path) {
+    auto tokenizer = tokenizers::loadHfDataTokenizer(path);
+    static_cast<tokenizers::HfDataTokenizer &>(*tokenizer).setAddsSpecialTokensAtStart(true);
+    return tokenizer;
+}
+
 } // namespace headroom::hf

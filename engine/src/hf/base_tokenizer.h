@@ -13,4 +13,9 @@ namespace headroom::hf {
 // cannot be read, ModelFolderError for a folder without a readable config.json.
 std::unique_ptr<data::Tokenizer> loadBaseTokenizer(const std::string &folder);
 
+// The tokenizer of an encoder (BERT, DistilBERT) folder or tokenizer file: encodeStart gives
+// the text with its opening specials ([CLS] ...), endOfTextId is the closing one ([SEP]).
+// Throws TokenizerError.
+std::unique_ptr<data::Tokenizer> loadEncoderTokenizer(const std::string &path);
+
 } // namespace headroom::hf

@@ -1,6 +1,7 @@
 #include "models/activation_checkpoint.h"
 
 #include "compat/autocast.h"
+#include "models/keyed_dropout.h"
 
 #include <ATen/Context.h>
 
@@ -23,6 +24,9 @@ struct RecomputeRecipe : torch::CustomClassHolder {
     torch::Tensor cpu_rng_state;
     std::optional<torch::Device> cuda_device;
     torch::Tensor cuda_rng_state;
+    // The dropout key of the forward pass: backward may run outside that scope (a recipe that
+    // opens its own scopes per encoder pass).
+    std::optional<ScopedDropoutKey::Key> dropout_key;
 };
 
 at::Generator defaultGenerator(const torch::Device &device) {
@@ -76,6 +80,9 @@ public:
         auto recipe = c10::make_intrusive<RecomputeRecipe>();
         recipe->block = block;
         recipe->autocast = compat::currentAutocastState();
+        if (const ScopedDropoutKey::Key *key = ScopedDropoutKey::current()) {
+            recipe->dropout_key = *key;
+        }
         recipe->cpu_rng_state = generatorState(defaultGenerator(torch::kCPU));
         if (input.is_cuda()) {
             recipe->cuda_device = input.device();
@@ -119,6 +126,10 @@ public:
         variable_list outputs;
         {
             ForkedRng rng(*recipe);
+            std::optional<ScopedDropoutKey> dropout_key;
+            if (recipe->dropout_key) {
+                dropout_key.emplace(*recipe->dropout_key);
+            }
             compat::ScopedAutocastState autocast(recipe->autocast);
             at::AutoGradMode grad_mode(true);
             outputs = recipe->block(input);

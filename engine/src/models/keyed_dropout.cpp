@@ -15,8 +15,23 @@ thread_local const ScopedDropoutKey::Key *current_key = nullptr;
 
 ScopedDropoutKey::ScopedDropoutKey(std::uint64_t step_seed, std::int64_t first_row,
                                    std::int64_t rows)
-    : key_{step_seed, first_row, rows}, previous_(current_key) {
+    : key_{step_seed, first_row, rows, nullptr}, previous_(current_key) {
     current_key = &key_;
+}
+
+ScopedDropoutKey::ScopedDropoutKey(std::uint64_t step_seed, std::vector<std::int64_t> row_ids)
+    : key_{step_seed, 0, static_cast<std::int64_t>(row_ids.size()),
+           std::make_shared<const std::vector<std::int64_t>>(std::move(row_ids))},
+      previous_(current_key) {
+    current_key = &key_;
+}
+
+ScopedDropoutKey::ScopedDropoutKey(const Key &key) : key_(key), previous_(current_key) {
+    current_key = &key_;
+}
+
+const ScopedDropoutKey::Key *ScopedDropoutKey::current() {
+    return current_key;
 }
 
 ScopedDropoutKey::~ScopedDropoutKey() {
@@ -76,11 +91,10 @@ torch::Tensor keyedDropout(const torch::Tensor &x, double p, std::uint64_t site)
             scalar_t *data = mask.data_ptr<scalar_t>();
             const auto kept = static_cast<scalar_t>(scale);
             const auto dropped = static_cast<scalar_t>(0);
-            const std::int64_t first_row = key->first_row;
             // Rows are independent by construction: the intra-op threads fill them in parallel.
             at::parallel_for(0, key->rows, 1, [&](std::int64_t begin, std::int64_t end) {
                 for (std::int64_t row = begin; row < end; ++row) {
-                    const std::uint64_t row_seed = rowSeed(site_seed, first_row + row);
+                    const std::uint64_t row_seed = rowSeed(site_seed, key->row(row));
                     scalar_t *out = data + row * per_row;
                     for (std::int64_t i = 0; i < per_row; ++i) {
                         out[i] = elementBits(row_seed, i) < keep_below ? kept : dropped;
@@ -126,7 +140,7 @@ torch::Tensor keyedDropoutRows(const torch::Tensor &x, double p, std::uint64_t s
                     // The element's index within its example, as keyedDropout counts it.
                     const std::int64_t first = (token % tokens_per_row) * width;
                     const std::uint64_t row_seed =
-                        rowSeed(site_seed, key->first_row + token / tokens_per_row);
+                        rowSeed(site_seed, key->row(token / tokens_per_row));
                     scalar_t *out = data + m * width;
                     for (std::int64_t j = 0; j < width; ++j) {
                         out[j] = elementBits(row_seed, first + j) < keep_below ? kept : dropped;
@@ -147,10 +161,9 @@ torch::Tensor keyedUniform(const torch::Tensor &x, double low, double high, std:
     const std::uint64_t site_seed = siteSeed(*key, site);
     const double span = (high - low) * 0x1.0p-24;
     float *data = noise.data_ptr<float>();
-    const std::int64_t first_row = key->first_row;
     at::parallel_for(0, key->rows, 1, [&](std::int64_t begin, std::int64_t end) {
         for (std::int64_t row = begin; row < end; ++row) {
-            const std::uint64_t row_seed = rowSeed(site_seed, first_row + row);
+            const std::uint64_t row_seed = rowSeed(site_seed, key->row(row));
             float *out = data + row * per_row;
             for (std::int64_t i = 0; i < per_row; ++i) {
                 out[i] =

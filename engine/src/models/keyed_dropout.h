@@ -3,6 +3,8 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <memory>
+#include <vector>
 
 namespace headroom::models {
 
@@ -21,11 +23,25 @@ public:
         std::uint64_t step_seed = 0;
         std::int64_t first_row = 0;
         std::int64_t rows = 0;
+        // When set, row r is keyed by (*row_ids)[r] instead of first_row + r: rows that are not
+        // consecutive within the step (a retrieval example's passages).
+        std::shared_ptr<const std::vector<std::int64_t>> row_ids;
+
+        std::int64_t row(std::int64_t index) const {
+            return row_ids ? (*row_ids)[static_cast<std::size_t>(index)] : first_row + index;
+        }
     };
 
     // step_seed: one value per optimizer step; first_row: the micro-batch's first example within
     // the step; rows: its examples.
     ScopedDropoutKey(std::uint64_t step_seed, std::int64_t first_row, std::int64_t rows);
+    // Rows keyed by explicit ids within the step.
+    ScopedDropoutKey(std::uint64_t step_seed, std::vector<std::int64_t> row_ids);
+    // Puts a key taken with current() back in force (activation checkpointing's recompute).
+    explicit ScopedDropoutKey(const Key &key);
+
+    // The key in force on this thread, or nullptr outside any scope.
+    static const Key *current();
     ~ScopedDropoutKey();
     ScopedDropoutKey(const ScopedDropoutKey &) = delete;
     ScopedDropoutKey &operator=(const ScopedDropoutKey &) = delete;
