@@ -19,6 +19,18 @@ struct MoeStepMetrics {
     std::vector<std::vector<double>> expert_load;
 };
 
+// What the SPLADE recipe's step measured: the FLOPS regularizers (unweighted) of the step's
+// queries and passages, their weights after the warm-up, and the mean number of non-zero
+// vocabulary weights per query and per passage.
+struct RetrievalStepMetrics {
+    double flops_q = 0;
+    double flops_d = 0;
+    double lambda_q = 0;
+    double lambda_d = 0;
+    double query_nonzeros = 0;
+    double passage_nonzeros = 0;
+};
+
 // One optimizer step, as observers, the project file and `train --json` see it.
 struct StepMetrics {
     std::int64_t step = 0; // 1-based optimizer step
@@ -37,7 +49,8 @@ struct StepMetrics {
     std::int64_t skipped_steps = 0; // steps skipped so far because scaled gradients overflowed
     double elapsed_s = 0;           // since the run (or resumed run) started
     std::string samples_digest;
-    std::optional<MoeStepMetrics> moe; // with Mixture-of-Experts blocks
+    std::optional<MoeStepMetrics> moe;             // with Mixture-of-Experts blocks
+    std::optional<RetrievalStepMetrics> retrieval; // splade
 };
 
 // A validation pass. accuracy is for classifiers, rmse for regressors; NaN when not applicable.
@@ -48,6 +61,10 @@ struct EvalMetrics {
     double rmse = 0;
     std::int64_t examples = 0;
     double r2 = 0; // regression: 1 - squared error / variance of the targets; NaN otherwise
+    // splade: ranking the validation split's passages for its queries through an inverted
+    // index; NaN otherwise.
+    double mrr_at_10 = 0;
+    double recall_at_100 = 0;
 };
 
 // Something that happened during a run: "checkpoint", "nan_loss", "eval", "oom_recovered", ...

@@ -253,8 +253,14 @@ void Config::validate() const {
                                      : "tokenizer=base needs model.base, the Hugging Face "
                                        "model folder whose tokenizer it is");
     }
-    if (pretrained && recipe != "gpt") {
-        throw ConfigError("model.base works with recipe=gpt (a language model), not " + recipe);
+    if (pretrained && recipe == "tabular") {
+        throw ConfigError("model.base works with recipe=gpt (a language model) or recipe=splade "
+                          "(a BERT-family encoder), not tabular");
+    }
+    if (recipe == "splade" && !pretrained) {
+        throw ConfigError("recipe=splade fine-tunes a pretrained masked language model: set "
+                          "model.base to a BERT or DistilBERT folder (a SPLADE checkpoint "
+                          "works too)");
     }
     const std::string &base_dtype = text("model.base_dtype");
     if (base_dtype != "fp32") {
@@ -272,6 +278,15 @@ void Config::validate() const {
         }
     }
     validateMoe();
+    if (recipe != "splade") {
+        for (const KeySpec &spec : configKeys()) {
+            if (spec.name.rfind("splade.", 0) == 0 && text(spec.name) != spec.default_value) {
+                throw ConfigError(spec.name + "=" + text(spec.name) +
+                                  " is a setting of recipe=splade, not of " + recipe +
+                                  " (leave the splade.* keys at their defaults)");
+            }
+        }
+    }
     if (recipe == "gpt") {
         if (integer("model.params") == 0 && integer("model.dim") % integer("model.heads") != 0) {
             throw ConfigError("model.dim (" + text("model.dim") +
@@ -280,6 +295,20 @@ void Config::validate() const {
         if (real("train.epochs") > 0) {
             throw ConfigError("train.epochs works for recipe=tabular, whose row count is known; "
                               "for recipe=gpt set train.steps instead (and train.epochs=0)");
+        }
+    } else if (recipe == "splade") {
+        if (format != "auto" && format != "json" && format != "jsonl") {
+            throw ConfigError("data.format=" + format +
+                              " does not work with recipe=splade: retrieval data is json or "
+                              "jsonl with \"query\" and \"positive\" fields");
+        }
+        if (real("train.epochs") > 0) {
+            throw ConfigError("train.epochs works for recipe=tabular; for recipe=splade set "
+                              "train.steps instead (and train.epochs=0)");
+        }
+        if (integer("model.seq_len") < 3) {
+            throw ConfigError("model.seq_len (" + text("model.seq_len") +
+                              ") must be at least 3 for recipe=splade: [CLS], one token, [SEP]");
         }
     } else if (recipe == "tabular") {
         if (format != "auto" && format != "csv") {

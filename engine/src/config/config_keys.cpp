@@ -52,8 +52,9 @@ KeySpec text(const char *name, const char *default_value, KeyType type, const ch
 
 std::vector<KeySpec> buildKeys() {
     return {
-        choice("recipe", "gpt", {"gpt", "tabular"},
-               "What to train: a GPT language model or a tabular MLP"),
+        choice("recipe", "gpt", {"gpt", "tabular", "splade"},
+               "What to train: a GPT language model, a tabular MLP or a SPLADE sparse retrieval "
+               "encoder (on a BERT-family model.base)"),
         text("device", "auto", KeyType::String, "auto, cpu, cuda, cuda:N or mps"),
 
         text("data.path", "", KeyType::Path,
@@ -197,6 +198,18 @@ std::vector<KeySpec> buildKeys() {
         real("moe.jitter", "0", 0, 0.99,
              "Router input noise in training: the input is multiplied by uniform noise in [1 "
              "- j, 1 + j]; 0 = off"),
+
+        // --- SPLADE (models/splade.h): sparse retrieval encoder fine-tuning (splade) ---
+        real("splade.lambda_q", "0.0005", 0, 1000,
+             "Weight of the FLOPS regularizer on the queries (sparser queries as it grows)"),
+        real("splade.lambda_d", "0.0003", 0, 1000,
+             "Weight of the FLOPS regularizer on the passages"),
+        integer("splade.warmup_steps", "0", 0, 1e9,
+                "Steps over which the FLOPS weights grow quadratically to their values; 0 = "
+                "full weights from the start"),
+        integer("splade.hard_negatives", "1", 0, 64,
+                "Hard negatives per query in training, taken in turn from each record's "
+                "\"negatives\" (every other passage of the batch is a negative too)"),
     };
 }
 

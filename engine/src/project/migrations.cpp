@@ -129,6 +129,17 @@ ALTER TABLE metrics ADD COLUMN moe_dropped_fraction REAL;
 ALTER TABLE metrics ADD COLUMN moe_expert_load TEXT;
 )sql";
 
+// Version 7: SPLADE runs' step metrics (FLOPS regularizers, non-zero weights per vector) and
+// their retrieval quality on the validation split (NULL for other runs).
+constexpr const char *kVersion6To7 = R"sql(
+ALTER TABLE metrics ADD COLUMN splade_flops_q REAL;
+ALTER TABLE metrics ADD COLUMN splade_flops_d REAL;
+ALTER TABLE metrics ADD COLUMN splade_query_nonzeros REAL;
+ALTER TABLE metrics ADD COLUMN splade_passage_nonzeros REAL;
+ALTER TABLE evaluations ADD COLUMN mrr_at_10 REAL;
+ALTER TABLE evaluations ADD COLUMN recall_at_100 REAL;
+)sql";
+
 // steps[N] takes a file from version N to N + 1.
 const std::vector<std::function<void(Database &)>> &migrationSteps() {
     static const std::vector<std::function<void(Database &)>> steps = {
@@ -142,6 +153,7 @@ const std::vector<std::function<void(Database &)>> &migrationSteps() {
         [](Database &db) { db.exec(kVersion3To4, "migrate schema version 3 to 4"); },
         [](Database &db) { db.exec(kVersion4To5, "migrate schema version 4 to 5"); },
         [](Database &db) { db.exec(kVersion5To6, "migrate schema version 5 to 6"); },
+        [](Database &db) { db.exec(kVersion6To7, "migrate schema version 6 to 7"); },
     };
     return steps;
 }

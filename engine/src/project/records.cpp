@@ -95,9 +95,10 @@ const char *const kUpsertStepSql = R"sql(
 INSERT INTO metrics (run_id, step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s,
                      samples_per_s, mem_live, mem_peak, elapsed_s, samples_digest,
                      mem_reserved, mem_rss, loss_scale, skipped_steps, moe_aux_loss, moe_z_loss,
-                     moe_dropped_fraction, moe_expert_load)
+                     moe_dropped_fraction, moe_expert_load, splade_flops_q, splade_flops_d,
+                     splade_query_nonzeros, splade_passage_nonzeros)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-        ?21)
+        ?21, ?22, ?23, ?24, ?25)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, lr = excluded.lr, grad_norm = excluded.grad_norm,
     micro_batch = excluded.micro_batch, accumulation = excluded.accumulation,
@@ -107,15 +108,20 @@ ON CONFLICT (run_id, step) DO UPDATE SET
     mem_rss = excluded.mem_rss, loss_scale = excluded.loss_scale,
     skipped_steps = excluded.skipped_steps, moe_aux_loss = excluded.moe_aux_loss,
     moe_z_loss = excluded.moe_z_loss, moe_dropped_fraction = excluded.moe_dropped_fraction,
-    moe_expert_load = excluded.moe_expert_load
+    moe_expert_load = excluded.moe_expert_load, splade_flops_q = excluded.splade_flops_q,
+    splade_flops_d = excluded.splade_flops_d,
+    splade_query_nonzeros = excluded.splade_query_nonzeros,
+    splade_passage_nonzeros = excluded.splade_passage_nonzeros
 )sql";
 
 const char *const kUpsertEvaluationSql = R"sql(
-INSERT INTO evaluations (run_id, step, loss, accuracy, rmse, examples, time, r2)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+INSERT INTO evaluations (run_id, step, loss, accuracy, rmse, examples, time, r2, mrr_at_10,
+                         recall_at_100)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, accuracy = excluded.accuracy, rmse = excluded.rmse,
-    examples = excluded.examples, time = excluded.time, r2 = excluded.r2
+    examples = excluded.examples, time = excluded.time, r2 = excluded.r2,
+    mrr_at_10 = excluded.mrr_at_10, recall_at_100 = excluded.recall_at_100
 )sql";
 
 const char *const kInsertEventSql = R"sql(
@@ -148,6 +154,14 @@ void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {
     } else {
         upsert.bindNull(18).bindNull(19).bindNull(20).bindNull(21);
     }
+    if (m.retrieval) {
+        upsert.bindReal(22, m.retrieval->flops_q)
+            .bindReal(23, m.retrieval->flops_d)
+            .bindReal(24, m.retrieval->query_nonzeros)
+            .bindReal(25, m.retrieval->passage_nonzeros);
+    } else {
+        upsert.bindNull(22).bindNull(23).bindNull(24).bindNull(25);
+    }
 }
 
 void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m,
@@ -159,7 +173,9 @@ void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m
         .bindReal(5, m.rmse)
         .bind(6, m.examples)
         .bind(7, time)
-        .bindReal(8, m.r2);
+        .bindReal(8, m.r2)
+        .bindReal(9, m.mrr_at_10)
+        .bindReal(10, m.recall_at_100);
 }
 
 void bindEvent(Statement &insert, std::int64_t run_id, const EngineEvent &event,
@@ -175,12 +191,13 @@ void bindEvent(Statement &insert, std::int64_t run_id, const EngineEvent &event,
 const char *const kSelectStepsSql = R"sql(
 SELECT step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s, samples_per_s,
        mem_live, mem_peak, elapsed_s, samples_digest, mem_reserved, mem_rss, loss_scale,
-       skipped_steps, moe_aux_loss, moe_z_loss, moe_dropped_fraction, moe_expert_load
+       skipped_steps, moe_aux_loss, moe_z_loss, moe_dropped_fraction, moe_expert_load,
+       splade_flops_q, splade_flops_d, splade_query_nonzeros, splade_passage_nonzeros
 FROM metrics WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
 const char *const kSelectEvaluationsSql = R"sql(
-SELECT run_id, step, loss, accuracy, rmse, examples, r2
+SELECT run_id, step, loss, accuracy, rmse, examples, r2, mrr_at_10, recall_at_100
 FROM evaluations WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
@@ -225,6 +242,14 @@ StepMetrics readStep(const Statement &row) {
         moe.expert_load = expertLoadFromJson(row.isNull(19) ? std::string() : row.text(19));
         m.moe = std::move(moe);
     }
+    if (!row.isNull(20)) {
+        RetrievalStepMetrics retrieval;
+        retrieval.flops_q = row.real(20);
+        retrieval.flops_d = row.real(21);
+        retrieval.query_nonzeros = row.real(22);
+        retrieval.passage_nonzeros = row.real(23);
+        m.retrieval = retrieval;
+    }
     return m;
 }
 
@@ -237,6 +262,8 @@ EvalRecord readEvaluation(const Statement &row) {
     record.metrics.rmse = row.real(4);
     record.metrics.examples = row.integer(5);
     record.metrics.r2 = row.real(6);
+    record.metrics.mrr_at_10 = row.real(7);
+    record.metrics.recall_at_100 = row.real(8);
     return record;
 }
 

@@ -14,6 +14,7 @@ EvalTotals onePass(Recipe &recipe, data::ExampleStream &stream, std::int64_t lim
                    std::size_t micro_batch, const std::function<void()> &before_batch) {
     EvalTotals totals;
     stream.reset();
+    recipe.beginEvaluation();
     std::vector<data::Example> examples;
     data::Example example;
     std::int64_t taken = 0;
@@ -36,6 +37,7 @@ EvalTotals onePass(Recipe &recipe, data::ExampleStream &stream, std::int64_t lim
         }
         recipe.evaluate(batch, totals);
     }
+    recipe.finishEvaluation(totals);
     return totals;
 }
 
@@ -77,6 +79,8 @@ EvalMetrics evalMetrics(const EvalTotals &totals, const Recipe &recipe, std::int
     metrics.accuracy = recipe.reportsAccuracy() ? totals.correct / count : kNaN;
     metrics.rmse = recipe.reportsRmse() ? std::sqrt(totals.squared_error / count) : kNaN;
     metrics.r2 = kNaN;
+    metrics.mrr_at_10 = totals.mrr_at_10;
+    metrics.recall_at_100 = totals.recall_at_100;
     if (recipe.reportsRmse()) {
         // Squared deviation of the targets from their mean: sum y^2 - (sum y)^2 / n.
         const double spread = totals.target_squares - totals.target_sum * totals.target_sum / count;

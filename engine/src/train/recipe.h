@@ -6,10 +6,13 @@
 #include "models/gpt.h"
 #include "util/base_format.h"
 
+#include <headroom/metrics.h>
+
 #include <torch/torch.h>
 
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -34,6 +37,9 @@ struct EvalTotals {
     double target_sum = 0;     // regression: sum and sum of squares of the targets (original
     double target_squares = 0; // units), for R^2
     std::int64_t examples = 0;
+    // splade: retrieval quality over the split (NaN otherwise), set by finishEvaluation.
+    double mrr_at_10 = std::numeric_limits<double>::quiet_NaN();
+    double recall_at_100 = std::numeric_limits<double>::quiet_NaN();
 };
 
 // A training forward pass: what is reported and what backward runs on.
@@ -41,6 +47,11 @@ struct TrainingLoss {
     torch::Tensor loss;      // the reported loss (a scalar on the training device)
     torch::Tensor objective; // loss plus the weighted auxiliary losses (MoE balancing)
     std::optional<models::MoeRouting> moe; // the MoE blocks' routing, with MoE blocks
+    // The objective is already this micro-batch's part of the whole step's objective (a recipe
+    // that couples the step's examples): backward runs on it as it is, not weighted by the
+    // micro-batch's share; `loss` is then the whole step's loss.
+    bool step_total = false;
+    std::optional<RetrievalStepMetrics> retrieval; // splade
 };
 
 // Elements of every parameter (a tied weight counts once: it is one parameter).
@@ -61,10 +72,27 @@ public:
         result.objective = result.loss;
         return result;
     }
+    // A recipe whose loss couples the examples of a step (SPLADE's in-batch negatives) returns
+    // true: the trainer then calls prepareStep with the step's whole effective batch (inside
+    // its out-of-memory recovery, under the training autocast state) before the micro-batches,
+    // and each micro-batch's trainingLoss returns a step_total objective.
+    virtual bool couplesExamples() const { return false; }
+    // `micro_batch`: how the step is cut; `dropout_step_seed`: the step's dropout seed (the
+    // trainer keys each micro-batch's dropout with it and the micro-batch's first row).
+    virtual void prepareStep(const ExampleBatch &all, std::size_t micro_batch,
+                             std::uint64_t dropout_step_seed, std::int64_t step) {}
+
     // Adds this batch to the totals (called under NoGradGuard, module in eval mode).
     virtual void evaluate(const ExampleBatch &batch, EvalTotals &totals) = 0;
+    // Around one pass over a split: measures that need every example at once (retrieval).
+    virtual void beginEvaluation() {}
+    virtual void finishEvaluation(EvalTotals &totals) {}
     // Tokens an example contributes to throughput (gpt: seq_len; tabular: 0).
     virtual std::int64_t tokensPerExample() const = 0;
+    // Tokens a step's examples hold, for throughput; by default tokensPerExample() each.
+    virtual std::int64_t tokensOf(const std::vector<data::Example> &examples) const {
+        return tokensPerExample() * static_cast<std::int64_t>(examples.size());
+    }
     virtual bool reportsAccuracy() const = 0;
     virtual bool reportsRmse() const = 0; // and R^2
     // "GPT · 4 layers · dim 128 · 4 heads · 0.82 M parameters"
@@ -107,6 +135,10 @@ std::unique_ptr<Recipe>
 makePretrainedRecipe(const Config &config, const std::string &base_folder, torch::Device device,
                      const std::function<void(const std::string &)> &progress = {},
                      const hf::QuantizedBaseCache &cache = {});
+// The SPLADE recipe over the BERT-family masked language model in base_folder (model.base,
+// resolved). Throws ConfigError or hf::ModelFolderError.
+std::unique_ptr<Recipe> makeSpladeRecipe(const Config &config, const std::string &base_folder,
+                                         torch::Device device);
 // Loss weight per class for train.class_weights (none | balanced | auto) on the schema's
 // training class counts; empty when every class weighs the same.
 std::vector<double> classWeights(const std::string &mode, const data::TabularSchema &schema);

@@ -188,8 +188,9 @@ private:
     std::optional<SpeedCalibration> speed_calibration_;
     bool speed_calibration_looked_up_ = false;
     AdamWOptions optimizer_options_;
-    std::unique_ptr<DynamicLossScaler> scaler_; // fp16 only; disabled otherwise
-    MoeStepStatistics moe_step_;                // the current step's MoE routing
+    std::unique_ptr<DynamicLossScaler> scaler_;          // fp16 only; disabled otherwise
+    MoeStepStatistics moe_step_;                         // the current step's MoE routing
+    std::optional<RetrievalStepMetrics> retrieval_step_; // splade: the current step's figures
     MemoryBreakdown breakdown_;
     bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
     // Leak watch: live bytes at the end of recent steps; warned once per run.

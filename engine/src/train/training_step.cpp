@@ -140,7 +140,7 @@ bool TrainingRun::trainOneStep() {
     metrics.micro_batch = static_cast<int>(shape_.micro_batch);
     metrics.accumulation = static_cast<int>(shape_.accumulation());
     metrics.samples_per_s = static_cast<double>(effective_batch) / seconds;
-    metrics.tokens_per_s = metrics.samples_per_s * static_cast<double>(recipe_->tokensPerExample());
+    metrics.tokens_per_s = static_cast<double>(recipe_->tokensOf(examples)) / seconds;
     const MemorySample memory = sampleMemory();
     metrics.mem_live = memory.live;
     metrics.mem_peak = memory.peak;
@@ -151,6 +151,7 @@ bool TrainingRun::trainOneStep() {
     metrics.elapsed_s = std::chrono::duration<double>(Clock::now() - started_).count();
     metrics.samples_digest = util::digestIds(ids);
     metrics.moe = moe_step_.metrics();
+    metrics.retrieval = retrieval_step_;
     writer_->post(metrics);
     hub_.step(metrics);
 
@@ -169,8 +170,19 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
                                       double &loss_value) {
     loss_value = 0;
     moe_step_.reset();
+    retrieval_step_.reset();
     const std::size_t total = examples.size();
     const auto micro_batch = static_cast<std::size_t>(shape_.micro_batch);
+    const std::uint64_t dropout_seed = models::dropoutStepSeed(
+        static_cast<std::uint64_t>(plan_.config.integer("train.seed")), step);
+    if (recipe_->couplesExamples()) {
+        ExampleBatch all;
+        for (const data::Example &example : examples) {
+            all.push_back(&example);
+        }
+        const compat::ScopedAutocastState autocast(autocastState());
+        recipe_->prepareStep(all, micro_batch, dropout_seed, step);
+    }
     for (std::size_t start = 0; start < total; start += micro_batch) {
         if (control_.stop.load()) {
             return false;
@@ -182,10 +194,8 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         const double share = static_cast<double>(batch.size()) / static_cast<double>(total);
         // Dropout masks keyed by the step and each example's place in it, for forward and the
         // backward's recomputation alike: the same whatever the micro-batch.
-        const models::ScopedDropoutKey dropout_key(
-            models::dropoutStepSeed(static_cast<std::uint64_t>(plan_.config.integer("train.seed")),
-                                    step),
-            static_cast<std::int64_t>(start), static_cast<std::int64_t>(batch.size()));
+        const models::ScopedDropoutKey dropout_key(dropout_seed, static_cast<std::int64_t>(start),
+                                                   static_cast<std::int64_t>(batch.size()));
         TrainingLoss terms;
         {
             const compat::ScopedAutocastState autocast(autocastState());
@@ -199,11 +209,14 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         }
         terms.loss = torch::Tensor();
         terms.objective = torch::Tensor();
-        scaler_->scale(objective * share).backward();
+        scaler_->scale(terms.step_total ? objective : objective * share).backward();
         objective = torch::Tensor();
         loss_value += loss.item<double>() * share;
         if (terms.moe) {
             moe_step_.add(*terms.moe, share);
+        }
+        if (terms.retrieval) {
+            retrieval_step_ = terms.retrieval;
         }
     }
     return true;

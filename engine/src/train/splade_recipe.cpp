@@ -1,0 +1,384 @@
+#include "train/splade_recipe.h"
+
+#include "compat/autocast.h"
+#include "data/split.h"
+#include "models/keyed_dropout.h"
+#include "models/splade.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+namespace headroom::train {
+
+namespace {
+
+// Dropout row ids: queries by their place in the step, passages by (place, passage).
+constexpr std::uint64_t kQuerySalt = 0x5155455259ULL;
+constexpr std::uint64_t kPassageSalt = 0x50415353414745ULL;
+constexpr std::int64_t kPassageSlots = 1 << 16;
+
+struct Span {
+    const std::int32_t *tokens = nullptr;
+    std::int64_t length = 0;
+};
+
+// The query, then the passages.
+std::vector<Span> segmentsOf(const data::Example &example) {
+    std::vector<Span> spans;
+    const std::int32_t *at = example.tokens.data();
+    for (const std::int32_t length : example.segment_lengths) {
+        spans.push_back({at, length});
+        at += length;
+    }
+    TORCH_CHECK(spans.size() >= 2, "a retrieval example needs a query and a passage");
+    return spans;
+}
+
+std::int64_t longest(const std::vector<Span> &texts) {
+    std::int64_t width = 1;
+    for (const Span &text : texts) {
+        width = std::max(width, text.length);
+    }
+    return width;
+}
+
+struct Collated {
+    torch::Tensor ids;
+    torch::Tensor mask;
+};
+
+Collated collate(const std::vector<Span> &texts, std::int64_t width, std::int32_t pad_id,
+                 torch::Device device) {
+    const auto rows = static_cast<std::int64_t>(texts.size());
+    torch::Tensor ids = torch::full({rows, width}, pad_id, torch::kLong);
+    torch::Tensor mask = torch::zeros({rows, width}, torch::kLong);
+    auto id = ids.accessor<std::int64_t, 2>();
+    auto real = mask.accessor<std::int64_t, 2>();
+    for (std::int64_t row = 0; row < rows; ++row) {
+        const Span &text = texts[static_cast<std::size_t>(row)];
+        TORCH_CHECK(text.length <= width, "a text is longer than the batch width");
+        for (std::int64_t t = 0; t < text.length; ++t) {
+            id[row][t] = text.tokens[t];
+            real[row][t] = 1;
+        }
+    }
+    return {ids.to(device), mask.to(device)};
+}
+
+std::string textKey(const Span &text) {
+    return std::string(reinterpret_cast<const char *>(text.tokens),
+                       static_cast<std::size_t>(text.length) * sizeof(std::int32_t));
+}
+
+class SpladeRecipe final : public Recipe {
+public:
+    SpladeRecipe(std::unique_ptr<MaskedLanguageModel> model, const SpladeSettings &settings,
+                 torch::Device device)
+        : model_(std::move(model)), settings_(settings), device_(device) {
+        model_->module()->to(device_);
+    }
+
+    std::shared_ptr<torch::nn::Module> module() override { return model_->module(); }
+
+    // The in-batch loss of these examples alone: each query against its batch's first
+    // positives and hard negatives (validation; training goes through trainingLoss).
+    torch::Tensor loss(const ExampleBatch &batch) override {
+        std::vector<Span> queries;
+        std::vector<Span> passages;
+        std::vector<std::int64_t> positive;
+        for (const data::Example *example : batch) {
+            const std::vector<Span> spans = segmentsOf(*example);
+            queries.push_back(spans[0]);
+            positive.push_back(static_cast<std::int64_t>(passages.size()));
+            passages.push_back(spans[1]);
+            for (std::size_t i = 1 + static_cast<std::size_t>(example->positive_passages);
+                 i < spans.size(); ++i) {
+                passages.push_back(spans[i]);
+            }
+        }
+        const torch::Tensor q = encode(queries, longest(queries), std::nullopt);
+        const torch::Tensor p = encode(passages, longest(passages), std::nullopt);
+        return models::spladeLoss(q, p, torch::tensor(positive, torch::kLong).to(device_), 0, 0)
+            .contrastive;
+    }
+
+    bool couplesExamples() const override { return true; }
+
+    void prepareStep(const ExampleBatch &all, std::size_t micro_batch,
+                     std::uint64_t dropout_step_seed, std::int64_t step) override {
+        prepared_ = false;
+        step_examples_ = all;
+        step_seed_ = dropout_step_seed;
+        passage_offsets_.assign(1, 0);
+        std::vector<std::int64_t> positive;
+        query_width_ = 1;
+        passage_width_ = 1;
+        std::int64_t passages = 0;
+        for (const data::Example *example : all) {
+            const std::vector<Span> spans = segmentsOf(*example);
+            query_width_ = std::max(query_width_, spans[0].length);
+            positive.push_back(passages);
+            for (std::size_t i = 1; i < spans.size(); ++i) {
+                passage_width_ = std::max(passage_width_, spans[i].length);
+            }
+            passages += static_cast<std::int64_t>(spans.size()) - 1;
+            passage_offsets_.push_back(passages);
+        }
+        std::vector<torch::Tensor> query_parts;
+        std::vector<torch::Tensor> passage_parts;
+        {
+            torch::NoGradGuard no_grad;
+            for (std::size_t start = 0; start < all.size(); start += micro_batch) {
+                const std::size_t end = std::min(all.size(), start + micro_batch);
+                const ExampleBatch part(all.begin() + static_cast<std::ptrdiff_t>(start),
+                                        all.begin() + static_cast<std::ptrdiff_t>(end));
+                const auto [q, p] = encodeStepPart(part, static_cast<std::int64_t>(start));
+                query_parts.push_back(q.to(torch::kFloat32));
+                passage_parts.push_back(p.to(torch::kFloat32));
+            }
+        }
+        const torch::Tensor queries = torch::cat(query_parts).requires_grad_(true);
+        const torch::Tensor passage_vectors = torch::cat(passage_parts).requires_grad_(true);
+        const double lambda_q =
+            models::flopsWeight(settings_.lambda_q, step, settings_.warmup_steps);
+        const double lambda_d =
+            models::flopsWeight(settings_.lambda_d, step, settings_.warmup_steps);
+        // The loss in fp32 whatever the encoder computed in: scores are sums over the vocabulary.
+        const compat::ScopedAutocastState fp32(compat::AutocastState{});
+        const models::SpladeLossTerms terms = models::spladeLoss(
+            queries, passage_vectors, torch::tensor(positive, torch::kLong).to(device_), lambda_q,
+            lambda_d);
+        const std::vector<torch::Tensor> gradients =
+            torch::autograd::grad({terms.objective}, {queries, passage_vectors});
+        query_gradient_ = gradients[0];
+        passage_gradient_ = gradients[1];
+        step_loss_ = terms.contrastive.item<double>();
+        RetrievalStepMetrics metrics;
+        metrics.flops_q = terms.flops_q.item<double>();
+        metrics.flops_d = terms.flops_d.item<double>();
+        metrics.lambda_q = lambda_q;
+        metrics.lambda_d = lambda_d;
+        metrics.query_nonzeros = models::meanNonZeros(queries.detach());
+        metrics.passage_nonzeros = models::meanNonZeros(passage_vectors.detach());
+        step_metrics_ = metrics;
+        prepared_ = true;
+    }
+
+    TrainingLoss trainingLoss(const ExampleBatch &batch) override {
+        const models::ScopedDropoutKey::Key *key = models::ScopedDropoutKey::current();
+        TORCH_CHECK(prepared_ && key != nullptr,
+                    "the SPLADE recipe trains through prepareStep and the trainer's micro-batches");
+        const std::int64_t start = key->first_row;
+        const auto count = static_cast<std::int64_t>(batch.size());
+        TORCH_CHECK(start + count <= static_cast<std::int64_t>(step_examples_.size()) &&
+                        batch.front() == step_examples_[static_cast<std::size_t>(start)],
+                    "a micro-batch that is not part of the prepared step");
+        const auto [q, p] = encodeStepPart(batch, start);
+        const std::int64_t first_passage = passage_offsets_[static_cast<std::size_t>(start)];
+        const std::int64_t passages =
+            passage_offsets_[static_cast<std::size_t>(start + count)] - first_passage;
+        TrainingLoss result;
+        result.objective =
+            (q.to(torch::kFloat32) * query_gradient_.narrow(0, start, count)).sum() +
+            (p.to(torch::kFloat32) * passage_gradient_.narrow(0, first_passage, passages)).sum();
+        result.loss = torch::tensor(step_loss_, torch::kFloat32);
+        result.step_total = true;
+        result.retrieval = step_metrics_;
+        return result;
+    }
+
+    void beginEvaluation() override {
+        index_ = InvertedIndex();
+        passage_numbers_.clear();
+        eval_queries_.clear();
+        eval_relevant_.clear();
+    }
+
+    void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
+        std::vector<Span> queries;
+        std::vector<Span> passages;
+        std::vector<std::int64_t> positive;
+        std::vector<std::int64_t> candidates; // rows of `passages` the in-batch loss scores
+        for (const data::Example *example : batch) {
+            const std::vector<Span> spans = segmentsOf(*example);
+            queries.push_back(spans[0]);
+            const auto first = static_cast<std::int64_t>(passages.size());
+            for (std::size_t i = 1; i < spans.size(); ++i) {
+                const bool extra_positive =
+                    i > 1 && i <= static_cast<std::size_t>(example->positive_passages);
+                if (i == 1) {
+                    positive.push_back(static_cast<std::int64_t>(candidates.size()));
+                }
+                if (!extra_positive) {
+                    candidates.push_back(first + static_cast<std::int64_t>(i) - 1);
+                }
+                passages.push_back(spans[i]);
+            }
+        }
+        const torch::Tensor q = encode(queries, longest(queries), std::nullopt);
+        const torch::Tensor p = encode(passages, longest(passages), std::nullopt);
+        const torch::Tensor scored = p.index_select(0, torch::tensor(candidates).to(device_));
+        const torch::Tensor loss =
+            models::spladeLoss(q, scored, torch::tensor(positive).to(device_), 0, 0).contrastive;
+        totals.loss_sum += loss.item<double>() * static_cast<double>(batch.size());
+        totals.examples += static_cast<std::int64_t>(batch.size());
+
+        const std::vector<SparseVector> query_rows = sparseRows(q);
+        const std::vector<SparseVector> passage_rows = sparseRows(p);
+        std::size_t row = 0;
+        for (std::size_t e = 0; e < batch.size(); ++e) {
+            const std::vector<Span> spans = segmentsOf(*batch[e]);
+            std::vector<std::int64_t> relevant;
+            for (std::size_t i = 1; i < spans.size(); ++i, ++row) {
+                const auto [at, added] = passage_numbers_.emplace(textKey(spans[i]), 0);
+                if (added) {
+                    at->second = index_.add(passage_rows[row]);
+                }
+                if (i <= static_cast<std::size_t>(batch[e]->positive_passages)) {
+                    relevant.push_back(at->second);
+                }
+            }
+            eval_queries_.push_back(query_rows[e]);
+            eval_relevant_.push_back(std::move(relevant));
+        }
+    }
+
+    void finishEvaluation(EvalTotals &totals) override {
+        const RetrievalQuality quality = measureRetrieval(index_, eval_queries_, eval_relevant_);
+        if (quality.queries > 0) {
+            totals.mrr_at_10 = quality.mrr_at_10;
+            totals.recall_at_100 = quality.recall_at_100;
+        }
+        beginEvaluation(); // frees the index
+    }
+
+    std::int64_t tokensPerExample() const override {
+        return settings_.max_length * (2 + settings_.hard_negatives);
+    }
+    std::int64_t tokensOf(const std::vector<data::Example> &examples) const override {
+        std::int64_t tokens = 0;
+        for (const data::Example &example : examples) {
+            tokens += static_cast<std::int64_t>(example.tokens.size());
+        }
+        return tokens;
+    }
+    bool setActivationCheckpointing(std::int64_t every) override {
+        model_->setCheckpointEvery(every);
+        return true;
+    }
+    bool reportsAccuracy() const override { return false; }
+    bool reportsRmse() const override { return false; }
+    std::string describe() const override {
+        char text[160];
+        std::snprintf(text, sizeof text, " · SPLADE (FLOPS weights q %g, d %g)", settings_.lambda_q,
+                      settings_.lambda_d);
+        return model_->describe() + text;
+    }
+
+private:
+    // Vectors of texts padded to `width`; dropout keyed by `row_ids` under `seed` when given.
+    torch::Tensor encode(const std::vector<Span> &texts, std::int64_t width,
+                         std::optional<std::pair<std::uint64_t, std::vector<std::int64_t>>> key) {
+        const Collated batch = collate(texts, width, settings_.pad_id, device_);
+        std::optional<models::ScopedDropoutKey> scope;
+        if (key) {
+            scope.emplace(key->first, std::move(key->second));
+        }
+        return models::spladePool(model_->logits(batch.ids, batch.mask), batch.mask);
+    }
+
+    // The query and passage vectors of the step's examples [start, start + part.size()).
+    std::pair<torch::Tensor, torch::Tensor> encodeStepPart(const ExampleBatch &part,
+                                                           std::int64_t start) {
+        std::vector<Span> queries;
+        std::vector<Span> passages;
+        std::vector<std::int64_t> query_rows;
+        std::vector<std::int64_t> passage_rows;
+        for (std::size_t e = 0; e < part.size(); ++e) {
+            const std::vector<Span> spans = segmentsOf(*part[e]);
+            const std::int64_t place = start + static_cast<std::int64_t>(e);
+            queries.push_back(spans[0]);
+            query_rows.push_back(place);
+            for (std::size_t i = 1; i < spans.size(); ++i) {
+                passages.push_back(spans[i]);
+                passage_rows.push_back(place * kPassageSlots + static_cast<std::int64_t>(i));
+            }
+        }
+        torch::Tensor q = encode(queries, query_width_,
+                                 std::make_pair(data::mix64(step_seed_ ^ kQuerySalt), query_rows));
+        torch::Tensor p =
+            encode(passages, passage_width_,
+                   std::make_pair(data::mix64(step_seed_ ^ kPassageSalt), passage_rows));
+        return {q, p};
+    }
+
+    std::unique_ptr<MaskedLanguageModel> model_;
+    SpladeSettings settings_;
+    torch::Device device_;
+
+    // The prepared step.
+    bool prepared_ = false;
+    ExampleBatch step_examples_;
+    std::uint64_t step_seed_ = 0;
+    std::vector<std::int64_t> passage_offsets_; // first passage row of each example, then total
+    std::int64_t query_width_ = 1;
+    std::int64_t passage_width_ = 1;
+    torch::Tensor query_gradient_;
+    torch::Tensor passage_gradient_;
+    double step_loss_ = 0;
+    RetrievalStepMetrics step_metrics_;
+
+    // The evaluation pass.
+    InvertedIndex index_;
+    std::map<std::string, std::int64_t> passage_numbers_;
+    std::vector<SparseVector> eval_queries_;
+    std::vector<std::vector<std::int64_t>> eval_relevant_;
+};
+
+} // namespace
+
+std::unique_ptr<Recipe> makeSpladeRecipe(std::unique_ptr<MaskedLanguageModel> model,
+                                         const SpladeSettings &settings, torch::Device device) {
+    return std::make_unique<SpladeRecipe>(std::move(model), settings, device);
+}
+
+torch::Tensor spladeVectors(MaskedLanguageModel &model,
+                            const std::vector<std::vector<std::int32_t>> &texts,
+                            std::int32_t pad_id, torch::Device device) {
+    std::vector<Span> spans;
+    for (const std::vector<std::int32_t> &text : texts) {
+        spans.push_back({text.data(), static_cast<std::int64_t>(text.size())});
+    }
+    const Collated batch = collate(spans, longest(spans), pad_id, device);
+    return models::spladePool(model.logits(batch.ids, batch.mask), batch.mask);
+}
+
+std::vector<SparseVector> sparseRows(const torch::Tensor &vectors, std::int64_t top) {
+    const torch::Tensor values = vectors.detach().to(torch::kCPU, torch::kFloat32).contiguous();
+    std::vector<SparseVector> rows(static_cast<std::size_t>(values.size(0)));
+    const std::int64_t width = values.size(1);
+    const float *data = values.data_ptr<float>();
+    for (std::size_t r = 0; r < rows.size(); ++r) {
+        const float *row = data + static_cast<std::int64_t>(r) * width;
+        std::vector<std::int32_t> order;
+        for (std::int64_t v = 0; v < width; ++v) {
+            if (row[v] != 0) {
+                order.push_back(static_cast<std::int32_t>(v));
+            }
+        }
+        std::stable_sort(order.begin(), order.end(),
+                         [row](std::int32_t a, std::int32_t b) { return row[a] > row[b]; });
+        if (top > 0 && static_cast<std::int64_t>(order.size()) > top) {
+            order.resize(static_cast<std::size_t>(top));
+        }
+        for (const std::int32_t v : order) {
+            rows[r].terms.push_back(v);
+            rows[r].weights.push_back(row[v]);
+        }
+    }
+    return rows;
+}
+
+} // namespace headroom::train
