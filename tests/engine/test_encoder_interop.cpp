@@ -4,9 +4,10 @@
 // vocabulary; F16 in two shards with an untied decoder and relu) and DistilBERT. Hidden states
 // and MLM logits must match to 1e-5 in fp32 on padded batches; padding must not reach the real
 // positions; an export must re-import to identical logits and load in the reference too;
-// dropout must repeat under the same ScopedDropoutKey. The folders are written by
-// tests/interop/encoder/setup.sh (CTest fixture encoder_reference); without python3-torch this
-// test skips and says why.
+// dropout must repeat under the same ScopedDropoutKey; bf16 must not turn padding into NaN. The
+// folders are written by tests/interop/encoder/setup.sh (CTest fixture encoder_reference); without
+// python3-torch this test skips and says why.
+#include "compat/autocast.h"
 #include "export/safetensors.h"
 #include "hf/encoder_config.h"
 #include "hf/encoder_layout.h"
@@ -73,6 +74,7 @@ private Q_SLOTS:
     void exportRoundTrips_data();
     void exportRoundTrips();
     void dropoutRepeatsUnderOneKey();
+    void narrowDtypesStayFinite();
 
 private:
     void addFolders();
@@ -242,6 +244,37 @@ void TestEncoderInterop::dropoutRepeatsUnderOneKey() {
     torch::NoGradGuard no_grad;
     QVERIFY(maxDifference(encoder->mlmLogits(inputs, mask), reference.at("logits")) <= kTolerance);
     QVERIFY(!torch::allclose(first[0], reference.at("logits"))); // dropout was on in training
+}
+
+void TestEncoderInterop::narrowDtypesStayFinite() {
+    // A row that is all padding, in an encoder converted to bf16 and under bf16 autocast: the
+    // masked scores must not become -inf (NaN after the softmax). CPU LayerNorm has no fp16
+    // kernel in LibTorch 1.13, so fp16 is not tried here.
+    const std::string folder = folderOf("distilbert");
+    const auto reference = readTensors(folder + "/reference.safetensors");
+    torch::Tensor mask = reference.at("attention_mask").clone();
+    mask[2].zero_();
+    const torch::Tensor &inputs = reference.at("inputs");
+    torch::NoGradGuard no_grad;
+    headroom::models::BertEncoder encoder = headroom::hf::loadPretrainedEncoder(folder);
+    encoder->eval();
+    const auto check = [&](const torch::Tensor &logits, const char *what) {
+        QVERIFY2(torch::isfinite(logits).all().item<bool>(), what);
+        const double difference = maxDifference(logits.narrow(0, 0, 2).to(torch::kFloat),
+                                                reference.at("logits").narrow(0, 0, 2));
+        QVERIFY2(difference < 0.5, qPrintable(QString("%1 off by %2").arg(what).arg(difference)));
+    };
+    {
+        headroom::compat::AutocastState state;
+        state.cpu_enabled = true;
+        state.cpu_dtype = torch::kBFloat16;
+        const headroom::compat::ScopedAutocastState autocast(state);
+        check(encoder->mlmLogits(inputs, mask), "bf16 autocast");
+    }
+    encoder->to(torch::kBFloat16);
+    const torch::Tensor logits = encoder->mlmLogits(inputs, mask);
+    QCOMPARE(logits.scalar_type(), torch::kBFloat16);
+    check(logits, "bf16 weights");
 }
 
 QTEST_GUILESS_MAIN(TestEncoderInterop)

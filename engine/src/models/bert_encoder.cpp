@@ -49,6 +49,21 @@ torch::nn::LayerNorm layerNorm(const BertEncoderOptions &options) {
         torch::nn::LayerNormOptions({options.hidden_size()}).eps(options.layer_norm_eps()));
 }
 
+// Under autocast or in a converted model the scores may be narrower than float, where the
+// lowest float would round to -inf.
+double lowestOf(torch::ScalarType type) {
+    switch (type) {
+    case torch::kHalf:
+        return static_cast<double>(std::numeric_limits<c10::Half>::lowest());
+    case torch::kBFloat16:
+        return static_cast<double>(std::numeric_limits<c10::BFloat16>::lowest());
+    case torch::kDouble:
+        return std::numeric_limits<double>::lowest();
+    default:
+        return std::numeric_limits<float>::lowest();
+    }
+}
+
 torch::Tensor activate(const torch::Tensor &x, const std::string &activation) {
     if (activation == "gelu_tanh") {
         return torch::gelu(x, "tanh");
@@ -57,6 +72,12 @@ torch::Tensor activate(const torch::Tensor &x, const std::string &activation) {
         return torch::relu(x);
     }
     return torch::gelu(x);
+}
+
+// LayerNorm in the dtype of its weight: under CPU autocast in LibTorch 1.13 a bf16 input (the
+// output of a Linear) meets fp32 weights, which layer_norm refuses.
+torch::Tensor normalize(torch::nn::LayerNorm &norm, const torch::Tensor &x) {
+    return norm(x.to(norm->weight.scalar_type()));
 }
 
 void initLinear(torch::nn::Linear &linear) {
@@ -149,7 +170,8 @@ torch::Tensor BertEncoderLayerImpl::dropout(const torch::Tensor &x, double p, st
     return p > 0 && is_training() ? keyedDropout(x, p, dropout_site_ + which) : x;
 }
 
-torch::Tensor BertEncoderLayerImpl::forward(const torch::Tensor &x, const torch::Tensor &key_bias) {
+torch::Tensor BertEncoderLayerImpl::forward(const torch::Tensor &x,
+                                            const torch::Tensor &padded_keys) {
     TORCH_CHECK(x.dim() == 3, "BertEncoderLayer expects [B, T, H], got ", x.sizes());
     const std::int64_t batch = x.size(0);
     const std::int64_t length = x.size(1);
@@ -159,8 +181,10 @@ torch::Tensor BertEncoderLayerImpl::forward(const torch::Tensor &x, const torch:
         return t.view({batch, length, heads, head_dim}).transpose(1, 2);
     };
     const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
-    const torch::Tensor scores =
-        torch::matmul(split(query(x)), split(key(x)).transpose(-1, -2)) * scale + key_bias;
+    // The lowest value of the scores' dtype rather than -inf: a row without any real key stays
+    // finite (uniform weights), as in transformers.
+    torch::Tensor scores = torch::matmul(split(query(x)), split(key(x)).transpose(-1, -2)) * scale;
+    scores = scores.masked_fill(padded_keys, lowestOf(scores.scalar_type()));
     const torch::Tensor weights =
         dropout(torch::softmax(scores, -1), options_.attention_dropout(), kAttentionWeightsSite);
     const torch::Tensor context = torch::matmul(weights, split(value(x)))
@@ -170,10 +194,10 @@ torch::Tensor BertEncoderLayerImpl::forward(const torch::Tensor &x, const torch:
     if (isBert(options_)) { // DistilBERT has no dropout on the attention output
         attended = dropout(attended, options_.hidden_dropout(), kAttentionOutputSite);
     }
-    const torch::Tensor h = attention_norm(attended + x);
+    const torch::Tensor h = normalize(attention_norm, attended + x);
     const torch::Tensor fed = dropout(ffn_out(activate(ffn_in(h), options_.activation())),
                                       options_.hidden_dropout(), kFeedForwardOutputSite);
-    return output_norm(fed + h);
+    return normalize(output_norm, fed + h);
 }
 
 BertEncoderImpl::BertEncoderImpl(const BertEncoderOptions &options) : options_(options) {
@@ -265,33 +289,30 @@ torch::Tensor BertEncoderImpl::hidden(const torch::Tensor &input_ids,
         x = x + token_type_embeddings_->weight[0]; // every token is of type 0
     }
     x = x + position_embeddings_->weight.narrow(0, 0, length);
-    x = embedding_norm_(x);
+    x = normalize(embedding_norm_, x);
     if (options_.hidden_dropout() > 0 && is_training()) {
         x = keyedDropout(x, options_.hidden_dropout(), kEmbeddingDropoutSite);
     }
-    // Added to the attention scores: the lowest float (not -inf) keeps a row without any real
-    // key finite, as transformers does.
-    const torch::Tensor key_bias = ((1.0 - attention_mask.to(x.device(), torch::kFloat)) *
-                                    std::numeric_limits<float>::lowest())
-                                       .view({input_ids.size(0), 1, 1, length});
+    const torch::Tensor padded_keys =
+        attention_mask.to(x.device()).eq(0).view({input_ids.size(0), 1, 1, length});
     for (std::size_t index = 0; index < layers_.size(); ++index) {
         BertEncoderLayer layer = layers_[index];
         const bool recompute = checkpoint_every_ > 0 && is_training() &&
                                static_cast<std::int64_t>(index) % checkpoint_every_ == 0;
         // By value: backward calls the block again after hidden() has returned.
         x = recompute ? checkpointed(
-                            [layer, key_bias](const torch::Tensor &input) mutable {
-                                return layer->forward(input, key_bias);
+                            [layer, padded_keys](const torch::Tensor &input) mutable {
+                                return layer->forward(input, padded_keys);
                             },
                             x)
-                      : layer->forward(x, key_bias);
+                      : layer->forward(x, padded_keys);
     }
     return x;
 }
 
 torch::Tensor BertEncoderImpl::mlmHead(const torch::Tensor &hidden_states) {
     const torch::Tensor transformed =
-        transform_norm_(activate(transform_(hidden_states), options_.activation()));
+        normalize(transform_norm_, activate(transform_(hidden_states), options_.activation()));
     return torch::linear(transformed, decoderWeight(), decoder_bias_);
 }
 

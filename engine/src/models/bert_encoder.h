@@ -50,8 +50,8 @@ class BertEncoderLayerImpl : public torch::nn::Module {
 public:
     explicit BertEncoderLayerImpl(const BertEncoderOptions &options);
 
-    // x [B, T, H]; key_bias [B, 1, 1, T]: 0 for real keys, the lowest float for padding.
-    torch::Tensor forward(const torch::Tensor &x, const torch::Tensor &key_bias);
+    // x [B, T, H]; padded_keys [B, 1, 1, T] bool, true where the key is padding.
+    torch::Tensor forward(const torch::Tensor &x, const torch::Tensor &padded_keys);
     // Keys the layer's dropout masks (models/keyed_dropout.h).
     void setDropoutSite(std::uint64_t site) { dropout_site_ = site; }
 
