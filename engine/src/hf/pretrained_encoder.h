@@ -1,0 +1,34 @@
+// A Hugging Face BertForMaskedLM / DistilBertForMaskedLM folder turned into a
+// models::BertEncoder (options from config.json, weights converted to float32 from the
+// memory-mapped safetensors files), and such an encoder written back in the same layout.
+#pragma once
+
+#include "hf/encoder_config.h"
+#include "hf/model_folder.h"
+#include "models/bert_encoder.h"
+
+#include <string>
+
+namespace headroom::hf {
+
+models::BertEncoderOptions bertEncoderOptions(const EncoderConfig &config);
+
+// Validates the folder's weights against the config (names, shapes, dtypes: before anything
+// is converted) and copies each into the encoder's parameter of the same name as float32. A
+// tensor holding NaN or infinity is refused with its name and file. Throws ModelFolderError.
+void loadEncoderWeights(models::BertEncoderImpl &encoder, const ModelFolder &folder,
+                        const EncoderConfig &config);
+
+// Everything above from a folder path: locate, read config.json, build, load. The encoder is
+// in training mode, as a freshly built module is; call eval() for inference.
+models::BertEncoder loadPretrainedEncoder(const std::string &folder);
+
+// Writes out_folder (created; it must be new or empty) as save_pretrained would for the
+// config's architecture: config.json (source_folder's, when it has one, with the sizes of
+// `config` and torch_dtype float32), model.safetensors (F32, the tied decoder weight left out)
+// and the tokenizer files of source_folder (tokenizer.json, vocab.txt, tokenizer_config.json,
+// special_tokens_map.json) that exist. Throws InputError (ModelFolderError for the source).
+void exportEncoder(const models::BertEncoder &encoder, const EncoderConfig &config,
+                   const std::string &source_folder, const std::string &out_folder);
+
+} // namespace headroom::hf
