@@ -58,6 +58,7 @@ int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &e
     runners["evaluate"] = addEvaluateCommand(app, streams);
     runners["tokenize"] = addTokenizeCommand(app, streams);
     runners["generate"] = addGenerateCommand(app, streams);
+    runners["encode"] = addEncodeCommand(app, streams);
 
     // Name an unknown command or option plainly: CLI11 would first complain that a
     // subcommand is missing.

@@ -30,5 +30,6 @@ CommandRunner addFitCommand(CLI::App &app, Streams streams);
 CommandRunner addProfilesCommand(CLI::App &app, Streams streams);
 CommandRunner addTokenizeCommand(CLI::App &app, Streams streams);
 CommandRunner addGenerateCommand(CLI::App &app, Streams streams);
+CommandRunner addEncodeCommand(CLI::App &app, Streams streams);
 
 } // namespace headroom::cli

@@ -61,6 +61,8 @@ CommandRunner addEvaluateCommand(CLI::App &app, Streams streams) {
             putFigure(line, "accuracy", m.accuracy);
             putFigure(line, "rmse", m.rmse);
             putFigure(line, "r2", m.r2);
+            putFigure(line, "mrr_at_10", m.mrr_at_10);
+            putFigure(line, "recall_at_100", m.recall_at_100);
             streams.out << line.dump() << '\n';
             return static_cast<int>(kExitSuccess);
         }
@@ -76,6 +78,10 @@ CommandRunner addEvaluateCommand(CLI::App &app, Streams streams) {
         }
         if (std::isfinite(m.r2)) {
             text += ", R² " + figure(m.r2, 4);
+        }
+        if (std::isfinite(m.mrr_at_10)) {
+            text +=
+                ", MRR@10 " + figure(m.mrr_at_10, 4) + ", Recall@100 " + figure(m.recall_at_100, 4);
         }
         streams.out << text << '\n';
         return static_cast<int>(kExitSuccess);

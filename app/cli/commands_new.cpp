@@ -18,12 +18,18 @@ CommandRunner addNewCommand(CLI::App &app, Streams streams) {
     auto config_file = std::make_shared<std::string>();
     command->add_option("PROJECT", request->project_path, "Project file to create (*.headroom)")
         ->required();
-    command->add_option("--recipe", request->recipe, "What to train (gpt with --base)")
-        ->check(CLI::IsMember({"gpt", "tabular"}));
+    command
+        ->add_option("--recipe", request->recipe,
+                     "What to train: gpt, tabular or splade (with --base: splade for a BERT "
+                     "folder, gpt otherwise)")
+        ->check(CLI::IsMember({"gpt", "tabular", "splade"}));
     command->add_option("--base", request->base_path,
                         "A Hugging Face model folder (config.json, safetensors, tokenizer) to "
                         "fine-tune; recorded by path and digest, not copied");
-    command->add_option("--data", request->data_path, "Training data: text, JSONL or CSV")
+    command
+        ->add_option("--data", request->data_path,
+                     "Training data: text, JSONL, JSON or CSV (splade: JSON/JSONL records "
+                     "with query, positive, negatives)")
         ->required();
     command->add_option("--config", *config_file,
                         "JSON file of settings {\"key\": \"value\"} applied before --set");
@@ -37,7 +43,6 @@ CommandRunner addNewCommand(CLI::App &app, Streams streams) {
                                "DIR to fine-tune a pretrained model)\n";
                 return static_cast<int>(kExitBadInput);
             }
-            request->recipe = "gpt";
         }
         if (!config_file->empty()) {
             std::ifstream file(*config_file);

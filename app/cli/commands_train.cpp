@@ -61,16 +61,30 @@ public:
                                {"dropped_fraction", m.moe->dropped_fraction},
                                {"expert_load", m.moe->expert_load}};
             }
+            if (m.retrieval) {
+                line["splade"] = {{"flops_q", m.retrieval->flops_q},
+                                  {"flops_d", m.retrieval->flops_d},
+                                  {"lambda_q", m.retrieval->lambda_q},
+                                  {"lambda_d", m.retrieval->lambda_d},
+                                  {"query_nonzeros", m.retrieval->query_nonzeros},
+                                  {"passage_nonzeros", m.retrieval->passage_nonzeros}};
+            }
             streams_.out << line.dump() << '\n' << std::flush;
         }
         if (m.step == 1 || m.step % every_ == 0 || m.step == target_) {
-            char text[200];
-            std::snprintf(text, sizeof text,
-                          "step %6lld/%lld  loss %.4f  lr %.2e  %.0f %s/s  mem %s\n",
-                          static_cast<long long>(m.step), static_cast<long long>(target_), m.loss,
-                          m.lr, m.tokens_per_s > 0 ? m.tokens_per_s : m.samples_per_s,
-                          m.tokens_per_s > 0 ? "tok" : "samples", formatBytes(m.mem_live).c_str());
-            streams_.err << text << std::flush;
+            char text[320];
+            int used = std::snprintf(
+                text, sizeof text, "step %6lld/%lld  loss %.4f  lr %.2e  %.0f %s/s  mem %s",
+                static_cast<long long>(m.step), static_cast<long long>(target_), m.loss, m.lr,
+                m.tokens_per_s > 0 ? m.tokens_per_s : m.samples_per_s,
+                m.tokens_per_s > 0 ? "tok" : "samples", formatBytes(m.mem_live).c_str());
+            if (m.retrieval) {
+                std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                              "  FLOPS q %.3g d %.3g  non-zeros q %.0f d %.0f",
+                              m.retrieval->flops_q, m.retrieval->flops_d,
+                              m.retrieval->query_nonzeros, m.retrieval->passage_nonzeros);
+            }
+            streams_.err << text << '\n' << std::flush;
         }
     }
 
@@ -83,6 +97,8 @@ public:
                                          {"accuracy", finiteOrNull(m.accuracy)},
                                          {"rmse", finiteOrNull(m.rmse)},
                                          {"r2", finiteOrNull(m.r2)},
+                                         {"mrr_at_10", finiteOrNull(m.mrr_at_10)},
+                                         {"recall_at_100", finiteOrNull(m.recall_at_100)},
                                          {"examples", m.examples}};
             streams_.out << line.dump() << '\n' << std::flush;
         }
@@ -98,8 +114,12 @@ public:
                                   ", RMSE %.4g", m.rmse);
         }
         if (std::isfinite(m.r2)) {
-            std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used), ", R² %.3f",
-                          m.r2);
+            used += std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                                  ", R² %.3f", m.r2);
+        }
+        if (std::isfinite(m.mrr_at_10)) {
+            std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                          ", MRR@10 %.4f, Recall@100 %.4f", m.mrr_at_10, m.recall_at_100);
         }
         streams_.err << text << " (" << m.examples << " examples)\n" << std::flush;
     }

@@ -31,6 +31,8 @@ struct PretrainedInfo {
     bool tied_embeddings = false;
     std::string tokenizer; // "tokenizer.json, vocabulary 32000"
     std::vector<std::string> eos_tokens;
+    // A masked language model (BERT, DistilBERT: recipe=splade) rather than a causal one.
+    bool encoder = false;
 };
 
 // Throws InputError naming the file and the problem (no config.json, pickle weights, an

@@ -199,16 +199,8 @@ void ExampleStream::Impl::instructionExample(Example &out) {
     out.real_tokens = static_cast<std::int32_t>(real);
 }
 
-// A text as the encoder reads it: the tokenizer's specials around it ([CLS] ... [SEP]), cut to
-// seq_len tokens by dropping text tokens before the closing special, as the reference library
-// truncates with max_length.
 void ExampleStream::Impl::appendSegment(Example &out, const std::string &text) {
-    std::vector<std::int32_t> ids = tokenizer->encodeStart(text);
-    const auto limit = static_cast<std::size_t>(spec.seq_len);
-    if (ids.size() >= limit) {
-        ids.resize(limit - 1);
-    }
-    ids.push_back(tokenizer->endOfTextId());
+    const std::vector<std::int32_t> ids = encoderTokens(*tokenizer, text, spec.seq_len);
     counts.tokens += static_cast<std::int64_t>(ids.size());
     out.tokens.insert(out.tokens.end(), ids.begin(), ids.end());
     out.segment_lengths.push_back(static_cast<std::int32_t>(ids.size()));
@@ -413,6 +405,17 @@ void ExampleStream::restoreState(const std::string &state) {
     d.windows = std::move(windows);
     d.rng.setState(rng_state);
     d.shuffle_buffer = std::move(shuffle_buffer);
+}
+
+std::vector<std::int32_t> encoderTokens(const Tokenizer &tokenizer, const std::string &text,
+                                        std::int64_t max_length) {
+    std::vector<std::int32_t> ids = tokenizer.encodeStart(text);
+    const auto limit = static_cast<std::size_t>(std::max<std::int64_t>(2, max_length));
+    if (ids.size() >= limit) {
+        ids.resize(limit - 1);
+    }
+    ids.push_back(tokenizer.endOfTextId());
+    return ids;
 }
 
 } // namespace headroom::data

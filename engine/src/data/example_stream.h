@@ -55,6 +55,12 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// A text as an encoder reads it: the tokenizer's specials around it ([CLS] ... [SEP]), cut to
+// max_length tokens by dropping text tokens before the closing special, as the reference
+// library truncates with max_length (max_length >= 2).
+std::vector<std::int32_t> encoderTokens(const Tokenizer &tokenizer, const std::string &text,
+                                        std::int64_t max_length);
+
 // What a data file holds, read in one full streaming pass that validates every record.
 struct DataSummary {
     Format format = Format::Text;

@@ -98,6 +98,12 @@ public:
     // "GPT · 4 layers · dim 128 · 4 heads · 0.82 M parameters"
     virtual std::string describe() const = 0;
 
+    // Sparse retrieval vectors [N, V] of token sequences (splade); an undefined tensor for
+    // recipes that have none.
+    virtual torch::Tensor textVectors(const std::vector<std::vector<std::int32_t>> &texts) {
+        return {};
+    }
+
     // Next-token logits for generation (language models); nullptr when the recipe has none.
     virtual std::unique_ptr<models::NextTokenLogits> nextTokenLogits() { return nullptr; }
 

@@ -43,6 +43,8 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
     spec.stride = config.integer("data.stride");
     spec.seed = static_cast<std::uint64_t>(config.integer("train.seed"));
     spec.split_seed = kSplitSeed;
+    spec.retrieval = config.text("recipe") == "splade";
+    spec.hard_negatives = config.integer("splade.hard_negatives");
     return spec;
 }
 
@@ -96,7 +98,9 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
             prepared.base_cache = {hf::quantizedBaseCacheFolder(project.path()), identity.digest};
         }
         try {
-            prepared.tokenizer = hf::loadBaseTokenizer(prepared.base_folder);
+            prepared.tokenizer = config.text("recipe") == "splade"
+                                     ? hf::loadEncoderTokenizer(prepared.base_folder)
+                                     : hf::loadBaseTokenizer(prepared.base_folder);
         } catch (const TokenizerError &error) {
             throw ConfigError(std::string("model.base: ") + error.what());
         }
@@ -133,6 +137,9 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
 
 std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,
                                    torch::Device device, const ProgressCallback &progress) {
+    if (config.text("recipe") == "splade") {
+        return makeSpladeRecipe(config, prepared.base_folder, device);
+    }
     if (!prepared.base_folder.empty()) {
         return makePretrainedRecipe(config, prepared.base_folder, device, progress,
                                     prepared.base_cache);

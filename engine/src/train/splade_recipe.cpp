@@ -264,6 +264,9 @@ public:
         }
         return tokens;
     }
+    torch::Tensor textVectors(const std::vector<std::vector<std::int32_t>> &texts) override {
+        return spladeVectors(*model_, texts, settings_.pad_id, device_);
+    }
     bool setActivationCheckpointing(std::int64_t every) override {
         model_->setCheckpointEvery(every);
         return true;

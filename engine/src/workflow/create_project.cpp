@@ -1,6 +1,8 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "hf/base_identity.h"
+#include "hf/encoder_config.h"
+#include "hf/model_folder.h"
 #include "plan/tabular_defaults.h"
 #include "train/recipe.h"
 #include "train/run_length.h"
@@ -46,9 +48,10 @@ void removeProjectFiles(const std::string &project_path) {
 }
 
 std::vector<std::string> describeData(const data::DataSummary &summary, const std::string &path) {
-    const char *unit = summary.format == data::Format::Csv     ? "rows"
-                       : summary.format == data::Format::Jsonl ? "records"
-                                                               : "lines";
+    const char *unit =
+        summary.format == data::Format::Csv                                             ? "rows"
+        : summary.format == data::Format::Jsonl || summary.format == data::Format::Json ? "records"
+                                                                                        : "lines";
     return {"data     " + path + " (" + data::toString(summary.format) + ", " +
             std::to_string(summary.records) + " " + unit + ", " + formatBytes(summary.bytes) + ")"};
 }
@@ -68,6 +71,20 @@ std::vector<std::string> describeBase(const PretrainedInfo &info) {
             "tokenizer " + info.tokenizer};
 }
 
+void requireRecipeFitsBase(const std::string &recipe, const PretrainedInfo &base) {
+    if (base.encoder && recipe != "splade") {
+        throw ConfigError("model.base " + base.folder + " is a " + base.architecture +
+                          ", a masked language model: it fine-tunes with recipe=splade (a "
+                          "sparse retrieval encoder), not " +
+                          recipe);
+    }
+    if (!base.encoder && recipe == "splade") {
+        throw ConfigError("recipe=splade needs a BERT-family masked language model "
+                          "(BertForMaskedLM, DistilBertForMaskedLM); model.base " +
+                          base.folder + " is a " + base.architecture);
+    }
+}
+
 // The settings a pretrained base implies unless the user chose them: its tokenizer, and a
 // context no longer than it was trained for.
 void applyBaseSettings(Config &config, const PretrainedInfo &info,
@@ -76,7 +93,9 @@ void applyBaseSettings(Config &config, const PretrainedInfo &info,
         config.set("tokenizer", "base");
     }
     if (given.count("model.seq_len") == 0) {
-        config.set("model.seq_len", std::to_string(std::min<std::int64_t>(256, info.context)));
+        // A retrieval text is a query or a passage, not a stretch of a document.
+        const std::int64_t length = info.encoder ? 128 : 256;
+        config.set("model.seq_len", std::to_string(std::min<std::int64_t>(length, info.context)));
     }
     if (given.count("train.lr") == 0) {
         config.set("train.lr", config.integer("lora.rank") > 0 ? "0.0002" : "0.00002");
@@ -188,7 +207,14 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
     }
 
     Config config;
-    config.set("recipe", request.recipe);
+    std::string recipe = request.recipe;
+    if (recipe.empty() && !request.base_path.empty()) {
+        // A masked language model trains as a retrieval encoder, a causal one as a GPT.
+        recipe = hf::isEncoderArchitecture(hf::locateModelFolder(request.base_path).config_path)
+                     ? "splade"
+                     : "gpt";
+    }
+    config.set("recipe", recipe);
     if (!request.config_json.empty()) {
         for (const auto &[key, value] : Config::fromJson(request.config_json).changed()) {
             config.set(key, value);
@@ -206,6 +232,7 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
         progress("checking the base model " + config.text("model.base"));
         base = inspectPretrained(
             train::resolveDataPath(config.text("model.base"), request.project_path));
+        requireRecipeFitsBase(config.text("recipe"), *base);
         applyBaseSettings(config, *base, givenKeys(request));
         if (config.integer("model.seq_len") > base->context) {
             throw ConfigError("model.seq_len=" + config.text("model.seq_len") +

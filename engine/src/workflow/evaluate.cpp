@@ -76,7 +76,8 @@ EvaluationReport evaluateRun(const std::string &project_path, std::int64_t run_i
             throw InputError(data_path + " holds no examples to evaluate");
         }
         report.metrics = train::evalMetrics(outcome.totals, *recipe, checkpoint->step);
-        report.task = !prepared.schema                  ? "language-model"
+        report.task = config.text("recipe") == "splade" ? "retrieval"
+                      : !prepared.schema                ? "language-model"
                       : prepared.schema->classification ? "classification"
                                                         : "regression";
     } catch (const data::DataError &error) {

@@ -74,6 +74,9 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
     const bool moe = std::any_of(steps.begin(), steps.end(), [](const StepMetrics &metrics) {
         return metrics.moe.has_value();
     });
+    const bool retrieval = std::any_of(steps.begin(), steps.end(), [](const StepMetrics &metrics) {
+        return metrics.retrieval.has_value();
+    });
     out << "step,loss,lr,grad_norm,micro_batch,accumulation,tokens_per_s,samples_per_s,"
            "mem_live,mem_peak,mem_reserved,mem_rss,loss_scale,skipped_steps,elapsed_s,"
            "samples_digest,val_loss,val_accuracy,val_rmse";
@@ -84,6 +87,10 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
                 out << ",moe_load_" << block << '_' << e;
             }
         }
+    }
+    if (retrieval) {
+        out << ",splade_flops_q,splade_flops_d,splade_query_nonzeros,splade_passage_nonzeros,"
+               "val_mrr_at_10,val_recall_at_100";
     }
     out << '\n';
     std::int64_t rows = 0;
@@ -114,6 +121,22 @@ std::int64_t exportMetricsCsv(const std::string &project_path, std::int64_t run_
                         block < routing.expert_load.size() && e < routing.expert_load[block].size();
                     out << ',' << (present ? number(routing.expert_load[block][e]) : "");
                 }
+            }
+        }
+        if (retrieval) {
+            if (metrics.retrieval) {
+                out << ',' << number(metrics.retrieval->flops_q) << ','
+                    << number(metrics.retrieval->flops_d) << ','
+                    << number(metrics.retrieval->query_nonzeros) << ','
+                    << number(metrics.retrieval->passage_nonzeros);
+            } else {
+                out << ",,,,";
+            }
+            if (evaluation != evaluations.end()) {
+                out << ',' << number(evaluation->second.mrr_at_10) << ','
+                    << number(evaluation->second.recall_at_100);
+            } else {
+                out << ",,";
             }
         }
         out << '\n';

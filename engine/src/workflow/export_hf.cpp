@@ -3,7 +3,9 @@
 #include "export/safetensors.h"
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
+#include "hf/encoder_config.h"
 #include "hf/model_folder.h"
+#include "hf/pretrained_encoder.h"
 #include "hf/pretrained_model.h"
 #include "hf/safetensors_file.h"
 #include "models/causal_lm.h"
@@ -114,8 +116,28 @@ exporting::TensorView viewOf(const std::string &name, const torch::Tensor &tenso
 
 } // namespace
 
+// A splade run: its fine-tuned encoder in the base's BertForMaskedLM / DistilBertForMaskedLM
+// layout, which a SPLADE library loads as it loads the base.
+HfExport exportEncoderRun(Project &project, std::int64_t run_id, const std::string &folder) {
+    workflow::RunModel run = workflow::loadRunModel(project, run_id);
+    auto encoder = std::dynamic_pointer_cast<models::BertEncoderImpl>(run.recipe->module());
+    if (!encoder) {
+        throw InputError("run " + std::to_string(run.run_id) + " holds no BERT-family encoder");
+    }
+    const hf::ModelFolder base = hf::locateModelFolder(run.prepared.base_folder);
+    hf::exportEncoder(models::BertEncoder(encoder), hf::readEncoderConfig(base.config_path),
+                      base.folder, folder);
+    return {run.step, "fp32"};
+}
+
 HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
                         const std::string &folder) {
+    {
+        Project project = Project::openForReading(project_path);
+        if (Config::fromJson(project.configJson()).text("recipe") == "splade") {
+            return exportEncoderRun(project, run_id, folder);
+        }
+    }
     PretrainedRun source = loadPretrainedRun(project_path, run_id);
     prepareFolder(folder);
     const std::map<std::string, std::string> dtypes =
