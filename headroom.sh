@@ -27,12 +27,15 @@ jobs="${HEADROOM_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # back to reference BLAS and trains ~17x slower. qt6-qpa-plugins holds the xcb platform plugin
 # (a real window), fonts-dejavu-core gives text to offscreen and Xvfb rendering. python3-torch
 # (the same LibTorch build) runs the independent Python reference of the pretrained-model tests.
+# libgloo-dev holds the gloo headers that c10d's ProcessGroupGloo.hpp includes: without them
+# the build has no distributed training (train --nproc).
 packages=(
   cmake g++ ninja-build ccache git
   qt6-base-dev qt6-tools-dev qt6-l10n-tools libqt6svg6-dev libqt6sql6-sqlite qt6-qpa-plugins
   libqcustomplot-dev libqcustomplot2.1-qt6
   libtorch-dev libopenblas0-pthread
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libpcre2-dev libicu-dev
+  libgloo-dev
   fonts-dejavu-core xvfb xauth
   python3-torch python3-sentencepiece
 )

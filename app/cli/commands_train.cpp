@@ -1,11 +1,13 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/local_ranks.h"
 
 #include <headroom/session.h>
 #include <headroom/units.h>
 
 #include <CLI/CLI.hpp>
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <csignal>
 #include <cstdio>
@@ -13,6 +15,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <string>
 
 namespace headroom::cli {
 
@@ -181,6 +184,37 @@ private:
     std::int64_t every_ = 10;
 };
 
+// The same train command for each rank, without --nproc. The launcher waits for the ranks'
+// own timeout (distributed.timeout_s) and a margin before it kills what is left.
+template <typename Options> LocalRanksRequest localRanksRequest(const Options &options) {
+    LocalRanksRequest request;
+    request.ranks = options.nproc;
+    request.arguments = {"train", options.request.project_path};
+    if (options.steps > 0) {
+        request.arguments.insert(request.arguments.end(),
+                                 {"--steps", std::to_string(options.steps)});
+    }
+    if (options.request.resume) {
+        request.arguments.push_back("--resume");
+    }
+    const std::string timeout_key = "distributed.timeout_s=";
+    for (const std::string &assignment : options.request.overrides) {
+        request.arguments.insert(request.arguments.end(), {"--set", assignment});
+        if (assignment.rfind(timeout_key, 0) == 0) {
+            try {
+                request.grace =
+                    std::chrono::seconds(std::stoll(assignment.substr(timeout_key.size())) + 30);
+            } catch (const std::exception &) {
+                // The ranks refuse the bad value themselves, naming the key.
+            }
+        }
+    }
+    if (options.json) {
+        request.arguments.push_back("--json");
+    }
+    return request;
+}
+
 } // namespace
 
 CommandRunner addTrainCommand(CLI::App &app, Streams streams) {
@@ -188,6 +222,7 @@ CommandRunner addTrainCommand(CLI::App &app, Streams streams) {
     struct Options {
         SessionRequest request;
         std::int64_t steps = 0;
+        int nproc = 1;
         bool json = false;
     };
     auto options = std::make_shared<Options>();
@@ -201,8 +236,15 @@ CommandRunner addTrainCommand(CLI::App &app, Streams streams) {
     command->add_option("--set", options->request.overrides, "KEY=VALUE for this run (repeatable)")
         ->allow_extra_args(false);
     command->add_flag("--json", options->json, "One JSON object per line on stdout");
+    command
+        ->add_option("--nproc", options->nproc,
+                     "Train data-parallel on N local processes (c10d over 127.0.0.1)")
+        ->check(CLI::Range(1, 256));
 
     return [streams, options]() {
+        if (options->nproc > 1) {
+            return runLocalRanks(localRanksRequest(*options), streams);
+        }
         options->request.max_steps = options->steps;
         Session session(options->request);
         ProgressPrinter printer(streams, options->json);

@@ -39,6 +39,7 @@ say() { printf '\033[1mdebian13:\033[0m %s\n' "$*" >&2; }
 common_packages=(
   cmake g++ ninja-build ccache git pkgconf ca-certificates
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libpcre2-dev libicu-dev
+  libgloo-dev
 )
 cpu_packages=(
   qt6-base-dev qt6-tools-dev qt6-l10n-tools libqt6svg6-dev libqt6sql6-sqlite

@@ -160,6 +160,10 @@ std::vector<KeySpec> buildKeys() {
         integer("train.eval_batches", "8", 0, 1e6,
                 "Micro-batches per validation pass; 0 = the whole validation split"),
         integer("train.threads", "0", 0, 4096, "CPU threads for LibTorch; 0 = all cores"),
+        integer("distributed.timeout_s", "300", 1, 86400,
+                "Distributed runs (RANK/WORLD_SIZE set, or train --nproc): seconds a rank waits "
+                "for the others at the rendezvous and each gradient exchange before it stops "
+                "with a message naming the missing rank"),
         integer("train.sample_tokens", "24", 0, 4096,
                 "Tokens of a sample continuation written at each validation (gpt); 0 = off"),
 

@@ -8,27 +8,43 @@ namespace headroom::train {
 
 Failpoints Failpoints::fromEnvironment() {
     const char *text = std::getenv("HEADROOM_FAILPOINT");
-    return text == nullptr ? Failpoints() : parse(text);
+    const char *rank = std::getenv("RANK");
+    int this_rank = 0;
+    try {
+        this_rank = rank == nullptr ? 0 : std::stoi(rank);
+    } catch (const std::exception &) {
+        // A bad RANK is reported by the distributed setup, naming the variable.
+    }
+    return text == nullptr ? Failpoints() : parse(text, this_rank);
 }
 
-Failpoints Failpoints::parse(const std::string &text) {
+Failpoints Failpoints::parse(const std::string &text, int rank) {
     Failpoints failpoints;
+    failpoints.rank_ = rank;
     std::stringstream items(text);
     std::string item;
     while (std::getline(items, item, ',')) {
         if (item.empty()) {
             continue;
         }
+        Point point;
+        if (const auto at_rank = item.find("@rank:"); at_rank != std::string::npos) {
+            try {
+                point.rank = std::stoi(item.substr(at_rank + 6));
+            } catch (const std::exception &) {
+                throw std::invalid_argument("HEADROOM_FAILPOINT: bad rank in '" + item + "'");
+            }
+            item = item.substr(0, at_rank);
+        }
         const auto at = item.find("@step:");
         const std::string kind = item.substr(0, at);
         const bool known = kind == "nan_loss" || kind == "oom" || kind == "oom_eval" ||
-                           kind == "error" || kind == "leak";
+                           kind == "error" || kind == "leak" || kind == "kill";
         if (at == std::string::npos || !known) {
             throw std::invalid_argument("HEADROOM_FAILPOINT: cannot read '" + item +
-                                        "'; expected KIND@step:N with KIND one of nan_loss, oom, "
-                                        "oom_eval, error, leak");
+                                        "'; expected KIND@step:N[@rank:R] with KIND one of "
+                                        "nan_loss, oom, oom_eval, error, leak, kill");
         }
-        Point point;
         point.kind = kind;
         try {
             point.step = std::stoll(item.substr(at + 6));
@@ -42,7 +58,7 @@ Failpoints Failpoints::parse(const std::string &text) {
 
 bool Failpoints::atOrAfter(const std::string &kind, std::int64_t step) const {
     for (const Point &point : points_) {
-        if (point.kind == kind && step >= point.step) {
+        if (point.kind == kind && step >= point.step && applies(point)) {
             return true;
         }
     }
@@ -51,7 +67,7 @@ bool Failpoints::atOrAfter(const std::string &kind, std::int64_t step) const {
 
 bool Failpoints::at(const std::string &kind, std::int64_t step) const {
     for (const Point &point : points_) {
-        if (point.kind == kind && point.step == step) {
+        if (point.kind == kind && point.step == step && applies(point)) {
             return true;
         }
     }

@@ -10,12 +10,15 @@ namespace headroom::train {
 // `KIND@step:N`. Kinds: nan_loss (the step's loss becomes NaN), oom (the step's first
 // allocation of 64 KiB or more fails with a real c10::OutOfMemoryError), oom_eval (the same in
 // the validation pass after step N), error (the step throws an ordinary c10::Error), leak
-// (from step N on, every step keeps 256 KiB more alive). Unknown
-// kinds are rejected so a typo is not silently ignored.
+// (from step N on, every step keeps 256 KiB more alive), kill (the process kills itself with
+// SIGKILL at the start of step N, as a crash or the OOM killer would). `KIND@step:N@rank:R`
+// fires only in rank R of a distributed run (RANK), so one environment serves every rank.
+// Unknown kinds are rejected so a typo is not silently ignored.
 class Failpoints {
 public:
     static Failpoints fromEnvironment();
-    static Failpoints parse(const std::string &text); // throws std::invalid_argument
+    // rank: this process's rank (RANK; 0 in a single-process run). Throws std::invalid_argument.
+    static Failpoints parse(const std::string &text, int rank = 0);
 
     bool at(const std::string &kind, std::int64_t step) const;
     bool atOrAfter(const std::string &kind, std::int64_t step) const;
@@ -24,8 +27,11 @@ private:
     struct Point {
         std::string kind;
         std::int64_t step = 0;
+        int rank = -1; // -1: every rank
     };
+    bool applies(const Point &point) const { return point.rank < 0 || point.rank == rank_; }
     std::vector<Point> points_;
+    int rank_ = 0;
 };
 
 } // namespace headroom::train

@@ -21,6 +21,7 @@ const std::set<std::string> &resumableKeys() {
                                                "train.eval_every",
                                                "train.eval_batches",
                                                "train.threads",
+                                               "distributed.timeout_s",
                                                "device",
                                                "memory.budget",
                                                "recovery.min_micro_batch",

@@ -52,6 +52,9 @@ RunResult TrainingRun::run() {
     } catch (const ProjectError &error) {
         result_.failure = FailureKind::BadInput;
         result_.message = error.what();
+    } catch (const distributed::DistributedError &error) {
+        result_.failure = FailureKind::CannotContinue;
+        result_.message = error.what();
     } catch (const c10::Error &error) {
         result_.failure = FailureKind::Internal;
         result_.message = error.what_without_backtrace();
@@ -93,8 +96,14 @@ RunResult TrainingRun::run() {
 
 void TrainingRun::setUp() {
     hub_.state(SessionState::Preparing, "opening " + request_.project_path);
-    project_.emplace(Project::open(request_.project_path));
-    project_->markAbandonedRunsInterrupted();
+    launch_ = distributed::launchEnvironmentOfProcess();
+    if (writesProject()) {
+        project_.emplace(Project::open(request_.project_path));
+        project_->markAbandonedRunsInterrupted();
+    } else {
+        // The other ranks only read: rank 0 holds the writer's lock and writes for the run.
+        project_.emplace(Project::openReadOnly(request_.project_path));
+    }
     plan_ = planRun(*project_, request_.overrides, request_.resume);
     const Config &config = plan_.config;
     try {
@@ -111,10 +120,22 @@ void TrainingRun::setUp() {
     device_name_ = device.str();
     on_cpu_ = device.is_cpu();
     setUpMemory(config);
+    if (launch_) {
+        connectRanks();
+    }
 
+    // Rank 0 may store what it prepares (a trained tokenizer) in the project; the other ranks
+    // read it from there afterwards.
+    const std::string preparing = "preparing the data";
+    if (parallel_ && !parallel_->isLeader()) {
+        parallel_->waitForLeader(preparing);
+    }
     data_ = prepareData(config, *project_, [this](const std::string &message) {
         hub_.state(SessionState::Preparing, message);
     });
+    if (parallel_ && parallel_->isLeader()) {
+        parallel_->leaderFinished(preparing);
+    }
 
     torch::manual_seed(static_cast<std::uint64_t>(config.integer("train.seed")));
     const std::uint64_t live_before_model = meter_->read().live;
@@ -155,6 +176,13 @@ void TrainingRun::setUp() {
     // The fused optimizer moves the parameters into its own buffer (one freed, one
     // allocated): what remains is its state.
     breakdown_.optimizer = meter_->read().live - live_before_state;
+    if (parallel_) {
+        parallel_->requireSameOnAllRanks("model", recipe_->describe() + ", " +
+                                                      std::to_string(optimizer_->parameterCount()) +
+                                                      " trained parameters");
+        // The same seed gives every rank the same weights; the broadcast makes sure of it.
+        parallel_->broadcastParameters(optimizer_->parameters());
+    }
 
     schedule_.peak_lr = config.real("train.lr");
     schedule_.min_ratio = config.real("train.min_lr_ratio");
@@ -205,11 +233,13 @@ void TrainingRun::setUp() {
         }
         stop_after_ = step_ + request_.max_steps;
     }
-    record_.id =
-        project_->beginRun(config.toJson(), device_name_, schedule_.total_steps, plan_.resumed_run);
-    record_ = *project_->run(record_.id);
+    if (writesProject()) {
+        record_.id = project_->beginRun(config.toJson(), device_name_, schedule_.total_steps,
+                                        plan_.resumed_run);
+        record_ = *project_->run(record_.id);
+        writer_ = std::make_unique<MetricsWriter>(project_->path(), record_.id);
+    }
     record_.last_step = step_;
-    writer_ = std::make_unique<MetricsWriter>(project_->path(), record_.id);
     started_ = Clock::now();
 
     RunInfo info;
@@ -227,6 +257,18 @@ void TrainingRun::setUp() {
                  std::to_string(step_),
              {{"from_run", plan_.resumed_run}, {"checkpoint", plan_.resume_from->path}});
     }
+}
+
+void TrainingRun::connectRanks() {
+    const auto timeout = std::chrono::seconds(plan_.config.integer("distributed.timeout_s"));
+    hub_.state(SessionState::Preparing, "rank " + std::to_string(launch_->rank) + " of " +
+                                            std::to_string(launch_->world_size) +
+                                            ": joining the rendezvous at " + launch_->master_addr +
+                                            ":" + std::to_string(launch_->master_port));
+    parallel_ = distributed::DataParallel::connect(*launch_, timeout);
+    parallel_->requireSameOnAllRanks("configuration",
+                                     plan_.config.toJson() + (request_.resume ? " --resume" : "") +
+                                         " --steps " + std::to_string(request_.max_steps));
 }
 
 void TrainingRun::refreshStreamAnchor() {
@@ -280,7 +322,9 @@ bool TrainingRun::waitWhilePaused() {
         return true;
     }
     record_.status = RunStatus::Paused;
-    project_->updateRun(record_);
+    if (writesProject()) {
+        project_->updateRun(record_);
+    }
     hub_.state(SessionState::Paused, "paused after step " + std::to_string(step_));
     {
         std::unique_lock<std::mutex> lock(control_.mutex);
@@ -294,7 +338,9 @@ bool TrainingRun::waitWhilePaused() {
         return false;
     }
     record_.status = RunStatus::Running;
-    project_->updateRun(record_);
+    if (writesProject()) {
+        project_->updateRun(record_);
+    }
     hub_.state(SessionState::Running, "resumed at step " + std::to_string(step_ + 1));
     return true;
 }

@@ -92,7 +92,9 @@ void TrainingRun::evaluate() {
         return; // no validation split (data.validation_fraction=0 or a tiny file)
     }
     const EvalMetrics metrics = evalMetrics(totals, *recipe_, step_);
-    writer_->post(metrics);
+    if (writer_) {
+        writer_->post(metrics);
+    }
     hub_.eval(metrics);
     record_.final_val_loss = metrics.loss;
     last_eval_ = metrics;
@@ -209,6 +211,9 @@ void TrainingRun::flushPendingBest() {
 
 void TrainingRun::storeCheckpointFile(std::int64_t step,
                                       const std::function<void(const std::string &)> &write) {
+    if (!writesProject()) {
+        return; // rank 0 of a distributed run holds the same weights and writes them
+    }
     const std::string relative =
         "run-" + std::to_string(record_.id) + "/step-" + std::to_string(step) + ".pt";
     const std::filesystem::path path = std::filesystem::path(project_->dataDirectory()) / relative;
@@ -330,8 +335,10 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
         summary["task_reason"] = data_.schema->task_reason;
     }
     record_.summary_json = summary.dump();
-    project_->updateRun(record_);
-    if (record_.peak_bytes > 0) { // no step, nothing measured
+    if (writesProject()) {
+        project_->updateRun(record_);
+    }
+    if (writesProject() && record_.peak_bytes > 0) { // no step, nothing measured
         try {
             project_->addMemoryHistory(runMemoryHistory(record_, plan_.config, shape_.micro_batch,
                                                         techniques_, data_, device_name_));
@@ -356,7 +363,9 @@ void TrainingRun::emit(const std::string &kind, const std::string &message, nloh
     event.step = step >= 0 ? step : step_;
     event.message = message;
     event.details = details.is_null() ? "{}" : details.dump();
-    writer_->post(event);
+    if (writer_) {
+        writer_->post(event);
+    }
     hub_.event(event);
 }
 

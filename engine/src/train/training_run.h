@@ -6,6 +6,8 @@
 
 #include "compat/autocast.h"
 #include "data/example_stream.h"
+#include "distributed/data_parallel.h"
+#include "distributed/launch_environment.h"
 #include "memory/memory_meter.h"
 #include "train/batch_shape.h"
 #include "train/checkpoint.h"
@@ -100,10 +102,16 @@ private:
     void trainLoop();
     // Trains optimizer step `step_`+1; returns false when a stop abandoned it.
     bool trainOneStep();
-    // Forward and backward over every micro-batch of the step; returns false when a stop
-    // abandoned it. Throws what the model throws (out-of-memory included).
-    bool accumulateGradients(const std::vector<data::Example> &examples, std::int64_t step,
+    // Forward and backward over every micro-batch of this rank's share of the step's examples;
+    // returns false when a stop abandoned it. Throws what the model throws (out-of-memory
+    // included).
+    bool accumulateGradients(const std::vector<data::Example> &examples,
+                             const distributed::RankShare &share, std::int64_t step,
                              double &loss_value);
+    // Distributed runs: joins the other ranks and checks that they run the same configuration.
+    void connectRanks();
+    // Only rank 0 of a distributed run writes to the project (runs, metrics, checkpoints).
+    bool writesProject() const { return !launch_ || launch_->rank == 0; }
     // Halves the micro-batch after an out-of-memory error, or pauses the run with a diagnosis
     // (RunFailure) when nothing is left to try.
     void recoverFromOutOfMemory(std::int64_t step, const std::string &error);
@@ -165,6 +173,8 @@ private:
     TrainerControl &control_;
     ObserverHub &hub_;
     Failpoints failpoints_;
+    std::optional<distributed::LaunchEnvironment> launch_; // set in a distributed run
+    std::unique_ptr<distributed::DataParallel> parallel_;
 
     std::optional<Project> project_;
     RunPlan plan_;

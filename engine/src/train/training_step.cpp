@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <limits>
 
@@ -32,6 +33,12 @@ bool TrainingRun::trainOneStep() {
 
     const double lr = schedule_.at(step);
     optimizer_->setLearningRate(lr);
+    if (failpoints_.at("kill", step)) {
+        std::raise(SIGKILL);
+    }
+    // Every rank draws the whole step from the same stream and trains on its block of it.
+    const distributed::RankShare share =
+        parallel_ ? parallel_->share(effective_batch) : distributed::RankShare{0, effective_batch};
     if (failpoints_.at("error", step)) {
         TORCH_CHECK(false, "injected error at step ", step, " (HEADROOM_FAILPOINT)");
     }
@@ -57,7 +64,7 @@ bool TrainingRun::trainOneStep() {
         meter_->resetPeak();
         live_at_start = meter_->read().live;
         try {
-            if (!accumulateGradients(examples, step, loss_value)) {
+            if (!accumulateGradients(examples, share, step, loss_value)) {
                 optimizer_->zeroGrad();
                 rewindToStepStart();
                 return false;
@@ -74,6 +81,10 @@ bool TrainingRun::trainOneStep() {
         }
     }
     meter_->injectOutOfMemory(0);
+    if (parallel_) {
+        // After the whole backward, in bounded buckets (not yet overlapped with backward).
+        parallel_->allReduceGradients(optimizer_->parameters(), loss_value, step);
+    }
     if (breakdown_due_) {
         const memory::MemoryReading stats = meter_->read();
         breakdown_.gradients = stats.live > live_at_start ? stats.live - live_at_start : 0;
@@ -152,7 +163,9 @@ bool TrainingRun::trainOneStep() {
     metrics.samples_digest = util::digestIds(ids);
     metrics.moe = moe_step_.metrics();
     metrics.retrieval = retrieval_step_;
-    writer_->post(metrics);
+    if (writer_) {
+        writer_->post(metrics);
+    }
     hub_.step(metrics);
 
     record_.last_step = step;
@@ -166,16 +179,22 @@ bool TrainingRun::trainOneStep() {
     return true;
 }
 
-bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples, std::int64_t step,
+bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples,
+                                      const distributed::RankShare &share, std::int64_t step,
                                       double &loss_value) {
     loss_value = 0;
     moe_step_.reset();
     retrieval_step_.reset();
+    // Shares of the whole step's batch: summed over the ranks they give the single-process
+    // gradient and loss.
     const std::size_t total = examples.size();
+    const std::size_t end = share.first + share.count;
     const auto micro_batch = static_cast<std::size_t>(shape_.micro_batch);
     const std::uint64_t dropout_seed = models::dropoutStepSeed(
         static_cast<std::uint64_t>(plan_.config.integer("train.seed")), step);
     if (recipe_->couplesExamples()) {
+        // Every rank computes the whole step's loss (it couples all examples), then
+        // back-propagates its own share of it.
         ExampleBatch all;
         for (const data::Example &example : examples) {
             all.push_back(&example);
@@ -183,12 +202,12 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         const compat::ScopedAutocastState autocast(autocastState());
         recipe_->prepareStep(all, micro_batch, dropout_seed, step);
     }
-    for (std::size_t start = 0; start < total; start += micro_batch) {
+    for (std::size_t start = share.first; start < end; start += micro_batch) {
         if (control_.stop.load()) {
             return false;
         }
         ExampleBatch batch;
-        for (std::size_t i = start; i < std::min(total, start + micro_batch); ++i) {
+        for (std::size_t i = start; i < std::min(end, start + micro_batch); ++i) {
             batch.push_back(&examples[i]);
         }
         const double share = static_cast<double>(batch.size()) / static_cast<double>(total);

@@ -1,0 +1,241 @@
+#include "distributed/data_parallel.h"
+
+#include <headroom/config.h>
+
+#include <algorithm>
+#include <thread>
+
+namespace headroom::distributed {
+
+namespace {
+
+// Bounds the extra memory of a reduction: gradients are copied through one buffer this big.
+constexpr std::int64_t kBucketBytes = 16 << 20;
+
+std::string firstLine(const std::string &text) {
+    return text.substr(0, text.find('\n'));
+}
+
+std::string seconds(std::chrono::milliseconds duration) {
+    return std::to_string(duration.count() / 1000) + " s";
+}
+
+std::string arrivalKey(const std::string &collective, int rank) {
+    return "arrived/" + collective + "/" + std::to_string(rank);
+}
+
+std::string stepLabel(std::int64_t step) {
+    return "step " + std::to_string(step);
+}
+
+} // namespace
+
+RankShare rankShare(std::size_t total, int rank, int world_size) {
+    const auto ranks = static_cast<std::size_t>(world_size);
+    const auto index = static_cast<std::size_t>(rank);
+    const std::size_t base = total / ranks;
+    const std::size_t extra = total % ranks;
+    RankShare share;
+    share.count = base + (index < extra ? 1 : 0);
+    share.first = index * base + std::min(index, extra);
+    return share;
+}
+
+std::unique_ptr<DataParallel> DataParallel::connect(const LaunchEnvironment &environment,
+                                                    std::chrono::milliseconds timeout) {
+    if (!compat::glooAvailable()) {
+        throw ConfigError("WORLD_SIZE=" + std::to_string(environment.world_size) +
+                          " asks for distributed training, but this build of LibTorch has no "
+                          "Gloo backend (c10d ProcessGroupGloo); rebuild Headroom against a "
+                          "LibTorch with Gloo (Debian: install libgloo-dev and reconfigure)");
+    }
+    compat::ProcessGroupAddress address;
+    address.master_addr = environment.master_addr;
+    address.master_port = environment.master_port;
+    address.rank = environment.rank;
+    address.world_size = environment.world_size;
+    address.timeout = timeout;
+    const std::string where =
+        environment.master_addr + ":" + std::to_string(environment.master_port);
+    try {
+        return std::unique_ptr<DataParallel>(
+            new DataParallel(environment, compat::GlooProcessGroup::connect(address), timeout));
+    } catch (const std::exception &error) {
+        const std::string rank = "rank " + std::to_string(environment.rank) + ": ";
+        if (environment.rank == 0) {
+            throw DistributedError(
+                rank + "not all " + std::to_string(environment.world_size) +
+                " ranks joined the rendezvous at " + where + " within " + seconds(timeout) +
+                " (distributed.timeout_s) (c10d: " + firstLine(error.what()) + ")");
+        }
+        throw DistributedError(rank + "cannot join the rendezvous at " + where + " within " +
+                               seconds(timeout) +
+                               " (distributed.timeout_s): is rank 0 running, and MASTER_ADDR "
+                               "and MASTER_PORT reachable from here? (c10d: " +
+                               firstLine(error.what()) + ")");
+    }
+}
+
+DataParallel::DataParallel(LaunchEnvironment environment,
+                           std::unique_ptr<compat::GlooProcessGroup> group,
+                           std::chrono::milliseconds timeout)
+    : environment_(std::move(environment)), group_(std::move(group)), timeout_(timeout) {}
+
+std::string DataParallel::failureMessage(const std::string &collective,
+                                         const std::exception &error) {
+    std::string cause;
+    try {
+        std::vector<int> missing;
+        for (int other = 0; other < worldSize(); ++other) {
+            if (other != rank() && !group_->storeHas(arrivalKey(collective, other))) {
+                missing.push_back(other);
+            }
+        }
+        for (std::size_t i = 0; i < missing.size(); ++i) {
+            cause += (i == 0 ? "rank " : ", rank ") + std::to_string(missing[i]);
+        }
+        cause = missing.empty() ? "a peer rank stopped or became unreachable during it"
+                                : cause +
+                                      " did not reach it (stopped, killed or hanging longer than "
+                                      "distributed.timeout_s = " +
+                                      seconds(timeout_) + ")";
+    } catch (const std::exception &) {
+        cause = "rank 0, which hosts the rendezvous store at " + environment_.master_addr + ":" +
+                std::to_string(environment_.master_port) + ", is unreachable (stopped or killed)";
+    }
+    return "rank " + std::to_string(rank()) + ": the gradient exchange of " + collective +
+           " failed: " + cause + " (c10d: " + firstLine(error.what()) + ")";
+}
+
+void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, bool broadcast) {
+    std::int64_t total = 0;
+    for (const torch::Tensor &tensor : tensors) {
+        total += tensor.numel();
+    }
+    if (total == 0) {
+        return;
+    }
+    const std::int64_t capacity = kBucketBytes / static_cast<std::int64_t>(sizeof(float));
+    torch::Tensor buffer = torch::empty({std::min(capacity, total)}, torch::kFloat32);
+    struct Piece {
+        torch::Tensor flat;
+        std::int64_t offset;
+        std::int64_t length;
+        std::int64_t at;
+    };
+    std::vector<Piece> pending;
+    std::int64_t used = 0;
+    const auto flush = [&] {
+        torch::Tensor filled = buffer.narrow(0, 0, used);
+        if (broadcast) {
+            group_->broadcast(filled, 0);
+        } else {
+            group_->allReduceSum(filled);
+        }
+        for (const Piece &piece : pending) {
+            piece.flat.narrow(0, piece.offset, piece.length)
+                .copy_(filled.narrow(0, piece.at, piece.length));
+        }
+        pending.clear();
+        used = 0;
+    };
+    torch::NoGradGuard no_grad;
+    for (const torch::Tensor &tensor : tensors) {
+        TORCH_CHECK(tensor.is_contiguous(), "data parallel: a non-contiguous tensor");
+        const torch::Tensor flat = tensor.view({-1});
+        for (std::int64_t offset = 0; offset < flat.numel();) {
+            const std::int64_t length = std::min(flat.numel() - offset, capacity - used);
+            buffer.narrow(0, used, length).copy_(flat.narrow(0, offset, length));
+            pending.push_back({flat, offset, length, used});
+            used += length;
+            offset += length;
+            if (used == capacity) {
+                flush();
+            }
+        }
+    }
+    if (used > 0) {
+        flush();
+    }
+}
+
+void DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
+                                      std::int64_t step) {
+    const std::string collective = stepLabel(step);
+    std::vector<torch::Tensor> gradients;
+    gradients.reserve(parameters.size() + 1);
+    // One flag per parameter (did this rank produce its gradient) and the loss, summed too.
+    torch::Tensor extras =
+        torch::zeros({static_cast<std::int64_t>(parameters.size()) + 1}, torch::kFloat64);
+    auto flags = extras.accessor<double, 1>();
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+        const torch::Tensor &grad = parameters[i].grad();
+        flags[static_cast<std::int64_t>(i)] = grad.defined() ? 1.0 : 0.0;
+        gradients.push_back(grad.defined() ? grad : torch::zeros_like(parameters[i]));
+    }
+    flags[static_cast<std::int64_t>(parameters.size())] = loss;
+    try {
+        group_->storeSet(arrivalKey(collective, rank()), "1");
+        if (step > 1) {
+            group_->storeDelete(arrivalKey(stepLabel(step - 1), rank()));
+        }
+        reduceInBuckets(gradients, false);
+        group_->allReduceSum(extras);
+    } catch (const std::exception &error) {
+        throw DistributedError(failureMessage(collective, error));
+    }
+    for (std::size_t i = 0; i < parameters.size(); ++i) {
+        torch::Tensor parameter = parameters[i];
+        if (!parameter.grad().defined() && flags[static_cast<std::int64_t>(i)] > 0) {
+            parameter.mutable_grad() = gradients[i];
+        }
+    }
+    loss = flags[static_cast<std::int64_t>(parameters.size())];
+}
+
+void DataParallel::broadcastParameters(const std::vector<torch::Tensor> &parameters) {
+    try {
+        group_->storeSet(arrivalKey("setup", rank()), "1");
+        reduceInBuckets(parameters, true);
+    } catch (const std::exception &error) {
+        throw DistributedError(failureMessage("setup", error));
+    }
+}
+
+void DataParallel::requireSameOnAllRanks(const std::string &what, const std::string &value) {
+    const std::string key = "same/" + what;
+    try {
+        if (isLeader()) {
+            group_->storeSet(key, value);
+            return;
+        }
+        if (group_->storeGet(key) == value) {
+            return;
+        }
+    } catch (const std::exception &error) {
+        throw DistributedError("rank " + std::to_string(rank()) + ": cannot compare its " + what +
+                               " with rank 0's (c10d: " + firstLine(error.what()) + ")");
+    }
+    throw DistributedError("rank " + std::to_string(rank()) + ": its " + what +
+                           " differs from rank 0's; start every rank with the same project, "
+                           "options and --set values");
+}
+
+void DataParallel::leaderFinished(const std::string &what) {
+    group_->storeSet("done/" + what, "1");
+}
+
+void DataParallel::waitForLeader(const std::string &what) {
+    // Polled rather than a store wait: rank 0's part may take longer than any timeout
+    // (training a tokenizer), and a poll notices at once when rank 0 is gone.
+    try {
+        while (!group_->storeHas("done/" + what)) {
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        }
+    } catch (const std::exception &error) {
+        throw DistributedError("rank " + std::to_string(rank()) + ": rank 0 stopped while " + what +
+                               " (c10d: " + firstLine(error.what()) + ")");
+    }
+}
+
+} // namespace headroom::distributed

@@ -1,0 +1,76 @@
+// Data-parallel training over c10d: which examples of a step a rank trains on, and the
+// gradient all-reduce that makes every rank's update the single-process update.
+#pragma once
+
+#include "compat/c10d_gloo.h"
+#include "distributed/launch_environment.h"
+
+#include <torch/torch.h>
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace headroom::distributed {
+
+// A rank or the connection between ranks failed; the message names the rank.
+class DistributedError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// A rank's examples of a step: a contiguous block of the step's effective batch, the first
+// total % world_size ranks taking one more. Contiguous so that global positions (which key
+// dropout, models/keyed_dropout.h) stay contiguous inside every micro-batch.
+struct RankShare {
+    std::size_t first = 0;
+    std::size_t count = 0;
+};
+RankShare rankShare(std::size_t total, int rank, int world_size);
+
+class DataParallel {
+public:
+    // Rendezvous and group creation. Throws ConfigError when this build has no Gloo, and
+    // DistributedError when the ranks cannot meet within the timeout.
+    static std::unique_ptr<DataParallel> connect(const LaunchEnvironment &environment,
+                                                 std::chrono::milliseconds timeout);
+
+    int rank() const { return environment_.rank; }
+    int worldSize() const { return environment_.world_size; }
+    bool isLeader() const { return environment_.rank == 0; }
+    RankShare share(std::size_t total) const {
+        return rankShare(total, environment_.rank, environment_.world_size);
+    }
+
+    // Sums every parameter's gradient and `loss` over the ranks, in place. Each rank weighted
+    // its micro-batches by their share of the whole step's batch, so the sum is the
+    // single-process gradient and loss. A gradient none of the ranks produced stays undefined.
+    void allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
+                            std::int64_t step);
+    // Rank 0's values of the parameters on every rank.
+    void broadcastParameters(const std::vector<torch::Tensor> &parameters);
+    // Throws DistributedError unless `value` is the same on every rank (what: for the message).
+    void requireSameOnAllRanks(const std::string &what, const std::string &value);
+    // Rank 0 calls it when `what` is done; the others wait for it as long as rank 0 lives.
+    void leaderFinished(const std::string &what);
+    void waitForLeader(const std::string &what);
+
+private:
+    DataParallel(LaunchEnvironment environment, std::unique_ptr<compat::GlooProcessGroup> group,
+                 std::chrono::milliseconds timeout);
+    // Names the rank(s) a failed collective ("step 5", "setup") waited for: those that did not
+    // check in at the store before it, or rank 0 when the store itself is gone.
+    std::string failureMessage(const std::string &collective, const std::exception &error);
+    // Runs a collective over `tensors` in buckets of at most kBucketBytes, copying them
+    // through one reused buffer.
+    void reduceInBuckets(const std::vector<torch::Tensor> &tensors, bool broadcast);
+
+    LaunchEnvironment environment_;
+    std::unique_ptr<compat::GlooProcessGroup> group_;
+    std::chrono::milliseconds timeout_;
+};
+
+} // namespace headroom::distributed
