@@ -111,58 +111,27 @@ public:
         prepared_ = false;
         step_examples_ = all;
         step_seed_ = dropout_step_seed;
+        step_ = step;
         passage_offsets_.assign(1, 0);
-        std::vector<std::int64_t> positive;
+        step_positives_.clear();
         query_width_ = 1;
         passage_width_ = 1;
         std::int64_t passages = 0;
         for (const data::Example *example : all) {
             const std::vector<Span> spans = segmentsOf(*example);
             query_width_ = std::max(query_width_, spans[0].length);
-            positive.push_back(passages);
+            step_positives_.push_back(passages);
             for (std::size_t i = 1; i < spans.size(); ++i) {
                 passage_width_ = std::max(passage_width_, spans[i].length);
             }
             passages += static_cast<std::int64_t>(spans.size()) - 1;
             passage_offsets_.push_back(passages);
         }
-        std::vector<torch::Tensor> query_parts;
-        std::vector<torch::Tensor> passage_parts;
-        {
-            torch::NoGradGuard no_grad;
-            for (std::size_t start = 0; start < all.size(); start += micro_batch) {
-                const std::size_t end = std::min(all.size(), start + micro_batch);
-                const ExampleBatch part(all.begin() + static_cast<std::ptrdiff_t>(start),
-                                        all.begin() + static_cast<std::ptrdiff_t>(end));
-                const auto [q, p] = encodeStepPart(part, static_cast<std::int64_t>(start));
-                query_parts.push_back(q.to(torch::kFloat32));
-                passage_parts.push_back(p.to(torch::kFloat32));
-            }
+        // The whole step in one micro-batch needs no cache: its one pass is the whole batch's.
+        single_pass_ = micro_batch >= all.size();
+        if (!single_pass_) {
+            cacheVectorGradients(all, micro_batch);
         }
-        const torch::Tensor queries = torch::cat(query_parts).requires_grad_(true);
-        const torch::Tensor passage_vectors = torch::cat(passage_parts).requires_grad_(true);
-        const double lambda_q =
-            models::flopsWeight(settings_.lambda_q, step, settings_.warmup_steps);
-        const double lambda_d =
-            models::flopsWeight(settings_.lambda_d, step, settings_.warmup_steps);
-        // The loss in fp32 whatever the encoder computed in: scores are sums over the vocabulary.
-        const compat::ScopedAutocastState fp32(compat::AutocastState{});
-        const models::SpladeLossTerms terms = models::spladeLoss(
-            queries, passage_vectors, torch::tensor(positive, torch::kLong).to(device_), lambda_q,
-            lambda_d);
-        const std::vector<torch::Tensor> gradients =
-            torch::autograd::grad({terms.objective}, {queries, passage_vectors});
-        query_gradient_ = gradients[0];
-        passage_gradient_ = gradients[1];
-        step_loss_ = terms.contrastive.item<double>();
-        RetrievalStepMetrics metrics;
-        metrics.flops_q = terms.flops_q.item<double>();
-        metrics.flops_d = terms.flops_d.item<double>();
-        metrics.lambda_q = lambda_q;
-        metrics.lambda_d = lambda_d;
-        metrics.query_nonzeros = models::meanNonZeros(queries.detach());
-        metrics.passage_nonzeros = models::meanNonZeros(passage_vectors.detach());
-        step_metrics_ = metrics;
         prepared_ = true;
     }
 
@@ -176,15 +145,25 @@ public:
                         batch.front() == step_examples_[static_cast<std::size_t>(start)],
                     "a micro-batch that is not part of the prepared step");
         const auto [q, p] = encodeStepPart(batch, start);
+        TrainingLoss result;
+        result.step_total = true;
+        if (single_pass_) {
+            TORCH_CHECK(start == 0 && count == static_cast<std::int64_t>(step_examples_.size()),
+                        "a single-pass step takes the whole batch at once");
+            const models::SpladeLossTerms terms =
+                stepLoss(q.to(torch::kFloat32), p.to(torch::kFloat32));
+            result.objective = terms.objective;
+            result.loss = terms.contrastive.detach();
+            result.retrieval = step_metrics_;
+            return result;
+        }
         const std::int64_t first_passage = passage_offsets_[static_cast<std::size_t>(start)];
         const std::int64_t passages =
             passage_offsets_[static_cast<std::size_t>(start + count)] - first_passage;
-        TrainingLoss result;
         result.objective =
             (q.to(torch::kFloat32) * query_gradient_.narrow(0, start, count)).sum() +
             (p.to(torch::kFloat32) * passage_gradient_.narrow(0, first_passage, passages)).sum();
         result.loss = torch::tensor(step_loss_, torch::kFloat32);
-        result.step_total = true;
         result.retrieval = step_metrics_;
         return result;
     }
@@ -281,6 +260,54 @@ public:
     }
 
 private:
+    // The whole step's loss over its vectors (fp32, whatever the encoder computed in: the
+    // scores are sums over the vocabulary), and the step's figures.
+    models::SpladeLossTerms stepLoss(const torch::Tensor &queries, const torch::Tensor &passages) {
+        const double lambda_q =
+            models::flopsWeight(settings_.lambda_q, step_, settings_.warmup_steps);
+        const double lambda_d =
+            models::flopsWeight(settings_.lambda_d, step_, settings_.warmup_steps);
+        const compat::ScopedAutocastState fp32(compat::AutocastState{});
+        models::SpladeLossTerms terms = models::spladeLoss(
+            queries, passages, torch::tensor(step_positives_, torch::kLong).to(device_), lambda_q,
+            lambda_d);
+        RetrievalStepMetrics metrics;
+        metrics.flops_q = terms.flops_q.item<double>();
+        metrics.flops_d = terms.flops_d.item<double>();
+        metrics.lambda_q = lambda_q;
+        metrics.lambda_d = lambda_d;
+        metrics.query_nonzeros = models::meanNonZeros(queries.detach());
+        metrics.passage_nonzeros = models::meanNonZeros(passages.detach());
+        step_metrics_ = metrics;
+        return terms;
+    }
+
+    // The first pass of a step cut in micro-batches: every vector without a graph, the whole
+    // batch's loss, and its gradient with respect to each vector.
+    void cacheVectorGradients(const ExampleBatch &all, std::size_t micro_batch) {
+        std::vector<torch::Tensor> query_parts;
+        std::vector<torch::Tensor> passage_parts;
+        {
+            torch::NoGradGuard no_grad;
+            for (std::size_t start = 0; start < all.size(); start += micro_batch) {
+                const std::size_t end = std::min(all.size(), start + micro_batch);
+                const ExampleBatch part(all.begin() + static_cast<std::ptrdiff_t>(start),
+                                        all.begin() + static_cast<std::ptrdiff_t>(end));
+                const auto [q, p] = encodeStepPart(part, static_cast<std::int64_t>(start));
+                query_parts.push_back(q.to(torch::kFloat32));
+                passage_parts.push_back(p.to(torch::kFloat32));
+            }
+        }
+        const torch::Tensor queries = torch::cat(query_parts).requires_grad_(true);
+        const torch::Tensor passages = torch::cat(passage_parts).requires_grad_(true);
+        const models::SpladeLossTerms terms = stepLoss(queries, passages);
+        const std::vector<torch::Tensor> gradients =
+            torch::autograd::grad({terms.objective}, {queries, passages});
+        query_gradient_ = gradients[0];
+        passage_gradient_ = gradients[1];
+        step_loss_ = terms.contrastive.item<double>();
+    }
+
     // Vectors of texts padded to `width`; dropout keyed by `row_ids` under `seed` when given.
     torch::Tensor encode(const std::vector<Span> &texts, std::int64_t width,
                          std::optional<std::pair<std::uint64_t, std::vector<std::int64_t>>> key) {
@@ -323,6 +350,9 @@ private:
 
     // The prepared step.
     bool prepared_ = false;
+    bool single_pass_ = false;
+    std::int64_t step_ = 0;
+    std::vector<std::int64_t> step_positives_; // each query's positive among the passages
     ExampleBatch step_examples_;
     std::uint64_t step_seed_ = 0;
     std::vector<std::int64_t> passage_offsets_; // first passage row of each example, then total
