@@ -28,6 +28,7 @@ private Q_SLOTS:
     void encodeWritesOneVectorPerLine();
     void exportedEncoderEncodesTheSame();
     void badRecordsAreNamed();
+    void dataParallelRanksTrainTheSame();
 
 private:
     using Result = test_support::CliResult;
@@ -284,6 +285,28 @@ void TestCliSplade::badRecordsAreNamed() {
     QCOMPARE(refused.exit_code, 2);
     QVERIFY2(refused.err.contains("bad.jsonl:2: the field \"positives\" is an empty array"),
              qPrintable(refused.err));
+}
+
+void TestCliSplade::dataParallelRanksTrainTheSame() {
+#if HEADROOM_GLOO_BUILT
+    // Each rank computes the whole step's loss and back-propagates its share of it: two ranks
+    // train as one process does.
+    const QString one = newProject("one-rank");
+    const QString two = newProject("two-ranks");
+    QVERIFY(!one.isEmpty() && !two.isEmpty());
+    const Result a = cli({"train", one, "--json", "--steps", "3"});
+    const Result b = cli({"train", two, "--json", "--steps", "3", "--nproc", "2"});
+    QVERIFY2(a.exit_code == 0 && b.exit_code == 0, qPrintable(a.err + b.err));
+    const QList<QJsonObject> expected = linesOfType(a.out, "step");
+    const QList<QJsonObject> actual = linesOfType(b.out, "step");
+    QCOMPARE(actual.size(), 3);
+    for (int i = 0; i < 3; ++i) {
+        QCOMPARE(actual[i]["samples_digest"], expected[i]["samples_digest"]);
+        QVERIFY(closeTo(actual[i]["loss"].toDouble(), expected[i]["loss"].toDouble()));
+    }
+#else
+    QSKIP("this build has no Gloo backend for data-parallel training");
+#endif
 }
 
 QTEST_GUILESS_MAIN(TestCliSplade)

@@ -200,7 +200,9 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
             all.push_back(&example);
         }
         const compat::ScopedAutocastState autocast(autocastState());
-        recipe_->prepareStep(all, micro_batch, dropout_seed, step);
+        // A rank that trains only its share must not take the single pass of a whole step.
+        recipe_->prepareStep(all, std::min(micro_batch, std::max<std::size_t>(1, share.count)),
+                             dropout_seed, step);
     }
     for (std::size_t start = share.first; start < end; start += micro_batch) {
         if (control_.stop.load()) {
