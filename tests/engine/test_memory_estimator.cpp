@@ -39,7 +39,7 @@ Config configOf(const QString &project_path, const QStringList &settings) {
     return config;
 }
 
-std::uint64_t measuredPeak(const QString &project_path, const QStringList &settings) {
+std::uint64_t runPeak(const QString &project_path, const QStringList &settings) {
     Recorder recorder;
     const RunResult result = runSession(project_path, recorder, kMeasure + settings);
     if (result.failure != FailureKind::None) {
@@ -72,7 +72,7 @@ private Q_SLOTS:
         tabular_ = createTestProject(folder.filePath("plants.headroom"), plants, "tabular",
                                      {"train.micro_batch=32"});
         // The frozen base of the LoRA rows: run 1.
-        QVERIFY(measuredPeak(gpt_, {}) > 0);
+        QVERIFY(runPeak(gpt_, {}) > 0);
     }
 
     // At least 20 configurations: every prediction within 10 %, the median within 5 %.
@@ -132,7 +132,7 @@ private Q_SLOTS:
             const ModelFacts facts =
                 plan::storedModelFacts(config, Project::openForReading(project.toStdString()));
             const MemoryEstimate estimate = estimateMemory(config, facts);
-            const std::uint64_t measured = measuredPeak(project, row.settings);
+            const std::uint64_t measured = runPeak(project, row.settings);
             QVERIFY2(measured > 0, qPrintable(row.settings.join(' ')));
             const double error =
                 (static_cast<double>(estimate.peak) - static_cast<double>(measured)) /

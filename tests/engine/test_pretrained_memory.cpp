@@ -131,33 +131,6 @@ MemoryEstimate estimateFor(const QString &project_path, const QStringList &setti
                                       config, Project::openForReading(project_path.toStdString())));
 }
 
-// The highest step peak of the run (what the run records as its peak), taken from the steps
-// themselves so that a failure after them (the end-of-run evaluation) does not hide it.
-class PeakObserver final : public SessionObserver {
-public:
-    void onStep(const StepMetrics &metrics) override {
-        peak = std::max(peak, metrics.mem_peak);
-        ++steps;
-    }
-    std::uint64_t peak = 0;
-    int steps = 0;
-};
-
-std::uint64_t measuredPeak(const QString &project_path, const QStringList &settings) {
-    SessionRequest request;
-    request.project_path = project_path.toStdString();
-    request.overrides = toStd(kMeasure + settings);
-    Session session(request);
-    PeakObserver observer;
-    session.addObserver(&observer);
-    session.start();
-    const RunResult result = session.wait();
-    if (result.failure != FailureKind::None) {
-        qWarning("the run failed after %d steps: %s", observer.steps, result.message.c_str());
-    }
-    return observer.steps == 2 ? observer.peak : 0;
-}
-
 } // namespace
 
 class TestPretrainedMemory : public QObject {
@@ -284,7 +257,7 @@ private Q_SLOTS:
         QFETCH(QString, base);
         QFETCH(QStringList, settings);
         const MemoryEstimate estimate = estimateFor(project(base), settings);
-        const std::uint64_t measured = measuredPeak(project(base), settings);
+        const std::uint64_t measured = measuredPeak(project(base), kMeasure + settings);
         QVERIFY(measured > 0);
         const double error = (static_cast<double>(estimate.peak) - static_cast<double>(measured)) /
                              static_cast<double>(measured);

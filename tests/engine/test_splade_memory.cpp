@@ -118,31 +118,6 @@ MemoryEstimate estimateFor(const QString &project_path, const QStringList &setti
     return estimateMemory(config, plan::storedModelFacts(config, project));
 }
 
-class PeakObserver final : public SessionObserver {
-public:
-    void onStep(const StepMetrics &metrics) override {
-        peak = std::max(peak, metrics.mem_peak);
-        ++steps;
-    }
-    std::uint64_t peak = 0;
-    int steps = 0;
-};
-
-std::uint64_t measuredPeak(const QString &project_path, const QStringList &settings) {
-    SessionRequest request;
-    request.project_path = project_path.toStdString();
-    request.overrides = toStd(kMeasure + settings);
-    Session session(request);
-    PeakObserver observer;
-    session.addObserver(&observer);
-    session.start();
-    const RunResult result = session.wait();
-    if (result.failure != FailureKind::None) {
-        qWarning("the run failed after %d steps: %s", observer.steps, result.message.c_str());
-    }
-    return observer.steps == 2 ? observer.peak : 0;
-}
-
 } // namespace
 
 class TestSpladeMemory : public QObject {
@@ -188,7 +163,7 @@ private Q_SLOTS:
         QFETCH(QStringList, settings);
         const QString project = distil ? distilbert_ : bert_;
         const MemoryEstimate estimate = estimateFor(project, settings);
-        const std::uint64_t measured = measuredPeak(project, settings);
+        const std::uint64_t measured = measuredPeak(project, kMeasure + settings);
         QVERIFY(measured > 0);
         const double error = (static_cast<double>(estimate.peak) - static_cast<double>(measured)) /
                              static_cast<double>(measured);

@@ -9,6 +9,7 @@
 
 #include <QString>
 #include <QStringList>
+#include <QtGlobal>
 
 #include <algorithm>
 #include <string>
@@ -110,6 +111,35 @@ inline headroom::RunResult runSession(const QString &project, Recorder &recorder
     const headroom::RunResult result = session.wait();
     recorder.session = nullptr;
     return result;
+}
+
+// The highest step peak of a run (what the run records as its peak), taken from the steps
+// themselves so that a failure after them (the end-of-run evaluation) does not hide it.
+class PeakObserver final : public headroom::SessionObserver {
+public:
+    void onStep(const headroom::StepMetrics &metrics) override {
+        peak = std::max(peak, metrics.mem_peak);
+        ++steps;
+    }
+    std::uint64_t peak = 0;
+    int steps = 0;
+};
+
+// The peak of a run of exactly `steps` steps with these settings; 0 when it ran another number.
+inline std::uint64_t measuredPeak(const QString &project_path, const QStringList &settings,
+                                  int steps = 2) {
+    headroom::SessionRequest request;
+    request.project_path = project_path.toStdString();
+    request.overrides = toStd(settings);
+    headroom::Session session(request);
+    PeakObserver observer;
+    session.addObserver(&observer);
+    session.start();
+    const headroom::RunResult result = session.wait();
+    if (result.failure != headroom::FailureKind::None) {
+        qWarning("the run failed after %d steps: %s", observer.steps, result.message.c_str());
+    }
+    return observer.steps == steps ? observer.peak : 0;
 }
 
 } // namespace test_support

@@ -1,5 +1,6 @@
 #include "hf/pretrained_encoder.h"
 
+#include "export/output_folder.h"
 #include "export/safetensors.h"
 #include "hf/encoder_layout.h"
 #include "hf/hf_error.h"
@@ -28,29 +29,6 @@ torch::ScalarType scalarType(const std::string &dtype) {
         return torch::kHalf;
     }
     return dtype == "BF16" ? torch::kBFloat16 : torch::kFloat; // validated: only these three
-}
-
-void prepareFolder(const std::string &folder) {
-    std::error_code error;
-    if (fs::exists(folder, error) && !fs::is_directory(folder, error)) {
-        throw InputError(folder + " exists and is not a folder");
-    }
-    if (fs::is_directory(folder, error) && !fs::is_empty(folder, error)) {
-        throw InputError(folder + " is not empty; export into a new or empty folder");
-    }
-    fs::create_directories(folder, error);
-    if (error) {
-        throw InputError("cannot create " + folder + ": " + error.message());
-    }
-}
-
-void writeText(const std::string &path, const std::string &text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) {
-        throw InputError("cannot write " + path + " (disk full?)");
-    }
 }
 
 // The source's config.json with the keys that describe `config` replaced, so that keys this
@@ -155,7 +133,7 @@ void exportEncoder(const models::BertEncoder &encoder, const EncoderConfig &conf
                                     "family or tied decoder differ)");
     }
     const std::string config_text = exportedConfig(config, source_folder);
-    prepareFolder(out_folder);
+    exporting::prepareOutputFolder(out_folder);
     std::vector<torch::Tensor> keep_alive;
     std::vector<exporting::TensorView> views;
     for (const auto &item : encoder->named_parameters()) {
@@ -171,7 +149,7 @@ void exportEncoder(const models::BertEncoder &encoder, const EncoderConfig &conf
     }
     exporting::writeSafetensors((fs::path(out_folder) / "model.safetensors").string(), views,
                                 {{"format", "pt"}});
-    writeText((fs::path(out_folder) / "config.json").string(), config_text);
+    exporting::writeTextFile((fs::path(out_folder) / "config.json").string(), config_text);
     for (const char *name : kTokenizerFiles) {
         const fs::path from = fs::path(source_folder) / name;
         std::error_code error;

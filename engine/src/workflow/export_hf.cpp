@@ -1,5 +1,6 @@
 // exportHfFolder / exportPeftAdapter: a pretrained project's run written back
 // in the layouts transformers and PEFT read.
+#include "export/output_folder.h"
 #include "export/safetensors.h"
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
@@ -40,29 +41,6 @@ const char *const kCopiedFiles[] = {"config.json",
 
 torch::ScalarType scalarType(const std::string &dtype) {
     return dtype == "F16" ? torch::kHalf : dtype == "BF16" ? torch::kBFloat16 : torch::kFloat;
-}
-
-void prepareFolder(const std::string &folder) {
-    std::error_code error;
-    if (fs::exists(folder, error) && !fs::is_directory(folder, error)) {
-        throw InputError(folder + " exists and is not a folder");
-    }
-    if (fs::is_directory(folder, error) && !fs::is_empty(folder, error)) {
-        throw InputError(folder + " is not empty; export into a new or empty folder");
-    }
-    fs::create_directories(folder, error);
-    if (error) {
-        throw InputError("cannot create " + folder + ": " + error.message());
-    }
-}
-
-void writeText(const std::string &path, const std::string &text) {
-    std::ofstream out(path, std::ios::binary);
-    out << text;
-    out.close();
-    if (!out) {
-        throw InputError("cannot write " + path + " (disk full?)");
-    }
 }
 
 struct PretrainedRun {
@@ -139,7 +117,7 @@ HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
         }
     }
     PretrainedRun source = loadPretrainedRun(project_path, run_id);
-    prepareFolder(folder);
+    exporting::prepareOutputFolder(folder);
     const std::map<std::string, std::string> dtypes =
         baseDtypes(source.folder, source.architecture);
     std::vector<torch::Tensor> keep_alive;
@@ -174,7 +152,7 @@ std::int64_t exportPeftAdapter(const std::string &project_path, std::int64_t run
                          " is not a LoRA run (lora.rank is 0): it has no adapter; export the "
                          "whole model with --hf DIR");
     }
-    prepareFolder(folder);
+    exporting::prepareOutputFolder(folder);
     const models::LoraOptions &lora = *source.model->loraOptions();
     std::vector<torch::Tensor> keep_alive;
     std::vector<exporting::TensorView> views;
@@ -202,7 +180,8 @@ std::int64_t exportPeftAdapter(const std::string &project_path, std::int64_t run
         {"task_type", "CAUSAL_LM"},
         {"use_dora", false},
         {"use_rslora", false}};
-    writeText((fs::path(folder) / "adapter_config.json").string(), config.dump(2) + "\n");
+    exporting::writeTextFile((fs::path(folder) / "adapter_config.json").string(),
+                             config.dump(2) + "\n");
     return source.run.step;
 }
 
