@@ -43,10 +43,6 @@
 <context>
     <name>ConfigKeys</name>
     <message>
-        <source>What to train: a GPT language model or a tabular MLP</source>
-        <translation>Was trainiert wird: ein GPT-Sprachmodell oder ein tabellarisches MLP</translation>
-    </message>
-    <message>
         <source>auto, cpu, cuda, cuda:N or mps</source>
         <translation>auto, cpu, cuda, cuda:N oder mps</translation>
     </message>
@@ -305,6 +301,30 @@
     <message>
         <source>What out-of-memory recovery may switch on, in order, once the micro-batch is 1: checkpointing, bf16, adamw8bit, int8 and nf4 (the frozen base of a LoRA run on model.base), offload; none = nothing</source>
         <translation>Was die Out-of-Memory-Behandlung der Reihe nach einschalten darf, sobald der Micro-Batch 1 ist: checkpointing, bf16, adamw8bit, int8 und nf4 (die eingefrorene Basis eines LoRA-Laufs auf model.base), offload; none = nichts</translation>
+    </message>
+    <message>
+        <source>What to train: a GPT language model, a tabular MLP or a SPLADE sparse retrieval encoder (on a BERT-family model.base)</source>
+        <translation>Was trainiert wird: ein GPT-Sprachmodell, ein tabellarisches MLP oder ein SPLADE-Encoder für dünnbesetzte Suche (auf einem model.base der BERT-Familie)</translation>
+    </message>
+    <message>
+        <source>Distributed runs (RANK/WORLD_SIZE set, or train --nproc): seconds a rank waits for the others at the rendezvous and each gradient exchange before it stops with a message naming the missing rank</source>
+        <translation>Verteilte Läufe (RANK/WORLD_SIZE gesetzt oder train --nproc): Sekunden, die ein Rang beim Rendezvous und bei jedem Gradientenaustausch auf die anderen wartet, bevor er mit einer Meldung anhält, die den fehlenden Rang nennt</translation>
+    </message>
+    <message>
+        <source>Weight of the FLOPS regularizer on the queries (sparser queries as it grows)</source>
+        <translation>Gewicht des FLOPS-Regularisierers auf den Anfragen (je größer, desto dünnbesetzter die Anfragen)</translation>
+    </message>
+    <message>
+        <source>Weight of the FLOPS regularizer on the passages</source>
+        <translation>Gewicht des FLOPS-Regularisierers auf den Passagen</translation>
+    </message>
+    <message>
+        <source>Steps over which the FLOPS weights grow quadratically to their values; 0 = full weights from the start</source>
+        <translation>Schritte, über die die FLOPS-Gewichte quadratisch auf ihre Werte wachsen; 0 = volle Gewichte von Anfang an</translation>
+    </message>
+    <message>
+        <source>Hard negatives per query in training, taken in turn from each record&apos;s &quot;negatives&quot; (every other passage of the batch is a negative too)</source>
+        <translation>Harte Negative pro Anfrage im Training, reihum aus den "negatives" jedes Datensatzes genommen (jede andere Passage des Batches ist ebenfalls ein Negativ)</translation>
     </message>
 </context>
 <context>

@@ -43,10 +43,6 @@
 <context>
     <name>ConfigKeys</name>
     <message>
-        <source>What to train: a GPT language model or a tabular MLP</source>
-        <translation>训练什么：GPT 语言模型或表格 MLP</translation>
-    </message>
-    <message>
         <source>auto, cpu, cuda, cuda:N or mps</source>
         <translation>auto、cpu、cuda、cuda:N 或 mps</translation>
     </message>
@@ -305,6 +301,30 @@
     <message>
         <source>What out-of-memory recovery may switch on, in order, once the micro-batch is 1: checkpointing, bf16, adamw8bit, int8 and nf4 (the frozen base of a LoRA run on model.base), offload; none = nothing</source>
         <translation>微批次为 1 后，内存不足恢复可依次启用的技术：checkpointing、bf16、adamw8bit、int8 和 nf4（基于 model.base 的 LoRA 运行的冻结基座）、offload；none = 不启用</translation>
+    </message>
+    <message>
+        <source>What to train: a GPT language model, a tabular MLP or a SPLADE sparse retrieval encoder (on a BERT-family model.base)</source>
+        <translation>训练什么：GPT 语言模型、表格 MLP，或 SPLADE 稀疏检索编码器（基于 BERT 系列的 model.base）</translation>
+    </message>
+    <message>
+        <source>Distributed runs (RANK/WORLD_SIZE set, or train --nproc): seconds a rank waits for the others at the rendezvous and each gradient exchange before it stops with a message naming the missing rank</source>
+        <translation>分布式运行（设置了 RANK/WORLD_SIZE，或 train --nproc）：一个 rank 在会合点和每次梯度交换时等待其他 rank 的秒数，超时后停止并给出缺失 rank 的名称</translation>
+    </message>
+    <message>
+        <source>Weight of the FLOPS regularizer on the queries (sparser queries as it grows)</source>
+        <translation>查询上 FLOPS 正则项的权重（越大，查询越稀疏）</translation>
+    </message>
+    <message>
+        <source>Weight of the FLOPS regularizer on the passages</source>
+        <translation>段落上 FLOPS 正则项的权重</translation>
+    </message>
+    <message>
+        <source>Steps over which the FLOPS weights grow quadratically to their values; 0 = full weights from the start</source>
+        <translation>FLOPS 权重按二次方增长到设定值所用的步数；0 = 从一开始就使用完整权重</translation>
+    </message>
+    <message>
+        <source>Hard negatives per query in training, taken in turn from each record&apos;s &quot;negatives&quot; (every other passage of the batch is a negative too)</source>
+        <translation>训练中每个查询的困难负例数，依次取自每条记录的 "negatives"（批次中其他所有段落也都是负例）</translation>
     </message>
 </context>
 <context>

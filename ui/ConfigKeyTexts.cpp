@@ -13,7 +13,9 @@ namespace headroom::ui {
 namespace {
 
 const char *const kDescriptions[] = {
-    QT_TRANSLATE_NOOP("ConfigKeys", "What to train: a GPT language model or a tabular MLP"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "What to train: a GPT language model, a tabular MLP or a SPLADE sparse "
+                      "retrieval encoder (on a BERT-family model.base)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "auto, cpu, cuda, cuda:N or mps"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Training data file (relative paths are relative to the project file)"),
@@ -139,6 +141,20 @@ const char *const kDescriptions[] = {
         "ConfigKeys",
         "Router input noise in training: the input is multiplied by uniform noise in [1 "
         "- j, 1 + j]; 0 = off"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Distributed runs (RANK/WORLD_SIZE set, or train --nproc): seconds a rank "
+                      "waits for the others at the rendezvous and each gradient exchange before "
+                      "it stops with a message naming the missing rank"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Weight of the FLOPS regularizer on the queries (sparser queries as it "
+                      "grows)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "Weight of the FLOPS regularizer on the passages"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Steps over which the FLOPS weights grow quadratically to their values; 0 "
+                      "= full weights from the start"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Hard negatives per query in training, taken in turn from each record's "
+                      "\"negatives\" (every other passage of the batch is a negative too)"),
 };
 
 } // namespace

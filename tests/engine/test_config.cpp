@@ -138,7 +138,7 @@ void TestConfig::rejectsBadValuesNamingKeyAndAccepted_data() {
                                  << "comma-separated";
     QTest::newRow("format") << "data.format"
                             << "parquet"
-                            << "auto, text, jsonl, csv";
+                            << "auto, text, jsonl, json, csv";
     // The message says what the number means and that the words work.
     QTest::newRow("checkpointing word") << "checkpointing"
                                         << "sometimes"

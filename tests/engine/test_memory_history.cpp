@@ -193,6 +193,12 @@ void TestMemoryHistory::migratesVersion3File() {
                            "ALTER TABLE metrics DROP COLUMN moe_z_loss; "
                            "ALTER TABLE metrics DROP COLUMN moe_dropped_fraction; "
                            "ALTER TABLE metrics DROP COLUMN moe_expert_load; "
+                           "ALTER TABLE metrics DROP COLUMN splade_flops_q; "
+                           "ALTER TABLE metrics DROP COLUMN splade_flops_d; "
+                           "ALTER TABLE metrics DROP COLUMN splade_query_nonzeros; "
+                           "ALTER TABLE metrics DROP COLUMN splade_passage_nonzeros; "
+                           "ALTER TABLE evaluations DROP COLUMN mrr_at_10; "
+                           "ALTER TABLE evaluations DROP COLUMN recall_at_100; "
                            "PRAGMA user_version = 3"),
              std::string());
 

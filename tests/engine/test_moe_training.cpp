@@ -278,9 +278,15 @@ void TestMoeTraining::version5ProjectMigrates() {
         writer.flush();
     }
     {
-        // What a version 5 file is: the same layout without the MoE columns.
+        // What a version 5 file is: the same layout without the MoE (and later) columns.
         headroom::project::Database db(path, headroom::project::Database::Mode::OpenExisting);
-        db.exec("ALTER TABLE metrics DROP COLUMN moe_aux_loss; "
+        db.exec("ALTER TABLE metrics DROP COLUMN splade_flops_q; "
+                "ALTER TABLE metrics DROP COLUMN splade_flops_d; "
+                "ALTER TABLE metrics DROP COLUMN splade_query_nonzeros; "
+                "ALTER TABLE metrics DROP COLUMN splade_passage_nonzeros; "
+                "ALTER TABLE evaluations DROP COLUMN mrr_at_10; "
+                "ALTER TABLE evaluations DROP COLUMN recall_at_100; "
+                "ALTER TABLE metrics DROP COLUMN moe_aux_loss; "
                 "ALTER TABLE metrics DROP COLUMN moe_z_loss; "
                 "ALTER TABLE metrics DROP COLUMN moe_dropped_fraction; "
                 "ALTER TABLE metrics DROP COLUMN moe_expert_load; PRAGMA user_version = 5",

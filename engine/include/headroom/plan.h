@@ -100,6 +100,11 @@ struct PretrainedArchitecture {
                  max_positions = 0;
     bool qkv_bias = false, o_bias = false, mlp_bias = false, tied_embeddings = false;
     double embedding_dropout = 0, residual_dropout = 0, attention_dropout = 0;
+    // A BERT-family masked language model (recipe=splade): `hidden` is its intermediate size,
+    // residual_dropout its hidden dropout.
+    bool encoder = false;
+    bool distilbert = false;
+    std::int64_t type_vocab_size = 0;
 };
 struct ModelFacts {
     std::int64_t vocab_size = 0;             // gpt (with a pretrained base: its config.json's)

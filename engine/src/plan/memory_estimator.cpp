@@ -1,4 +1,5 @@
 #include "compat/torch_compat.h"
+#include "plan/encoder_memory_model.h"
 #include "plan/gpt_memory_model.h"
 #include "plan/model_facts.h"
 #include "plan/planner_request.h"
@@ -57,6 +58,14 @@ namespace {
 
 plan::StepMemory stepMemory(const Config &config, const ModelFacts &facts,
                             const plan::StepTechniques &techniques) {
+    if (config.text("recipe") == "splade") {
+        const ModelFacts base = plan::withPretrained(config, facts);
+        if (!base.pretrained || !base.pretrained->encoder) {
+            throw ConfigError("recipe=splade needs a BERT-family model.base");
+        }
+        return plan::encoderStepMemory(config, plan::encoderOf(*base.pretrained, base.vocab_size),
+                                       techniques);
+    }
     if (config.text("recipe") != "gpt") {
         return plan::tabularStepMemory(config, facts, techniques);
     }

@@ -69,6 +69,57 @@ hf::ArchitectureConfig architectureOf(const PretrainedArchitecture &pretrained,
     return a;
 }
 
+ModelFacts encoderFacts(const hf::EncoderConfig &e) {
+    PretrainedArchitecture pretrained;
+    pretrained.name = e.architecture;
+    pretrained.encoder = true;
+    pretrained.distilbert = e.family == hf::EncoderFamily::DistilBert;
+    pretrained.dim = e.hidden_size;
+    pretrained.layers = e.layers;
+    pretrained.heads = e.heads;
+    pretrained.kv_heads = e.heads;
+    pretrained.head_dim = e.heads > 0 ? e.hidden_size / e.heads : 0;
+    pretrained.hidden = e.intermediate_size;
+    pretrained.max_positions = e.max_positions;
+    pretrained.tied_embeddings = e.tie_word_embeddings;
+    pretrained.type_vocab_size = e.type_vocab_size;
+    pretrained.residual_dropout = e.hidden_dropout;
+    pretrained.attention_dropout = e.attention_dropout;
+    ModelFacts facts = gptFacts(e.vocab_size);
+    facts.pretrained = pretrained;
+    return facts;
+}
+
+hf::EncoderConfig encoderOf(const PretrainedArchitecture &pretrained, std::int64_t vocab_size) {
+    hf::EncoderConfig e;
+    e.architecture = pretrained.name;
+    e.family = pretrained.distilbert ? hf::EncoderFamily::DistilBert : hf::EncoderFamily::Bert;
+    e.model_type = pretrained.distilbert ? "distilbert" : "bert";
+    e.vocab_size = vocab_size;
+    e.hidden_size = pretrained.dim;
+    e.layers = pretrained.layers;
+    e.heads = pretrained.heads;
+    e.intermediate_size = pretrained.hidden;
+    e.max_positions = pretrained.max_positions;
+    e.type_vocab_size = pretrained.type_vocab_size;
+    e.tie_word_embeddings = pretrained.tied_embeddings;
+    e.hidden_dropout = pretrained.residual_dropout;
+    e.attention_dropout = pretrained.attention_dropout;
+    return e;
+}
+
+ModelFacts baseFacts(const std::string &folder) {
+    try {
+        const std::string config_path = hf::locateModelFolder(folder).config_path;
+        if (hf::isEncoderArchitecture(config_path)) {
+            return encoderFacts(hf::readEncoderConfig(config_path));
+        }
+        return pretrainedFacts(hf::readArchitectureConfig(config_path));
+    } catch (const InputError &error) {
+        throw ConfigError(std::string("model.base: ") + error.what());
+    }
+}
+
 hf::ArchitectureConfig readBaseArchitecture(const std::string &folder) {
     try {
         return hf::readArchitectureConfig(hf::locateModelFolder(folder).config_path);
@@ -81,8 +132,7 @@ ModelFacts withPretrained(const Config &config, ModelFacts facts, const std::str
     if (facts.pretrained || config.text("model.base").empty()) {
         return facts;
     }
-    return pretrainedFacts(
-        readBaseArchitecture(train::resolveDataPath(config.text("model.base"), project_path)));
+    return baseFacts(train::resolveDataPath(config.text("model.base"), project_path));
 }
 
 ModelFacts storedModelFacts(const Config &config, const Project &project) {

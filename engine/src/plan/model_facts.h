@@ -2,6 +2,7 @@
 
 #include "data/tabular_schema.h"
 #include "hf/architecture_config.h"
+#include "hf/encoder_config.h"
 
 #include <headroom/plan.h>
 #include <headroom/project.h>
@@ -15,6 +16,12 @@ namespace headroom::plan {
 ModelFacts gptFacts(std::int64_t vocab_size);
 ModelFacts tabularFacts(const data::TabularSchema &schema);
 ModelFacts pretrainedFacts(const hf::ArchitectureConfig &architecture);
+ModelFacts encoderFacts(const hf::EncoderConfig &encoder);
+// The encoder as hf describes it (what models/bert_encoder.h is built from).
+hf::EncoderConfig encoderOf(const PretrainedArchitecture &pretrained, std::int64_t vocab_size);
+// The facts of the model folder at `folder` (model.base, resolved): a causal language model or
+// a BERT-family encoder. Throws ConfigError starting "model.base: ".
+ModelFacts baseFacts(const std::string &folder);
 // The base's architecture as hf describes it (what models/causal_lm.h is built from).
 hf::ArchitectureConfig architectureOf(const PretrainedArchitecture &pretrained,
                                       std::int64_t vocab_size);

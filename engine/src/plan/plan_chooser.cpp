@@ -147,6 +147,9 @@ std::vector<std::string> baseFormats(const Config &config, const HardwareProfile
 std::optional<MemoryEstimate> withLora(Config config, const ModelFacts &facts,
                                        const std::vector<std::string> &overrides,
                                        const std::string &base_dtype = "fp32") {
+    if (config.text("recipe") == "splade") {
+        return std::nullopt; // the encoder trains every weight: no adapters
+    }
     for (const std::string &assignment : overrides) {
         config.setAssignment(assignment);
     }
@@ -272,10 +275,13 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
     const std::uint64_t budget = config.bytes("memory.budget");
     const double limit = static_cast<double>(budget) * (1.0 - kSafetyMargin);
     const bool gpt = config.text("recipe") == "gpt";
+    // Transformer blocks that checkpointing can recompute: gpt's and the splade encoder's.
+    const bool blocks = gpt || config.text("recipe") == "splade";
     const bool pretrained = !config.text("model.base").empty();
     const std::int64_t effective =
         config.integer("train.micro_batch") * config.integer("train.accumulation");
-    const double units = gpt ? static_cast<double>(config.integer("model.seq_len")) / 32.0 : 0.125;
+    const double units =
+        blocks ? static_cast<double>(config.integer("model.seq_len")) / 32.0 : 0.125;
     SpeedFactors factors = speedFactors(profile.kind);
 
     std::vector<std::string> precisions{"fp32"};
@@ -324,7 +330,7 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
         reference_seconds = stepSeconds(reference, fp32);
     }
     const std::vector<std::int64_t> checkpointing =
-        gpt ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{0};
+        blocks ? std::vector<std::int64_t>{0, 1} : std::vector<std::int64_t>{0};
     std::vector<std::pair<std::string, bool>> optimizers{{"adamw", false}, {"adamw8bit", false}};
     if (profile.kind == ProfileKind::Cuda) {
         optimizers.emplace_back("adamw", true);
@@ -496,7 +502,7 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
                    best->precision != "fp32", [](const Option &o) { return o.precision == "fp32"; },
                    "mixed precision")
              : slow_precision + " (calibrated): not considered"});
-    if (gpt) {
+    if (blocks) {
         plan.decisions.push_back(
             {"checkpointing", std::to_string(best->checkpointing),
              reasonFor(

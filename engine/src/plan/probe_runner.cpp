@@ -1,6 +1,7 @@
 #include "plan/probe_runner.h"
 
 #include "memory/oom.h"
+#include "models/keyed_dropout.h"
 #include "plan/model_facts.h"
 #include "train/lora_setup.h"
 #include "train/training_run.h"
@@ -59,7 +60,7 @@ ProbeRunner::~ProbeRunner() = default;
 
 ModelFacts ProbeRunner::facts() const {
     if (!data_.base_folder.empty()) {
-        return pretrainedFacts(readBaseArchitecture(data_.base_folder));
+        return baseFacts(data_.base_folder);
     }
     if (data_.tokenizer) {
         return gptFacts(data_.tokenizer->vocabSize());
@@ -99,19 +100,35 @@ FitProbe ProbeRunner::probe(std::int64_t micro_batch, std::int64_t micro_batches
 void ProbeRunner::runStep(const std::vector<data::Example> &examples, std::int64_t micro_batch) {
     const std::size_t total = examples.size();
     const auto size = static_cast<std::size_t>(micro_batch);
+    // As the trainer keys a step's dropout (models/keyed_dropout.h).
+    const std::uint64_t dropout_seed =
+        models::dropoutStepSeed(static_cast<std::uint64_t>(config_.integer("train.seed")), 1);
+    if (recipe_->couplesExamples()) {
+        train::ExampleBatch all;
+        for (const data::Example &example : examples) {
+            all.push_back(&example);
+        }
+        const compat::ScopedAutocastState autocast(train::autocastFor(techniques_, device_));
+        recipe_->prepareStep(all, size, dropout_seed, 1);
+    }
     for (std::size_t start = 0; start < total; start += size) {
         train::ExampleBatch batch;
         for (std::size_t i = start; i < std::min(total, start + size); ++i) {
             batch.push_back(&examples[i]);
         }
         const double share = static_cast<double>(batch.size()) / static_cast<double>(total);
+        const models::ScopedDropoutKey dropout_key(dropout_seed, static_cast<std::int64_t>(start),
+                                                   static_cast<std::int64_t>(batch.size()));
         torch::Tensor loss;
+        bool step_total = false;
         {
             const compat::ScopedAutocastState autocast(train::autocastFor(techniques_, device_));
             // The objective, as a training step backpropagates it (MoE balancing losses too).
-            loss = recipe_->trainingLoss(batch).objective.to(torch::kFloat32);
+            train::TrainingLoss terms = recipe_->trainingLoss(batch);
+            loss = terms.objective.to(torch::kFloat32);
+            step_total = terms.step_total;
         }
-        (loss * share).backward();
+        (step_total ? loss : loss * share).backward();
     }
     const double clip = config_.real("train.grad_clip");
     optimizer_->clipGradNorm(clip > 0 ? clip : std::numeric_limits<double>::infinity());

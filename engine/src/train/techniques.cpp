@@ -129,9 +129,9 @@ void checkTechniques(const Techniques &techniques, const torch::Device &device,
         !reason.empty()) {
         throw ConfigError(reason);
     }
-    if (techniques.checkpoint_every > 0 && recipe != "gpt") {
-        throw ConfigError("checkpointing applies to the transformer blocks of recipe=gpt; the " +
-                          recipe + " recipe has none (use checkpointing=0)");
+    if (techniques.checkpoint_every > 0 && recipe == "tabular") {
+        throw ConfigError("checkpointing applies to transformer blocks (recipe=gpt, "
+                          "recipe=splade); the tabular recipe has none (use checkpointing=0)");
     }
     if (techniques.offload && !device.is_cuda()) {
         throw ConfigError("offload.optimizer=on moves optimizer state from GPU memory to host "
@@ -239,8 +239,8 @@ std::string rungSkipReason(LadderRung rung, const Techniques &active, const torc
                            const SpeedCalibration *calibration) {
     switch (rung) {
     case LadderRung::Checkpointing:
-        if (recipe != "gpt") {
-            return "the " + recipe + " recipe has no blocks to checkpoint";
+        if (recipe == "tabular") {
+            return "the tabular recipe has no blocks to checkpoint";
         }
         return active.checkpoint_every == 1 ? "already on for every block" : "";
     case LadderRung::Bf16:
