@@ -121,6 +121,7 @@ RetrievalTryPanel::RetrievalTryPanel(QWidget *parent) : QWidget(parent) {
     shared_layout->setContentsMargins(0, 0, 0, 0);
     shared_label_ = new QLabel(tr("Shared terms:"), shared_box);
     shared_label_->setObjectName(QStringLiteral("trySharedLabel"));
+    shared_label_->setWordWrap(true); // its note on the score would widen the column
     shared_layout->addWidget(shared_label_);
     shared_layout->addWidget(shared_terms_, 1);
     auto *query_box = new QWidget(this);
@@ -223,9 +224,9 @@ QString RetrievalTryPanel::rank() {
     ranked_passages_ = passages;
     error_.clear();
     locate_->hide();
-    showStatus(run < 0 ? tr("Loading the base model and ranking %n passage(s)…", nullptr,
+    showStatus(run < 0 ? tr("Loading the base model and ranking %n passages…", nullptr,
                             int(passages.size()))
-                       : tr("Loading the weights of run %1 and ranking %n passage(s)…", nullptr,
+                       : tr("Loading the weights of run %1 and ranking %n passages…", nullptr,
                             int(passages.size()))
                              .arg(run),
                false);
@@ -265,9 +266,9 @@ void RetrievalTryPanel::onFinished(const RetrievalTrial &trial, const QString &e
             passage->setToolTip(passage->text());
             ranking_->setItem(row, 2, passage);
         }
-        showStatus(trial_.run_id == 0 ? tr("Ranked %n passage(s) with the base model as imported.",
+        showStatus(trial_.run_id == 0 ? tr("Ranked %n passages with the base model as imported.",
                                            nullptr, int(trial_.ranking.size()))
-                                      : tr("Ranked %n passage(s) with run %1 at step %2.", nullptr,
+                                      : tr("Ranked %n passages with run %1 at step %2.", nullptr,
                                            int(trial_.ranking.size()))
                                             .arg(trial_.run_id)
                                             .arg(trial_.step),

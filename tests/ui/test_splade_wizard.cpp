@@ -11,6 +11,7 @@
 #include "wizard/MemoryPlanPage.h"
 #include "wizard/ModelSizePage.h"
 #include "wizard/ReviewPage.h"
+#include "wizard/TokenPreviewPanel.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>
@@ -107,6 +108,8 @@ void TestSpladeWizard::anEncoderFolderTrainsSplade() {
     // The retrieval records read cleanly (as splade reads them) and show as records.
     QTRY_VERIFY_WITH_TIMEOUT(wizard.button(QWizard::NextButton)->isEnabled(), kTimeout);
     QCOMPARE(page->problem(), QString());
+    // The token preview measures a causal model's text: not shown for retrieval records.
+    QVERIFY(!page->tokenPreview()->isVisible());
     QVERIFY2(text(&wizard, "dataSummary").startsWith("JSON file, 40 records"),
              qPrintable(text(&wizard, "dataSummary")));
     const QStringList preview =

@@ -94,6 +94,16 @@ RetrievalQualityPlot::RetrievalQualityPlot(QWidget *parent)
     // Validations are few: each one is a visible point.
     mrr_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 5));
     recall_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, 6));
+    // Recall@100 often sits at 1, where an inset legend would cover it: the legend goes beside
+    // the axes instead.
+    axisRect()->insetLayout()->take(legend);
+    auto *side = new QCPLayoutGrid;
+    plotLayout()->addElement(1, 1, side);
+    plotLayout()->setColumnStretchFactor(1, 0.001);
+    side->addElement(0, 0, legend);
+    side->addElement(1, 0, new QCPLayoutElement(this)); // keeps the legend's rows together
+    side->setRowStretchFactor(0, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
     restyle();
 }
 
@@ -135,8 +145,8 @@ void RetrievalQualityPlot::fitRanges() {
         constexpr double kMinimumStepSpan = 10; // as PlotWidget keeps it
         xAxis->setRange(first_step_, std::max(last_step_, first_step_ + kMinimumStepSpan));
     }
-    // Both figures are fractions; the legend sits above 1.
-    yAxis->setRange(0, 1.35);
+    // Both figures are fractions.
+    yAxis->setRange(0, 1.05);
 }
 
 } // namespace headroom::ui::plots

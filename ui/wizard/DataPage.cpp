@@ -202,6 +202,8 @@ std::string DataPage::recipeKey() const {
 // checked again when the base changes which.
 void DataPage::onBaseChecked() {
     retrieval_format_->setVisible(isRetrievalEncoder());
+    // The engine's token preview measures text records with a causal model's tokenizer.
+    tokens_->setVisible(isPretrained() && !isRetrievalEncoder());
     if (recipeKey() != checked_recipe_ && !data_path_->text().trimmed().isEmpty()) {
         scheduleCheck();
         return;
@@ -245,7 +247,7 @@ void DataPage::onRecipeChanged() {
     tokenizer_->setVisible(gpt);
     target_label_->setVisible(!gpt && !pretrained);
     target_->setVisible(!gpt && !pretrained);
-    tokens_->setVisible(gpt || pretrained);
+    tokens_->setVisible((gpt || pretrained) && !isRetrievalEncoder());
     retrieval_format_->setVisible(isRetrievalEncoder());
     if (pretrained && base_box_->folder().isEmpty()) {
         base_box_->folderEdit()->setFocus();
@@ -381,7 +383,8 @@ bool DataPage::isTokenizing() const {
 // After a clean data check: the sample and statistics with the tokenizer the project will
 // have. SentencePiece is trained on the first lines for it, so it runs in the background too.
 void DataPage::startTokenPreview() {
-    if (recipe_->currentData().toString() == QLatin1String("tabular") || !checked_ok_) {
+    if (recipe_->currentData().toString() == QLatin1String("tabular") || !checked_ok_ ||
+        isRetrievalEncoder()) {
         return; // the data check calls again when it is done
     }
     if (token_job_->isRunning()) {
