@@ -39,6 +39,10 @@
         <source>Memory for the weights: %1 in fp32 · %2 in bf16</source>
         <translation>Speicher für die Gewichte: %1 in fp32 · %2 in bf16</translation>
     </message>
+    <message>
+        <source>A masked language model: it trains as a &lt;b&gt;SPLADE sparse retrieval encoder&lt;/b&gt; (queries and passages become weighted vocabulary terms; every weight is fine-tuned).</source>
+        <translation>Ein maskiertes Sprachmodell: Es wird als &lt;b&gt;SPLADE-Encoder für dünnbesetzte Suche&lt;/b&gt; trainiert (Anfragen und Passagen werden zu gewichteten Vokabularbegriffen; alle Gewichte werden feinabgestimmt).</translation>
+    </message>
 </context>
 <context>
     <name>ConfigKeys</name>
@@ -324,7 +328,7 @@
     </message>
     <message>
         <source>Hard negatives per query in training, taken in turn from each record&apos;s &quot;negatives&quot; (every other passage of the batch is a negative too)</source>
-        <translation>Harte Negative pro Anfrage im Training, reihum aus den "negatives" jedes Datensatzes genommen (jede andere Passage des Batches ist ebenfalls ein Negativ)</translation>
+        <translation>Harte Negative pro Anfrage im Training, reihum aus den &quot;negatives&quot; jedes Datensatzes genommen (jede andere Passage des Batches ist ebenfalls ein Negativ)</translation>
     </message>
 </context>
 <context>
@@ -631,10 +635,6 @@
         <translation>Datendatei</translation>
     </message>
     <message>
-        <source>A text, JSONL or CSV file (or drop one here)</source>
-        <translation>Eine Text-, JSONL- oder CSV-Datei (oder hierher ziehen)</translation>
-    </message>
-    <message>
         <source>&amp;Browse…</source>
         <translation>Durch&amp;suchen…</translation>
     </message>
@@ -691,10 +691,6 @@
         <translation>Daten wählen</translation>
     </message>
     <message>
-        <source>Data files (*.txt *.jsonl *.csv);;All files (*)</source>
-        <translation>Datendateien (*.txt *.jsonl *.csv);;Alle Dateien (*)</translation>
-    </message>
-    <message>
         <source>Choose a data file.</source>
         <translation>Wählen Sie eine Datendatei.</translation>
     </message>
@@ -749,6 +745,18 @@
     <message>
         <source>Cannot tokenize the file: %1</source>
         <translation>Die Datei kann nicht tokenisiert werden: %1</translation>
+    </message>
+    <message>
+        <source>A text, JSON, JSONL or CSV file (or drop one here)</source>
+        <translation>Eine Text-, JSON-, JSONL- oder CSV-Datei (oder hier ablegen)</translation>
+    </message>
+    <message>
+        <source>Retrieval data: a JSON array or a JSONL file (one object per line) of records with &quot;query&quot;, &quot;positive&quot; (or &quot;positives&quot;, a list) and optionally &quot;negatives&quot; (hard negatives, a list), e.g. {&quot;query&quot;: &quot;capital of France&quot;, &quot;positive&quot;: &quot;Paris is the capital of France.&quot;, &quot;negatives&quot;: [&quot;Lyon is a city in France.&quot;]}</source>
+        <translation>Suchdaten: ein JSON-Array oder eine JSONL-Datei (ein Objekt pro Zeile) mit Datensätzen aus &quot;query&quot;, &quot;positive&quot; (oder &quot;positives&quot;, eine Liste) und optional &quot;negatives&quot; (harte Negative, eine Liste), z. B. {&quot;query&quot;: &quot;capital of France&quot;, &quot;positive&quot;: &quot;Paris is the capital of France.&quot;, &quot;negatives&quot;: [&quot;Lyon is a city in France.&quot;]}</translation>
+    </message>
+    <message>
+        <source>Data files (*.txt *.json *.jsonl *.csv);;All files (*)</source>
+        <translation>Datendateien (*.txt *.json *.jsonl *.csv);;Alle Dateien (*)</translation>
     </message>
 </context>
 <context>
@@ -1767,16 +1775,24 @@
         <translation>Feinabstimmung</translation>
     </message>
     <message>
-        <source>The memory planner does not estimate pretrained models yet. The weights alone take %1 in fp32 (%2 in bf16) of the %3 budget; training adds gradients, optimizer state and activations.</source>
-        <translation>Der Speicherplaner schätzt vortrainierte Modelle noch nicht ab. Schon die Gewichte belegen %1 in fp32 (%2 in bf16) des Budgets von %3; das Training braucht zusätzlich Gradienten, Optimiererzustand und Aktivierungen.</translation>
-    </message>
-    <message>
         <source>No recommendation for a pretrained model yet.</source>
         <translation>Noch keine Empfehlung für ein vortrainiertes Modell.</translation>
     </message>
     <message>
         <source>Verify needs the planner&apos;s estimate, which does not cover pretrained models yet.</source>
         <translation>Das Verifizieren braucht die Schätzung des Planers, die vortrainierte Modelle noch nicht abdeckt.</translation>
+    </message>
+    <message>
+        <source>The weights alone take %1 in fp32 (%2 in bf16) of the %3 budget; training adds gradients, optimizer state and activations.</source>
+        <translation>Allein die Gewichte belegen %1 in fp32 (%2 in bf16) des Budgets von %3; das Training braucht zusätzlich Gradienten, Optimiererzustand und Aktivierungen.</translation>
+    </message>
+    <message>
+        <source>The memory planner does not estimate pretrained models yet.</source>
+        <translation>Der Speicherplaner schätzt vortrainierte Modelle noch nicht ab.</translation>
+    </message>
+    <message>
+        <source>The memory planner cannot estimate this model: %1</source>
+        <translation>Der Speicherplaner kann dieses Modell nicht abschätzen: %1</translation>
     </message>
 </context>
 <context>
@@ -1881,6 +1897,10 @@
         <source>The pretrained model&apos;s size is given; choose how many tokens each training example holds.</source>
         <translation>Die Größe des vortrainierten Modells steht fest; wählen Sie, wie viele Token jedes Trainingsbeispiel enthält.</translation>
     </message>
+    <message>
+        <source>The pretrained encoder&apos;s size is given; choose how many tokens a query or a passage keeps (longer ones are cut).</source>
+        <translation>Die Größe des vortrainierten Encoders steht fest; wählen Sie, wie viele Token eine Anfrage oder Passage behält (längere werden gekürzt).</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::PlanView</name>
@@ -1962,6 +1982,157 @@
     <message>
         <source>&amp;Theme:</source>
         <translation>&amp;Farbschema:</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::RetrievalTryPanel</name>
+    <message>
+        <source>Query</source>
+        <translation>Anfrage</translation>
+    </message>
+    <message>
+        <source>What a user would search for</source>
+        <translation>Wonach ein Nutzer suchen würde</translation>
+    </message>
+    <message>
+        <source>&amp;Query:</source>
+        <translation>&amp;Anfrage:</translation>
+    </message>
+    <message>
+        <source>Passages, one per line</source>
+        <translation>Passagen, eine pro Zeile</translation>
+    </message>
+    <message>
+        <source>One passage per line: the documents to rank</source>
+        <translation>Eine Passage pro Zeile: die zu ordnenden Dokumente</translation>
+    </message>
+    <message>
+        <source>&amp;Passages (one per line):</source>
+        <translation>&amp;Passagen (eine pro Zeile):</translation>
+    </message>
+    <message>
+        <source>&amp;Rank</source>
+        <translation>&amp;Ordnen</translation>
+    </message>
+    <message>
+        <source>Score every passage against the query (Return in the query)</source>
+        <translation>Jede Passage gegen die Anfrage bewerten (Eingabetaste in der Anfrage)</translation>
+    </message>
+    <message>
+        <source>Locate &amp;Base Model…</source>
+        <translation>&amp;Basismodell suchen…</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Score</source>
+        <translation>Punktzahl</translation>
+    </message>
+    <message>
+        <source>Passage</source>
+        <translation>Passage</translation>
+    </message>
+    <message>
+        <source>Passages ranked by score</source>
+        <translation>Passagen nach Punktzahl geordnet</translation>
+    </message>
+    <message>
+        <source>Term</source>
+        <translation>Begriff</translation>
+    </message>
+    <message>
+        <source>Contribution</source>
+        <translation>Beitrag</translation>
+    </message>
+    <message>
+        <source>Terms the passage shares with the query</source>
+        <translation>Begriffe, die die Passage mit der Anfrage teilt</translation>
+    </message>
+    <message>
+        <source>Query weight × passage weight of each term both have; they add up to the score</source>
+        <translation>Anfragegewicht × Passagengewicht jedes gemeinsamen Begriffs; zusammen ergeben sie die Punktzahl</translation>
+    </message>
+    <message>
+        <source>Weight</source>
+        <translation>Gewicht</translation>
+    </message>
+    <message>
+        <source>The query&apos;s top terms</source>
+        <translation>Die wichtigsten Begriffe der Anfrage</translation>
+    </message>
+    <message>
+        <source>The largest weights of the query&apos;s sparse vector: the vocabulary terms it expands to</source>
+        <translation>Die größten Gewichte des dünnbesetzten Anfragevektors: die Vokabularbegriffe, zu denen sie erweitert wird</translation>
+    </message>
+    <message>
+        <source>Ranking:</source>
+        <translation>Rangfolge:</translation>
+    </message>
+    <message>
+        <source>Shared terms:</source>
+        <translation>Gemeinsame Begriffe:</translation>
+    </message>
+    <message>
+        <source>Query terms:</source>
+        <translation>Begriffe der Anfrage:</translation>
+    </message>
+    <message>
+        <source>A ranking is already running.</source>
+        <translation>Es läuft bereits eine Rangfolge.</translation>
+    </message>
+    <message>
+        <source>Choose the weights to rank with first.</source>
+        <translation>Wählen Sie zuerst die Gewichte für die Rangfolge.</translation>
+    </message>
+    <message>
+        <source>Type a query first: the passages are ranked against it.</source>
+        <translation>Geben Sie zuerst eine Anfrage ein: Die Passagen werden danach geordnet.</translation>
+    </message>
+    <message>
+        <source>Add at least one passage to rank, one per line.</source>
+        <translation>Fügen Sie mindestens eine Passage zum Ordnen hinzu, eine pro Zeile.</translation>
+    </message>
+    <message numerus="yes">
+        <source>Loading the base model and ranking %n passages…</source>
+        <translation>
+            <numerusform>Lade das Basismodell und ordne %n Passage…</numerusform>
+            <numerusform>Lade das Basismodell und ordne %n Passagen…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Loading the weights of run %1 and ranking %n passages…</source>
+        <translation>
+            <numerusform>Lade die Gewichte von Lauf %1 und ordne %n Passage…</numerusform>
+            <numerusform>Lade die Gewichte von Lauf %1 und ordne %n Passagen…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Ranked %n passages with the base model as imported.</source>
+        <translation>
+            <numerusform>%n Passage mit dem importierten Basismodell geordnet.</numerusform>
+            <numerusform>%n Passagen mit dem importierten Basismodell geordnet.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Ranked %n passages with run %1 at step %2.</source>
+        <translation>
+            <numerusform>%n Passage mit Lauf %1 bei Schritt %2 geordnet.</numerusform>
+            <numerusform>%n Passagen mit Lauf %1 bei Schritt %2 geordnet.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Passage ranked %1 shares no term with the query.</source>
+        <translation>Die Passage auf Rang %1 teilt keinen Begriff mit der Anfrage.</translation>
+    </message>
+    <message>
+        <source>Terms passage ranked %1 shares with the query (the largest %2: %3 % of its score):</source>
+        <translation>Begriffe, die die Passage auf Rang %1 mit der Anfrage teilt (die größten %2: %3 % ihrer Punktzahl):</translation>
+    </message>
+    <message>
+        <source>Terms passage ranked %1 shares with the query:</source>
+        <translation>Begriffe, die die Passage auf Rang %1 mit der Anfrage teilt:</translation>
     </message>
 </context>
 <context>
@@ -2246,10 +2417,6 @@ headroom-cli train &quot;%1&quot;</translation>
 <context>
     <name>headroom::ui::TryView</name>
     <message>
-        <source>Weights to generate with</source>
-        <translation>Gewichte für die Textgenerierung</translation>
-    </message>
-    <message>
         <source>&amp;Weights:</source>
         <translation>&amp;Gewichte:</translation>
     </message>
@@ -2417,6 +2584,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>Locate &amp;Base Model…</source>
         <translation>&amp;Basismodell suchen…</translation>
     </message>
+    <message>
+        <source>Weights to try</source>
+        <translation>Zu testende Gewichte</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::plots::ExpertLoadPlot</name>
@@ -2549,6 +2720,64 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>reserved by the allocator</source>
         <translation>vom Allokator reserviert</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::RetrievalQualityPlot</name>
+    <message>
+        <source>Retrieval quality</source>
+        <translation>Suchqualität</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>validation score</source>
+        <translation>Validierungswert</translation>
+    </message>
+    <message>
+        <source>MRR@10</source>
+        <translation>MRR@10</translation>
+    </message>
+    <message>
+        <source>Recall@100</source>
+        <translation>Recall@100</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::RetrievalSparsityPlot</name>
+    <message>
+        <source>Sparsity</source>
+        <translation>Dünnbesetztheit</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>FLOPS</source>
+        <translation>FLOPS</translation>
+    </message>
+    <message>
+        <source>non-zero weights</source>
+        <translation>Gewichte ungleich null</translation>
+    </message>
+    <message>
+        <source>FLOPS queries</source>
+        <translation>FLOPS Anfragen</translation>
+    </message>
+    <message>
+        <source>FLOPS passages</source>
+        <translation>FLOPS Passagen</translation>
+    </message>
+    <message>
+        <source>non-zeros per query</source>
+        <translation>ungleich null je Anfrage</translation>
+    </message>
+    <message>
+        <source>non-zeros per passage</source>
+        <translation>ungleich null je Passage</translation>
     </message>
 </context>
 <context>

@@ -39,6 +39,10 @@
         <source>Memory for the weights: %1 in fp32 · %2 in bf16</source>
         <translation>权重所需内存：fp32 为 %1 · bf16 为 %2</translation>
     </message>
+    <message>
+        <source>A masked language model: it trains as a &lt;b&gt;SPLADE sparse retrieval encoder&lt;/b&gt; (queries and passages become weighted vocabulary terms; every weight is fine-tuned).</source>
+        <translation>掩码语言模型：将训练为 &lt;b&gt;SPLADE 稀疏检索编码器&lt;/b&gt;（查询和段落变为加权的词表词项；所有权重都会微调）。</translation>
+    </message>
 </context>
 <context>
     <name>ConfigKeys</name>
@@ -324,7 +328,7 @@
     </message>
     <message>
         <source>Hard negatives per query in training, taken in turn from each record&apos;s &quot;negatives&quot; (every other passage of the batch is a negative too)</source>
-        <translation>训练中每个查询的困难负例数，依次取自每条记录的 "negatives"（批次中其他所有段落也都是负例）</translation>
+        <translation>训练中每个查询的困难负例数，依次取自每条记录的 &quot;negatives&quot;（批次中其他所有段落也都是负例）</translation>
     </message>
 </context>
 <context>
@@ -628,10 +632,6 @@
         <translation>数据文件</translation>
     </message>
     <message>
-        <source>A text, JSONL or CSV file (or drop one here)</source>
-        <translation>文本、JSONL 或 CSV 文件（也可拖放到此处）</translation>
-    </message>
-    <message>
         <source>&amp;Browse…</source>
         <translation>浏览(&amp;B)…</translation>
     </message>
@@ -688,10 +688,6 @@
         <translation>选择数据</translation>
     </message>
     <message>
-        <source>Data files (*.txt *.jsonl *.csv);;All files (*)</source>
-        <translation>数据文件 (*.txt *.jsonl *.csv);;所有文件 (*)</translation>
-    </message>
-    <message>
         <source>Choose a data file.</source>
         <translation>请选择一个数据文件。</translation>
     </message>
@@ -746,6 +742,18 @@
     <message>
         <source>Cannot tokenize the file: %1</source>
         <translation>无法对该文件分词：%1</translation>
+    </message>
+    <message>
+        <source>A text, JSON, JSONL or CSV file (or drop one here)</source>
+        <translation>文本、JSON、JSONL 或 CSV 文件（或拖放到此处）</translation>
+    </message>
+    <message>
+        <source>Retrieval data: a JSON array or a JSONL file (one object per line) of records with &quot;query&quot;, &quot;positive&quot; (or &quot;positives&quot;, a list) and optionally &quot;negatives&quot; (hard negatives, a list), e.g. {&quot;query&quot;: &quot;capital of France&quot;, &quot;positive&quot;: &quot;Paris is the capital of France.&quot;, &quot;negatives&quot;: [&quot;Lyon is a city in France.&quot;]}</source>
+        <translation>检索数据：JSON 数组或 JSONL 文件（每行一个对象），记录包含 &quot;query&quot;、&quot;positive&quot;（或列表 &quot;positives&quot;），可选 &quot;negatives&quot;（困难负例，列表），例如 {&quot;query&quot;: &quot;capital of France&quot;, &quot;positive&quot;: &quot;Paris is the capital of France.&quot;, &quot;negatives&quot;: [&quot;Lyon is a city in France.&quot;]}</translation>
+    </message>
+    <message>
+        <source>Data files (*.txt *.json *.jsonl *.csv);;All files (*)</source>
+        <translation>数据文件 (*.txt *.json *.jsonl *.csv);;所有文件 (*)</translation>
     </message>
 </context>
 <context>
@@ -1763,16 +1771,24 @@
         <translation>微调</translation>
     </message>
     <message>
-        <source>The memory planner does not estimate pretrained models yet. The weights alone take %1 in fp32 (%2 in bf16) of the %3 budget; training adds gradients, optimizer state and activations.</source>
-        <translation>内存规划器尚不能估算预训练模型。仅权重就占 %3 预算中的 %1（fp32）（bf16 为 %2）；训练还会增加梯度、优化器状态和激活值。</translation>
-    </message>
-    <message>
         <source>No recommendation for a pretrained model yet.</source>
         <translation>尚无针对预训练模型的推荐。</translation>
     </message>
     <message>
         <source>Verify needs the planner&apos;s estimate, which does not cover pretrained models yet.</source>
         <translation>验证需要规划器的估算，而它尚不支持预训练模型。</translation>
+    </message>
+    <message>
+        <source>The weights alone take %1 in fp32 (%2 in bf16) of the %3 budget; training adds gradients, optimizer state and activations.</source>
+        <translation>仅权重就占用预算 %3 中的 %1（fp32）或 %2（bf16）；训练还需要梯度、优化器状态和激活值。</translation>
+    </message>
+    <message>
+        <source>The memory planner does not estimate pretrained models yet.</source>
+        <translation>内存规划器尚不能估算预训练模型。</translation>
+    </message>
+    <message>
+        <source>The memory planner cannot estimate this model: %1</source>
+        <translation>内存规划器无法估算此模型：%1</translation>
     </message>
 </context>
 <context>
@@ -1877,6 +1893,10 @@
         <source>The pretrained model&apos;s size is given; choose how many tokens each training example holds.</source>
         <translation>预训练模型的大小已确定；请选择每个训练样本包含多少词元。</translation>
     </message>
+    <message>
+        <source>The pretrained encoder&apos;s size is given; choose how many tokens a query or a passage keeps (longer ones are cut).</source>
+        <translation>预训练编码器的大小已确定；请选择查询或段落保留多少个词元（更长的会被截断）。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::PlanView</name>
@@ -1958,6 +1978,153 @@
     <message>
         <source>&amp;Theme:</source>
         <translation>主题(&amp;T)：</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::RetrievalTryPanel</name>
+    <message>
+        <source>Query</source>
+        <translation>查询</translation>
+    </message>
+    <message>
+        <source>What a user would search for</source>
+        <translation>用户会搜索的内容</translation>
+    </message>
+    <message>
+        <source>&amp;Query:</source>
+        <translation>查询(&amp;Q)：</translation>
+    </message>
+    <message>
+        <source>Passages, one per line</source>
+        <translation>段落，每行一个</translation>
+    </message>
+    <message>
+        <source>One passage per line: the documents to rank</source>
+        <translation>每行一个段落：要排序的文档</translation>
+    </message>
+    <message>
+        <source>&amp;Passages (one per line):</source>
+        <translation>段落（每行一个）(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>&amp;Rank</source>
+        <translation>排序(&amp;R)</translation>
+    </message>
+    <message>
+        <source>Score every passage against the query (Return in the query)</source>
+        <translation>根据查询为每个段落打分（在查询框中按回车）</translation>
+    </message>
+    <message>
+        <source>Locate &amp;Base Model…</source>
+        <translation>定位基础模型(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>#</source>
+        <translation>#</translation>
+    </message>
+    <message>
+        <source>Score</source>
+        <translation>得分</translation>
+    </message>
+    <message>
+        <source>Passage</source>
+        <translation>段落</translation>
+    </message>
+    <message>
+        <source>Passages ranked by score</source>
+        <translation>按得分排序的段落</translation>
+    </message>
+    <message>
+        <source>Term</source>
+        <translation>词项</translation>
+    </message>
+    <message>
+        <source>Contribution</source>
+        <translation>贡献</translation>
+    </message>
+    <message>
+        <source>Terms the passage shares with the query</source>
+        <translation>段落与查询共有的词项</translation>
+    </message>
+    <message>
+        <source>Query weight × passage weight of each term both have; they add up to the score</source>
+        <translation>每个共有词项的查询权重 × 段落权重；它们之和即为得分</translation>
+    </message>
+    <message>
+        <source>Weight</source>
+        <translation>权重</translation>
+    </message>
+    <message>
+        <source>The query&apos;s top terms</source>
+        <translation>查询的主要词项</translation>
+    </message>
+    <message>
+        <source>The largest weights of the query&apos;s sparse vector: the vocabulary terms it expands to</source>
+        <translation>查询稀疏向量中权重最大的项：它扩展到的词表词项</translation>
+    </message>
+    <message>
+        <source>Ranking:</source>
+        <translation>排名：</translation>
+    </message>
+    <message>
+        <source>Shared terms:</source>
+        <translation>共有词项：</translation>
+    </message>
+    <message>
+        <source>Query terms:</source>
+        <translation>查询词项：</translation>
+    </message>
+    <message>
+        <source>A ranking is already running.</source>
+        <translation>已有排序正在运行。</translation>
+    </message>
+    <message>
+        <source>Choose the weights to rank with first.</source>
+        <translation>请先选择用于排序的权重。</translation>
+    </message>
+    <message>
+        <source>Type a query first: the passages are ranked against it.</source>
+        <translation>请先输入查询：段落将据此排序。</translation>
+    </message>
+    <message>
+        <source>Add at least one passage to rank, one per line.</source>
+        <translation>请至少添加一个要排序的段落，每行一个。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Loading the base model and ranking %n passages…</source>
+        <translation>
+            <numerusform>正在加载基础模型并对 %n 个段落排序…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Loading the weights of run %1 and ranking %n passages…</source>
+        <translation>
+            <numerusform>正在加载运行 %1 的权重并对 %n 个段落排序…</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Ranked %n passages with the base model as imported.</source>
+        <translation>
+            <numerusform>已用导入的基础模型对 %n 个段落排序。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Ranked %n passages with run %1 at step %2.</source>
+        <translation>
+            <numerusform>已用运行 %1（第 %2 步）对 %n 个段落排序。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Passage ranked %1 shares no term with the query.</source>
+        <translation>排名第 %1 的段落与查询没有共有词项。</translation>
+    </message>
+    <message>
+        <source>Terms passage ranked %1 shares with the query (the largest %2: %3 % of its score):</source>
+        <translation>排名第 %1 的段落与查询共有的词项（最大的 %2 个：占其得分的 %3 %）：</translation>
+    </message>
+    <message>
+        <source>Terms passage ranked %1 shares with the query:</source>
+        <translation>排名第 %1 的段落与查询共有的词项：</translation>
     </message>
 </context>
 <context>
@@ -2236,10 +2403,6 @@ headroom-cli train &quot;%1&quot;</translation>
 <context>
     <name>headroom::ui::TryView</name>
     <message>
-        <source>Weights to generate with</source>
-        <translation>用于生成的权重</translation>
-    </message>
-    <message>
         <source>&amp;Weights:</source>
         <translation>权重(&amp;W)：</translation>
     </message>
@@ -2407,6 +2570,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>Locate &amp;Base Model…</source>
         <translation>定位基础模型(&amp;B)…</translation>
     </message>
+    <message>
+        <source>Weights to try</source>
+        <translation>要试用的权重</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::plots::ExpertLoadPlot</name>
@@ -2539,6 +2706,64 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>reserved by the allocator</source>
         <translation>分配器保留</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::RetrievalQualityPlot</name>
+    <message>
+        <source>Retrieval quality</source>
+        <translation>检索质量</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>validation score</source>
+        <translation>验证得分</translation>
+    </message>
+    <message>
+        <source>MRR@10</source>
+        <translation>MRR@10</translation>
+    </message>
+    <message>
+        <source>Recall@100</source>
+        <translation>Recall@100</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::RetrievalSparsityPlot</name>
+    <message>
+        <source>Sparsity</source>
+        <translation>稀疏度</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>FLOPS</source>
+        <translation>FLOPS</translation>
+    </message>
+    <message>
+        <source>non-zero weights</source>
+        <translation>非零权重</translation>
+    </message>
+    <message>
+        <source>FLOPS queries</source>
+        <translation>FLOPS 查询</translation>
+    </message>
+    <message>
+        <source>FLOPS passages</source>
+        <translation>FLOPS 段落</translation>
+    </message>
+    <message>
+        <source>non-zeros per query</source>
+        <translation>每个查询的非零项</translation>
+    </message>
+    <message>
+        <source>non-zeros per passage</source>
+        <translation>每个段落的非零项</translation>
     </message>
 </context>
 <context>

@@ -7,6 +7,12 @@
 
 namespace headroom::ui {
 
+QString DisplayText::breakablePaths(const QString &text) {
+    QString result = text;
+    result.replace(QLatin1Char('/'), QStringLiteral("/\u200b"));
+    return result;
+}
+
 QString DisplayText::bytes(std::uint64_t bytes) {
     return QLocale().formattedDataSize(static_cast<qint64>(bytes), 1, QLocale::DataSizeIecFormat);
 }

@@ -23,6 +23,9 @@ class DisplayText {
 public:
     // "1.5 GiB" / "1,5 GiB"; 0 is "0 B".
     static QString bytes(std::uint64_t bytes);
+    // Long paths have no spaces to wrap at: a zero-width space after each separator lets a
+    // word-wrapping label break them.
+    static QString breakablePaths(const QString &text);
     // The status bar's short form: "CPU · 2 cores · 23.5 GiB".
     static QString deviceStatus(const DeviceReport &report);
     // One line per device kind, as in `headroom-cli devices`.

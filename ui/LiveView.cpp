@@ -3,6 +3,7 @@
 #include "plots/ExpertLoadPlot.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
+#include "plots/RetrievalPlots.h"
 #include "plots/ThroughputPlot.h"
 
 #include <QCheckBox>
@@ -67,8 +68,17 @@ LiveView::LiveView(QWidget *parent) : QWidget(parent) {
     splitter->addWidget(routing_);
     splitter->setStretchFactor(3, 3);
     splitter->setStretchFactor(4, 2);
-    expert_load_->hide();
-    routing_->hide();
+    sparsity_ = new plots::RetrievalSparsityPlot(this);
+    retrieval_quality_ = new plots::RetrievalQualityPlot(this);
+    splitter->addWidget(sparsity_);
+    splitter->addWidget(retrieval_quality_);
+    splitter->setStretchFactor(5, 2);
+    splitter->setStretchFactor(6, 2);
+    for (QWidget *plot :
+         {static_cast<QWidget *>(expert_load_), static_cast<QWidget *>(routing_),
+          static_cast<QWidget *>(sparsity_), static_cast<QWidget *>(retrieval_quality_)}) {
+        plot->hide();
+    }
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(controls);
@@ -113,8 +123,13 @@ void LiveView::beginRun(std::int64_t run_id, const QString &caption) {
     throughput_->clearData();
     expert_load_->clearData();
     routing_->clearData();
-    expert_load_->hide();
-    routing_->hide();
+    sparsity_->clearData();
+    retrieval_quality_->clearData();
+    for (QWidget *plot :
+         {static_cast<QWidget *>(expert_load_), static_cast<QWidget *>(routing_),
+          static_cast<QWidget *>(sparsity_), static_cast<QWidget *>(retrieval_quality_)}) {
+        plot->hide();
+    }
     setCaption(caption);
 }
 
@@ -128,6 +143,7 @@ void LiveView::showRun(const RunSeries &series, const QString &caption) {
         memory_->addEvent(series_, event);
     }
     showMoe(0);
+    showRetrieval(0, 0);
 }
 
 // Dense runs never report MoE steps, so their Live view keeps its three plots.
@@ -141,9 +157,21 @@ void LiveView::showMoe(int first_moe_step) {
     routing_->show();
 }
 
+// Only SPLADE runs report sparsity; the others keep their Live view as it was.
+void LiveView::showRetrieval(int first_retrieval_step, int first_ranking_eval) {
+    if (!series_.hasRetrieval()) {
+        return;
+    }
+    sparsity_->append(series_, first_retrieval_step);
+    retrieval_quality_->append(series_, first_ranking_eval);
+    sparsity_->show();
+    retrieval_quality_->show();
+}
+
 void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     const int first = int(series_.steps.size());
     const int first_moe = int(series_.moe_steps.size());
+    const int first_retrieval = int(series_.retrieval_steps.size());
     for (const StepMetrics &step : steps) {
         series_.append(step);
     }
@@ -153,14 +181,18 @@ void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     if (series_.moe_steps.size() > first_moe) {
         showMoe(first_moe);
     }
+    // The quality plot follows the run's last step between validations.
+    showRetrieval(first_retrieval, int(series_.ranking_eval_steps.size()));
 }
 
 void LiveView::appendEvals(const QVector<EvalMetrics> &evals) {
     const int first = int(series_.eval_steps.size());
+    const int first_ranking = int(series_.ranking_eval_steps.size());
     for (const EvalMetrics &eval : evals) {
         series_.append(eval);
     }
     loss_->append(series_, int(series_.steps.size()), first);
+    showRetrieval(int(series_.retrieval_steps.size()), first_ranking);
 }
 
 void LiveView::addEvent(const RunEvent &event) {
@@ -182,6 +214,10 @@ QStringList LiveView::exportPlots(const QString &path) {
     if (series_.hasMoe()) {
         parts.emplace_back("experts", expert_load_);
         parts.emplace_back("routing", routing_);
+    }
+    if (series_.hasRetrieval()) {
+        parts.emplace_back("sparsity", sparsity_);
+        parts.emplace_back("retrieval", retrieval_quality_);
     }
     for (const auto &[name, plot] : parts) {
         const QString file = QStringLiteral("%1-%2.%3").arg(stem, QLatin1String(name), suffix);

@@ -14,12 +14,15 @@ namespace plots {
 class ExpertLoadPlot;
 class LossPlot;
 class MemoryPlot;
+class RetrievalQualityPlot;
+class RetrievalSparsityPlot;
 class RoutingPlot;
 class ThroughputPlot;
 } // namespace plots
 
 // The Live tab: loss, memory and throughput of one run as it trains (or as it was stored),
-// and expert load and routing for Mixture-of-Experts runs.
+// expert load and routing for Mixture-of-Experts runs, sparsity and ranking quality for SPLADE
+// runs.
 class LiveView : public QWidget {
     Q_OBJECT
 
@@ -43,10 +46,12 @@ public:
     plots::ThroughputPlot *throughputPlot() const { return throughput_; }
     plots::ExpertLoadPlot *expertLoadPlot() const { return expert_load_; }
     plots::RoutingPlot *routingPlot() const { return routing_; }
+    plots::RetrievalSparsityPlot *sparsityPlot() const { return sparsity_; }
+    plots::RetrievalQualityPlot *retrievalQualityPlot() const { return retrieval_quality_; }
 
     // Writes the plots as NAME-loss.png, NAME-memory.png ... (and NAME-experts, NAME-routing
-    // for MoE runs) next to path (PNG or PDF by its suffix); returns the files written, empty
-    // on failure.
+    // for MoE runs, NAME-sparsity, NAME-retrieval for SPLADE runs) next to path (PNG or PDF by its
+    // suffix); returns the files written, empty on failure.
     QStringList exportPlots(const QString &path);
 
     void setSmoothing(double weight);
@@ -59,6 +64,7 @@ Q_SIGNALS:
 private:
     void chooseExportPath();
     void showMoe(int first_moe_step);
+    void showRetrieval(int first_retrieval_step, int first_ranking_eval);
 
     RunSeries series_;
     QLabel *caption_ = nullptr;
@@ -70,6 +76,8 @@ private:
     plots::ThroughputPlot *throughput_ = nullptr;
     plots::ExpertLoadPlot *expert_load_ = nullptr;
     plots::RoutingPlot *routing_ = nullptr;
+    plots::RetrievalSparsityPlot *sparsity_ = nullptr;
+    plots::RetrievalQualityPlot *retrieval_quality_ = nullptr;
 };
 
 } // namespace headroom::ui

@@ -1,6 +1,7 @@
 #include "RunSeries.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace headroom::ui {
 
@@ -18,6 +19,17 @@ void RunSeries::append(const StepMetrics &metrics) {
     if (metrics.moe) {
         appendMoe(metrics.step, *metrics.moe);
     }
+    if (metrics.retrieval) {
+        appendRetrieval(metrics.step, *metrics.retrieval);
+    }
+}
+
+void RunSeries::appendRetrieval(std::int64_t step, const RetrievalStepMetrics &retrieval) {
+    retrieval_steps.push_back(double(step));
+    flops_q.push_back(retrieval.flops_q);
+    flops_d.push_back(retrieval.flops_d);
+    query_nonzeros.push_back(retrieval.query_nonzeros);
+    passage_nonzeros.push_back(retrieval.passage_nonzeros);
 }
 
 void RunSeries::appendMoe(std::int64_t step, const MoeStepMetrics &moe) {
@@ -43,6 +55,11 @@ void RunSeries::appendMoe(std::int64_t step, const MoeStepMetrics &moe) {
 void RunSeries::append(const EvalMetrics &metrics) {
     eval_steps.push_back(double(metrics.step));
     eval_loss.push_back(metrics.loss);
+    if (!std::isnan(metrics.mrr_at_10) || !std::isnan(metrics.recall_at_100)) {
+        ranking_eval_steps.push_back(double(metrics.step));
+        mrr_at_10.push_back(metrics.mrr_at_10);
+        recall_at_100.push_back(metrics.recall_at_100);
+    }
 }
 
 void RunSeries::clear() {

@@ -46,16 +46,31 @@ struct RunSeries {
     QVector<QVector<double>> moe_load;
     int moe_blocks = 0;
     int moe_experts = 0;
+    // SPLADE, for the steps that reported it (empty for other recipes): the unweighted FLOPS
+    // regularizers and the mean non-zero vocabulary weights per query and per passage.
+    QVector<double> retrieval_steps;
+    QVector<double> flops_q;
+    QVector<double> flops_d;
+    QVector<double> query_nonzeros;
+    QVector<double> passage_nonzeros;
+    // The validations that ranked passages (MRR@10, Recall@100 are NaN for other recipes).
+    QVector<double> ranking_eval_steps;
+    QVector<double> mrr_at_10;
+    QVector<double> recall_at_100;
 
     void append(const StepMetrics &metrics);
     void append(const EvalMetrics &metrics);
     void appendMoe(std::int64_t step, const MoeStepMetrics &moe);
+    void appendRetrieval(std::int64_t step, const RetrievalStepMetrics &retrieval);
     void clear();
     std::int64_t lastStep() const { return steps.isEmpty() ? 0 : std::int64_t(steps.last()); }
     // Live memory at the step, or the nearest earlier one; 0 when there is none.
     double liveMemoryAt(double step) const;
     double meanThroughput() const;
     bool hasMoe() const { return !moe_steps.isEmpty(); }
+    // Every SPLADE step reports its sparsity, so the steps tell the recipe (not the
+    // validations: a default EvalMetrics has finite ranking figures).
+    bool hasRetrieval() const { return !retrieval_steps.isEmpty(); }
 };
 
 // Reads a run's metrics, evaluations and events from the project; throws ProjectError.

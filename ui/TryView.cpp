@@ -1,5 +1,6 @@
 #include "TryView.h"
 
+#include "RetrievalTryPanel.h"
 #include "RunsPanel.h"
 #include "wizard/BackgroundJob.h"
 #include "wizard/WizardColors.h"
@@ -18,6 +19,7 @@
 #include <QPushButton>
 #include <QShortcut>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QTextCursor>
 #include <QVBoxLayout>
 
@@ -58,7 +60,7 @@ TryView::TryView(QWidget *parent) : QWidget(parent) {
 
     model_ = new QComboBox(this);
     model_->setObjectName(QStringLiteral("tryModel"));
-    model_->setAccessibleName(tr("Weights to generate with"));
+    model_->setAccessibleName(tr("Weights to try"));
     model_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
     auto *model_label = new QLabel(tr("&Weights:"), this);
     model_label->setBuddy(model_);
@@ -159,15 +161,23 @@ TryView::TryView(QWidget *parent) : QWidget(parent) {
     auto *model_row = new QHBoxLayout;
     model_row->addWidget(model_label);
     model_row->addWidget(model_, 1);
+    generation_page_ = new QWidget(this);
+    auto *generation = new QVBoxLayout(generation_page_);
+    generation->setContentsMargins(0, 0, 0, 0);
+    generation->addWidget(prompt_label);
+    generation->addWidget(prompt_);
+    generation->addLayout(settings);
+    generation->addWidget(output_label);
+    generation->addWidget(output_, 1);
+    generation->addLayout(status_row);
+    retrieval_panel_ = new RetrievalTryPanel(this);
+    pages_ = new QStackedWidget(this);
+    pages_->addWidget(generation_page_);
+    pages_->addWidget(retrieval_panel_);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(note_);
     layout->addLayout(model_row);
-    layout->addWidget(prompt_label);
-    layout->addWidget(prompt_);
-    layout->addLayout(settings);
-    layout->addWidget(output_label);
-    layout->addWidget(output_, 1);
-    layout->addLayout(status_row);
+    layout->addWidget(pages_, 1);
 
     job_ = new BackgroundJob(this);
     connect(generate_, &QPushButton::clicked, this, [this] {
@@ -178,6 +188,12 @@ TryView::TryView(QWidget *parent) : QWidget(parent) {
     });
     connect(stop_, &QPushButton::clicked, this, &TryView::stop);
     connect(locate_, &QPushButton::clicked, this, &TryView::locateBaseRequested);
+    connect(retrieval_panel_, &RetrievalTryPanel::locateBaseRequested, this,
+            &TryView::locateBaseRequested);
+    connect(retrieval_panel_, &RetrievalTryPanel::rankingStarted, this, &TryView::updateControls);
+    connect(retrieval_panel_, &RetrievalTryPanel::rankingFinished, this, &TryView::updateControls);
+    connect(model_, &QComboBox::currentIndexChanged, this,
+            [this] { retrieval_panel_->setSource(project_path_, selectedRunId()); });
     auto *shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), prompt_);
     shortcut->setContext(Qt::WidgetShortcut);
     connect(shortcut, &QShortcut::activated, generate_, &QPushButton::click);
@@ -194,8 +210,11 @@ TryView::~TryView() {
 void TryView::clearProject() {
     project_path_.clear();
     language_model_ = false;
+    retrieval_ = false;
     pretrained_ = false;
     model_->clear();
+    retrieval_panel_->setSource(QString(), 0);
+    pages_->setCurrentWidget(generation_page_);
     note_->setText(tr("Open a project to try its model."));
     note_->show();
     updateControls();
@@ -213,8 +232,10 @@ void TryView::setProject(const QString &project_path, const std::vector<RunRecor
         const Project project = Project::openForReading(project_path.toStdString());
         const Config config = Config::fromJson(project.configJson());
         language_model_ = config.text("recipe") == "gpt";
+        retrieval_ = config.text("recipe") == "splade";
         pretrained_ = !config.text("model.base").empty();
-        for (auto run = runs.rbegin(); language_model_ && run != runs.rend(); ++run) {
+        for (auto run = runs.rbegin(); (language_model_ || retrieval_) && run != runs.rend();
+             ++run) {
             if (const auto checkpoint = project.latestCheckpoint(run->id)) {
                 model_->addItem(tr("Run %1 · step %2 · %3")
                                     .arg(run->id)
@@ -231,18 +252,23 @@ void TryView::setProject(const QString &project_path, const std::vector<RunRecor
         }
     } catch (const std::exception &error) {
         language_model_ = false;
+        retrieval_ = false;
         problem = QString::fromUtf8(error.what());
     }
+    const bool usable = language_model_ || retrieval_;
     if (!problem.isEmpty()) {
         note_->setText(problem);
-    } else if (!language_model_) {
+    } else if (!usable) {
         note_->setText(tr("Only language models generate text: this project trains a tabular "
                           "model."));
     } else if (model_->count() == 0) {
         note_->setText(tr("No run has a checkpoint yet: train a run (F5), then try its weights "
                           "here."));
     }
-    note_->setVisible(!language_model_ || model_->count() == 0);
+    note_->setVisible(!usable || model_->count() == 0);
+    pages_->setCurrentWidget(retrieval_ ? static_cast<QWidget *>(retrieval_panel_)
+                                        : generation_page_);
+    retrieval_panel_->setSource(project_path_, retrieval_ ? selectedRunId() : 0);
     if (keep != 0) {
         selectRun(keep);
     }
@@ -265,7 +291,7 @@ int TryView::modelCount() const {
 }
 
 bool TryView::isGenerating() const {
-    return job_->isRunning();
+    return job_->isRunning() || retrieval_panel_->isRanking();
 }
 
 QString TryView::outputText() const {
@@ -279,6 +305,9 @@ QString TryView::statusText() const {
 QString TryView::generate() {
     if (isGenerating()) {
         return tr("A generation is already running.");
+    }
+    if (retrieval_) {
+        return retrieval_panel_->rank();
     }
     if (!language_model_ || selectedRunId() == 0) {
         return note_->text();
@@ -429,7 +458,8 @@ void TryView::showStatus(const QString &text, bool error) {
 void TryView::updateControls() {
     const bool running = isGenerating();
     const bool usable = language_model_ && model_->count() > 0;
-    for (QWidget *control : {static_cast<QWidget *>(model_), static_cast<QWidget *>(max_tokens_),
+    model_->setEnabled((language_model_ || retrieval_) && model_->count() > 0 && !running);
+    for (QWidget *control : {static_cast<QWidget *>(max_tokens_),
                              static_cast<QWidget *>(temperature_), static_cast<QWidget *>(top_k_),
                              static_cast<QWidget *>(top_p_), static_cast<QWidget *>(seed_)}) {
         control->setEnabled(usable && !running);
@@ -437,7 +467,7 @@ void TryView::updateControls() {
     prompt_->setReadOnly(running);
     prompt_->setEnabled(usable);
     generate_->setEnabled(usable && !running);
-    stop_->setEnabled(running && !stop_requested_);
+    stop_->setEnabled(job_->isRunning() && !stop_requested_);
 }
 
 } // namespace headroom::ui

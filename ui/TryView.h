@@ -15,10 +15,12 @@ class QLabel;
 class QPlainTextEdit;
 class QPushButton;
 class QSpinBox;
+class QStackedWidget;
 
 namespace headroom::ui {
 
 class BackgroundJob;
+class RetrievalTryPanel;
 
 // True for the engine's message about a pretrained project whose base folder moved or changed
 // ("... is missing ..." / "... is not the one this project was created from ...", naming
@@ -30,6 +32,7 @@ bool isBaseModelProblem(const QString &error);
 // defaults where left at "model default". generateText runs on a worker thread (it loads the
 // weights first: seconds for a big model); its text pieces are handed to the UI thread with
 // one queued call at a time and appended as they arrive. Stop sets the engine's stop flag.
+// A SPLADE project ranks passages for a query instead (RetrievalTryPanel).
 class TryView : public QWidget {
     Q_OBJECT
 
@@ -42,14 +45,18 @@ public:
     void clearProject();
     // Follows the project panel's selection when that run has a checkpoint.
     void selectRun(std::int64_t run_id);
-    // The run whose weights generate: -1 the base as imported, 0 none.
+    // The run whose weights generate (or rank): -1 the base as imported, 0 none.
     std::int64_t selectedRunId() const;
     int modelCount() const;
 
     // Starts generating; returns why it cannot start, or an empty string.
     QString generate();
     void stop();
+    // Generating text or ranking passages.
     bool isGenerating() const;
+    // Shown instead of the generation controls for SPLADE projects.
+    RetrievalTryPanel *retrievalPanel() const { return retrieval_panel_; }
+    bool isRetrievalProject() const { return retrieval_; }
 
     QString outputText() const;
     QString statusText() const;
@@ -73,9 +80,13 @@ private:
 
     QString project_path_;
     bool language_model_ = false;
+    bool retrieval_ = false; // a SPLADE encoder: ranks passages rather than generating
     bool pretrained_ = false;
 
     QLabel *note_ = nullptr;
+    QStackedWidget *pages_ = nullptr;
+    QWidget *generation_page_ = nullptr;
+    RetrievalTryPanel *retrieval_panel_ = nullptr;
     QComboBox *model_ = nullptr;
     QPlainTextEdit *prompt_ = nullptr;
     QSpinBox *max_tokens_ = nullptr;

@@ -30,26 +30,28 @@ struct Inspection {
     std::optional<Plan> plan; // the planner's answer for the base on the chosen profile
 };
 
-// Long paths have no spaces to wrap at: let a label break them after each separator.
-QString breakablePaths(const QString &text) {
-    QString result = text;
-    result.replace(QLatin1Char('/'), QStringLiteral("/\u200b"));
-    return result;
-}
-
-// The settings the wizard proposes for a base: its tokenizer, a context of at most 256
-// tokens, LoRA on the attention's query and value projections.
+// The settings the wizard proposes for a base: its tokenizer and context; a causal language
+// model trains LoRA on the attention's query and value projections, a masked one every weight
+// as a SPLADE encoder.
 Config configForBase(Config config, const PretrainedInfo &info) {
-    config.set("recipe", "gpt");
+    config.set("recipe", info.encoder ? "splade" : "gpt");
     config.set("tokenizer", "base");
     config.set("model.base", info.folder);
-    config.set("model.seq_len", std::to_string(std::min<std::int64_t>(256, info.context)));
-    config.set("lora.rank", "8");
-    config.set("lora.targets", defaultLoraTargets(info).toStdString());
+    config.set("model.seq_len", std::to_string(proposedContext(info)));
+    if (!info.encoder) {
+        config.set("lora.rank", "8");
+        config.set("lora.targets", defaultLoraTargets(info).toStdString());
+    } else {
+        config.set("lora.rank", "0");
+    }
     return config;
 }
 
 } // namespace
+
+std::int64_t proposedContext(const PretrainedInfo &info) {
+    return std::min<std::int64_t>(info.encoder ? 128 : 256, info.context);
+}
 
 QString BaseModelText::parameters(std::int64_t count) {
     const QLocale locale;
@@ -74,7 +76,7 @@ QString BaseModelText::summaryHtml(const PretrainedInfo &info) {
         stored += tr(" in %1 shards").arg(info.weight_files);
     }
     const auto count = std::uint64_t(std::max<std::int64_t>(0, info.parameters));
-    const QStringList lines = {
+    QStringList lines = {
         QStringLiteral("<b>%1</b> · %2")
             .arg(QString::fromStdString(info.architecture).toHtmlEscaped(),
                  parameters(info.parameters)),
@@ -89,6 +91,11 @@ QString BaseModelText::summaryHtml(const PretrainedInfo &info) {
         tr("Tokenizer: %1").arg(tokenizer.toHtmlEscaped()),
         tr("Memory for the weights: %1 in fp32 · %2 in bf16")
             .arg(DisplayText::bytes(count * 4), DisplayText::bytes(count * 2))};
+    if (info.encoder) {
+        lines.insert(1, tr("A masked language model: it trains as a <b>SPLADE sparse retrieval "
+                           "encoder</b> (queries and passages become weighted vocabulary "
+                           "terms; every weight is fine-tuned)."));
+    }
     return lines.join(QStringLiteral("<br>"));
 }
 
@@ -225,7 +232,7 @@ void BaseModelBox::startCheck() {
             }
             if (!result->info) {
                 problem_ = result->error;
-                details_->setText(breakablePaths(problem_).toHtmlEscaped());
+                details_->setText(DisplayText::breakablePaths(problem_).toHtmlEscaped());
                 setTextTone(details_, TextTone::Problem);
                 Q_EMIT checked();
                 return;

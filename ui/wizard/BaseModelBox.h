@@ -15,6 +15,10 @@ namespace headroom::ui {
 
 class BackgroundJob;
 
+// The context the wizard proposes for a base: a retrieval text is a query or a passage (128
+// tokens), a language model's example a stretch of a document (256); at most the base's.
+std::int64_t proposedContext(const PretrainedInfo &info);
+
 // How the desktop describes a pretrained model folder (inspectPretrained's facts), translated.
 class BaseModelText {
     Q_DECLARE_TR_FUNCTIONS(BaseModelText)

@@ -68,7 +68,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     data_path_ = new QLineEdit(this);
     data_path_->setObjectName(QStringLiteral("dataPath"));
     data_path_->setAccessibleName(tr("Data file"));
-    data_path_->setPlaceholderText(tr("A text, JSONL or CSV file (or drop one here)"));
+    data_path_->setPlaceholderText(tr("A text, JSON, JSONL or CSV file (or drop one here)"));
     auto *browse = new QPushButton(tr("&Browse…"), this);
     browse->setObjectName(QStringLiteral("browseData"));
     browse->setAccessibleName(tr("Choose the data file"));
@@ -102,6 +102,19 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     form->addRow(buddyLabel(tr("&Data file:"), data_path_, this), path_row);
     tokenizer_label_ = addBuddyRow(form, tr("&Tokenizer:"), tokenizer_, this);
     target_label_ = addBuddyRow(form, tr("T&arget column:"), target_, this);
+
+    retrieval_format_ = new QLabel(
+        tr("Retrieval data: a JSON array or a JSONL file (one object per line) of records with "
+           "\"query\", \"positive\" (or \"positives\", a list) and optionally \"negatives\" "
+           "(hard negatives, a list), e.g. {\"query\": \"capital of France\", \"positive\": "
+           "\"Paris is the capital of France.\", \"negatives\": [\"Lyon is a city in "
+           "France.\"]}"),
+        this);
+    retrieval_format_->setObjectName(QStringLiteral("retrievalFormat"));
+    retrieval_format_->setWordWrap(true);
+    retrieval_format_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    retrieval_format_->hide();
+    form->addRow(QString(), retrieval_format_);
 
     status_ = new QLabel(this);
     status_->setObjectName(QStringLiteral("dataStatus"));
@@ -146,7 +159,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     connect(target_, &QComboBox::activated, this, &DataPage::scheduleCheck);
     connect(base_box_, &BaseModelBox::edited, this, &DataPage::completeChanged);
     connect(base_box_, &BaseModelBox::checked, this, &DataPage::completeChanged);
-    connect(base_box_, &BaseModelBox::checked, this, &DataPage::startTokenPreview);
+    connect(base_box_, &BaseModelBox::checked, this, &DataPage::onBaseChecked);
     connect(base_box_, &BaseModelBox::edited, this, &DataPage::startTokenPreview);
     onRecipeChanged();
 }
@@ -174,6 +187,30 @@ bool DataPage::isPretrained() const {
     return recipe_->currentData().toString() == QLatin1String("pretrained");
 }
 
+bool DataPage::isRetrievalEncoder() const {
+    return isPretrained() && base_box_->info() && base_box_->info()->encoder;
+}
+
+std::string DataPage::recipeKey() const {
+    if (isPretrained()) {
+        return isRetrievalEncoder() ? "splade" : "gpt";
+    }
+    return recipe_->currentData().toString().toStdString();
+}
+
+// A masked language model reads retrieval records, a causal one text: the data file is
+// checked again when the base changes which.
+void DataPage::onBaseChecked() {
+    retrieval_format_->setVisible(isRetrievalEncoder());
+    // The engine's token preview measures text records with a causal model's tokenizer.
+    tokens_->setVisible(isPretrained() && !isRetrievalEncoder());
+    if (recipeKey() != checked_recipe_ && !data_path_->text().trimmed().isEmpty()) {
+        scheduleCheck();
+        return;
+    }
+    startTokenPreview();
+}
+
 bool DataPage::isChecking() const {
     return job_->isRunning() || debounce_->isActive() ||
            (isPretrained() && base_box_->isChecking());
@@ -194,7 +231,7 @@ void DataPage::initializePage() {
 void DataPage::chooseDataFile() {
     const QString path =
         QFileDialog::getOpenFileName(this, tr("Choose Data"), data_path_->text(),
-                                     tr("Data files (*.txt *.jsonl *.csv);;All files (*)"));
+                                     tr("Data files (*.txt *.json *.jsonl *.csv);;All files (*)"));
     if (!path.isEmpty()) {
         setDataPath(path);
     }
@@ -210,7 +247,8 @@ void DataPage::onRecipeChanged() {
     tokenizer_->setVisible(gpt);
     target_label_->setVisible(!gpt && !pretrained);
     target_->setVisible(!gpt && !pretrained);
-    tokens_->setVisible(gpt || pretrained);
+    tokens_->setVisible((gpt || pretrained) && !isRetrievalEncoder());
+    retrieval_format_->setVisible(isRetrievalEncoder());
     if (pretrained && base_box_->folder().isEmpty()) {
         base_box_->folderEdit()->setFocus();
     }
@@ -218,15 +256,20 @@ void DataPage::onRecipeChanged() {
 }
 
 // The settings the data file is checked with: a pretrained model reads text as the gpt recipe
-// does (its tokenizer comes later, from the folder).
+// does, or retrieval records as splade does (its tokenizer comes later, from the folder).
 Config DataPage::currentConfig() const {
     Config config = settings_.config;
     const bool pretrained = isPretrained();
-    config.set("recipe", pretrained ? "gpt" : recipe_->currentData().toString().toStdString());
+    config.set("recipe", recipeKey());
     config.set("tokenizer",
                pretrained ? "byte" : tokenizer_->currentData().toString().toStdString());
     config.set("model.base", "");
     config.set("data.target", target_->currentText().toStdString());
+    if (isRetrievalEncoder()) {
+        // Retrieval data has no shapes of its own: the planner's come from the encoder.
+        config.set("tokenizer", "base");
+        config.set("model.base", base_box_->info()->folder);
+    }
     return config;
 }
 
@@ -239,10 +282,12 @@ void DataPage::applyBaseSettings(Config &config) {
     config.set("model.params", "0");
     if (configured_base_ != QString::fromStdString(info.folder)) {
         configured_base_ = QString::fromStdString(info.folder);
-        config.set("model.seq_len", std::to_string(std::min<std::int64_t>(256, info.context)));
-        config.set("lora.rank", "8");
-        config.set("lora.targets", defaultLoraTargets(info).toStdString());
-        config.set("train.lr", pretrainedLearningRate(true));
+        config.set("model.seq_len", std::to_string(proposedContext(info)));
+        // SPLADE fine-tunes every weight of the encoder (it has no LoRA adapters).
+        config.set("lora.rank", info.encoder ? "0" : "8");
+        config.set("lora.targets", info.encoder ? findConfigKey("lora.targets")->default_value
+                                                : defaultLoraTargets(info).toStdString());
+        config.set("train.lr", pretrainedLearningRate(!info.encoder));
     }
     settings_.base = info;
     settings_.facts.vocab_size = info.vocab_size;
@@ -271,6 +316,7 @@ void DataPage::startCheck() {
         return;
     }
     const Config config = currentConfig();
+    checked_recipe_ = config.text("recipe");
     const std::string path = data_path_->text().trimmed().toStdString();
     auto result = std::make_shared<CheckResult>();
     job_->start(
@@ -337,7 +383,8 @@ bool DataPage::isTokenizing() const {
 // After a clean data check: the sample and statistics with the tokenizer the project will
 // have. SentencePiece is trained on the first lines for it, so it runs in the background too.
 void DataPage::startTokenPreview() {
-    if (recipe_->currentData().toString() == QLatin1String("tabular") || !checked_ok_) {
+    if (recipe_->currentData().toString() == QLatin1String("tabular") || !checked_ok_ ||
+        isRetrievalEncoder()) {
         return; // the data check calls again when it is done
     }
     if (token_job_->isRunning()) {
@@ -364,7 +411,7 @@ void DataPage::startTokenPreview() {
         const PretrainedInfo &info = *base_box_->info();
         config.set("model.base", info.folder);
         if (configured_base_ != QString::fromStdString(info.folder)) {
-            config.set("model.seq_len", std::to_string(std::min<std::int64_t>(256, info.context)));
+            config.set("model.seq_len", std::to_string(proposedContext(info)));
         }
     } else if (config.text("tokenizer") != "byte") {
         working = tr("Training the tokenizer on the first lines…");

@@ -16,10 +16,11 @@ class BackgroundJob;
 class BaseModelBox;
 class TokenPreviewPanel;
 
-// Page (b): the recipe (or a pretrained model's folder, inspected in the background), the
-// data file (typed, browsed or dropped) and, for gpt, the tokenizer or, for tabular, the
-// target column. The file is read in the background; until it reads
-// cleanly Next stays disabled and the reason is shown on the page.
+// Page (b): the recipe (or a pretrained model's folder, inspected in the background: a causal
+// language model fine-tunes as gpt, a masked one as a SPLADE retrieval encoder), the data file
+// (typed, browsed or dropped) and, for gpt, the tokenizer or, for tabular, the target column. The
+// file is read in the background; until it reads cleanly Next stays disabled and the reason is
+// shown on the page.
 class DataPage : public QWizardPage {
     Q_OBJECT
 
@@ -31,6 +32,8 @@ public:
     // Chooses "Start from a pretrained model" with this Hugging Face folder.
     void setBaseFolder(const QString &folder);
     bool isPretrained() const;
+    // A pretrained masked language model (BERT, DistilBERT): recipe=splade, retrieval data.
+    bool isRetrievalEncoder() const;
     BaseModelBox *baseModelBox() const { return base_box_; }
     TokenPreviewPanel *tokenPreview() const { return tokens_; }
     bool isTokenizing() const;
@@ -60,7 +63,9 @@ private:
     void startTokenPreview();
     void showStatus(const QString &text);
     void showProblem(const QString &problem);
+    void onBaseChecked();
     Config currentConfig() const;
+    std::string recipeKey() const;
     void applyBaseSettings(Config &config);
 
     WizardSettings &settings_;
@@ -69,6 +74,8 @@ private:
     BaseModelBox *base_box_ = nullptr;
     QString configured_base_; // the base whose proposed settings are in the config
     QString checked_profile_; // the profile the base's verdict was made for
+    QLabel *retrieval_format_ = nullptr;
+    std::string checked_recipe_; // the recipe the data file was last checked for
     QLineEdit *data_path_ = nullptr;
     QLabel *tokenizer_label_ = nullptr;
     QComboBox *tokenizer_ = nullptr;

@@ -36,6 +36,12 @@ struct VerifyOutcome {
     bool cancelled = false;
 };
 
+// LoRA adapters are for a pretrained causal language model; a SPLADE encoder trains every
+// weight.
+bool adaptsWithLora(const WizardSettings &settings) {
+    return settings.pretrained() && settings.config.text("recipe") == "gpt";
+}
+
 void setItemEnabled(QComboBox *combo, int index, bool enabled) {
     auto *model = qobject_cast<QStandardItemModel *>(combo->model());
     QStandardItem *item = model->item(index);
@@ -186,8 +192,8 @@ void MemoryPlanPage::initializePage() {
     probes_->clear();
     probes_->hide();
     verify_status_->clear();
-    lora_box_->setVisible(settings_.pretrained());
-    if (settings_.pretrained() && lora_model_ != settings_.base->folder) {
+    lora_box_->setVisible(adaptsWithLora(settings_));
+    if (adaptsWithLora(settings_) && lora_model_ != settings_.base->folder) {
         lora_model_ = settings_.base->folder;
         lora_->setModel(*settings_.base);
     }
@@ -211,7 +217,7 @@ void MemoryPlanPage::loadControls() {
     offload_->setChecked(config.text("offload.optimizer") == "on");
     micro_batch_->setValue(int(config.integer("train.micro_batch")));
     accumulation_->setValue(int(config.integer("train.accumulation")));
-    if (settings_.pretrained()) {
+    if (adaptsWithLora(settings_)) {
         lora_->load(config);
     }
     loading_ = false;
@@ -229,7 +235,7 @@ void MemoryPlanPage::onControlChanged() {
                offload_->isChecked() && settings_.profile.kind == ProfileKind::Cuda ? "on" : "off");
     config.set("train.micro_batch", std::to_string(micro_batch_->value()));
     config.set("train.accumulation", std::to_string(accumulation_->value()));
-    if (settings_.pretrained()) {
+    if (adaptsWithLora(settings_)) {
         lora_->apply(config);
         config.set("train.lr", pretrainedLearningRate(lora_->isLoraOn()));
         Q_EMIT completeChanged(); // LoRA needs a projection to adapt
@@ -260,15 +266,22 @@ void MemoryPlanPage::reestimate() {
     try {
         estimate_ = estimateMemory(settings_.config, settings_.facts);
     } catch (const std::exception &failure) {
+        if (settings_.pretrained()) {
+            // A planner that cannot estimate this kind of base yet (splade, say).
+            planner_covers_ = false;
+            showUncoveredBase(QString::fromUtf8(failure.what()));
+            return;
+        }
         bars_->clear();
         verdict_ = Verdict::DoesNotFit;
         verdict_label_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
+        setTextTone(verdict_label_, TextTone::Problem);
         return;
     }
     planner_covers_ =
         !settings_.pretrained() || BaseModelText::plannerCovers(estimate_, *settings_.base);
     if (!planner_covers_) {
-        showUncoveredBase();
+        showUncoveredBase(QString());
         return;
     }
     bars_->setEstimate(estimate_);
@@ -277,17 +290,22 @@ void MemoryPlanPage::reestimate() {
 
 // This planner estimates models built from model.layers, not a pretrained folder: rather than
 // another model's numbers, the page says so and shows what the weights alone take.
-void MemoryPlanPage::showUncoveredBase() {
+void MemoryPlanPage::showUncoveredBase(const QString &reason) {
     bars_->clear();
     verdict_ = Verdict::NoBudget;
     const auto parameters = std::uint64_t(std::max<std::int64_t>(0, settings_.base->parameters));
     const std::uint64_t budget = settings_.profile.budget_bytes;
-    verdict_label_->setText(
-        tr("The memory planner does not estimate pretrained models yet. The weights alone take "
-           "%1 in fp32 (%2 in bf16) of the %3 budget; training adds gradients, optimizer state "
-           "and activations.")
+    const QString weights =
+        tr("The weights alone take %1 in fp32 (%2 in bf16) of the %3 budget; training adds "
+           "gradients, optimizer state and activations.")
             .arg(DisplayText::bytes(parameters * 4), DisplayText::bytes(parameters * 2),
-                 DisplayText::bytes(budget)));
+                 DisplayText::bytes(budget));
+    verdict_label_->setText(
+        reason.isEmpty() ? tr("The memory planner does not estimate pretrained models yet.") +
+                               QLatin1Char(' ') + weights
+                         : tr("The memory planner cannot estimate this model: %1")
+                                   .arg(DisplayText::breakablePaths(reason)) +
+                               QLatin1Char('\n') + weights);
     setTextTone(verdict_label_,
                 budget > 0 && parameters * 4 > budget ? TextTone::Problem : TextTone::Normal);
     plan_ = Plan();
@@ -426,13 +444,15 @@ void MemoryPlanPage::updateButtons() {
     }
     // Offloading exists on CUDA only; activation checkpointing for the GPT's blocks only.
     offload_->setEnabled(!running && settings_.profile.kind == ProfileKind::Cuda);
-    checkpointing_->setEnabled(!running && settings_.config.text("recipe") == "gpt");
+    // Activation checkpointing recomputes the GPT's blocks or the encoder's layers.
+    const std::string recipe = settings_.config.text("recipe");
+    checkpointing_->setEnabled(!running && (recipe == "gpt" || recipe == "splade"));
     lora_->setEnabled(!running);
 }
 
 bool MemoryPlanPage::isComplete() const {
     return !isVerifying() &&
-           !(settings_.pretrained() && lora_->isLoraOn() && lora_->targets().isEmpty());
+           !(adaptsWithLora(settings_) && lora_->isLoraOn() && lora_->targets().isEmpty());
 }
 
 } // namespace headroom::ui

@@ -63,7 +63,8 @@ private:
     void onProbe(const FitProbe &probe);
     void onVerified(const FitResult &result, const QString &error, bool cancelled);
     void updateButtons();
-    void showUncoveredBase();
+    // reason: the planner's message when it refused the model; empty when it estimated another.
+    void showUncoveredBase(const QString &reason);
 
     WizardSettings &settings_;
     Plan plan_;

@@ -125,9 +125,13 @@ void ModelSizePage::initializePage() {
     }
     const bool pretrained = recipe_ == QLatin1String("pretrained");
     const bool gpt = recipe_ == QLatin1String("gpt");
-    setSubTitle(pretrained ? tr("The pretrained model's size is given; choose how many tokens "
-                                "each training example holds.")
-                           : tr("Pick a preset or say how many parameters the model should have."));
+    const bool retrieval = settings_.config.text("recipe") == "splade";
+    setSubTitle(retrieval ? tr("The pretrained encoder's size is given; choose how many tokens a "
+                               "query or a passage keeps (longer ones are cut).")
+                : pretrained
+                    ? tr("The pretrained model's size is given; choose how many tokens each "
+                         "training example holds.")
+                    : tr("Pick a preset or say how many parameters the model should have."));
     for (QWidget *widget :
          {static_cast<QWidget *>(params_label_), static_cast<QWidget *>(target_params_)}) {
         widget->setVisible(gpt);

@@ -103,8 +103,13 @@ void ReviewPage::initializePage() {
     const bool gpt = config.text("recipe") == "gpt";
     // What the wizard decided, even where it equals the default; then anything else changed.
     std::vector<std::string> keys = {"recipe", "data.path", "device", "memory.budget"};
+    const bool splade = config.text("recipe") == "splade";
     const std::vector<std::string> recipe_keys =
-        settings_.pretrained()
+        splade
+            ? std::vector<std::string>{"model.base",         "tokenizer",       "model.seq_len",
+                                       "train.lr",           "splade.lambda_q", "splade.lambda_d",
+                                       "splade.warmup_steps"}
+        : settings_.pretrained()
             ? std::vector<std::string>{"model.base", "tokenizer",    "model.seq_len",
                                        "lora.rank",  "lora.targets", "model.base_dtype",
                                        "train.lr"}

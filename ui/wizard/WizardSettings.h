@@ -27,7 +27,8 @@ struct WizardSettings {
     // stopping...), applied to config when the data page is accepted.
     std::vector<PlanDecision> data_defaults;
     // The Hugging Face folder a pretrained project starts from, as inspected on the data page
-    // (config: recipe=gpt, tokenizer=base, model.base=its folder); empty for a new model.
+    // (config: recipe=gpt, or splade for a masked language model, tokenizer=base,
+    // model.base=its folder); empty for a new model.
     std::optional<PretrainedInfo> base;
 
     bool pretrained() const { return base.has_value(); }

@@ -9,7 +9,29 @@ namespace {
 
 constexpr std::size_t kPreviewBytes = 300;
 
+std::string joined(const std::vector<std::string> &texts) {
+    std::string result;
+    for (const std::string &text : texts) {
+        result += (result.empty() ? "" : " / ") + text;
+    }
+    return result;
+}
+
+// A retrieval record as one line: its query, its relevant passages and its hard negatives.
+std::string retrievalPreview(const Record &record) {
+    std::string line = "query: " + record.query + " | " +
+                       (record.positives.size() == 1 ? "positive: " : "positives: ") +
+                       joined(record.positives);
+    if (!record.negatives.empty()) {
+        line += " | negatives: " + joined(record.negatives);
+    }
+    return line;
+}
+
 std::string previewOf(const Record &record, Format format) {
+    if (!record.query.empty()) {
+        return previewUtf8(retrievalPreview(record), kPreviewBytes);
+    }
     if (format != Format::Csv) {
         return previewUtf8(record.text, kPreviewBytes);
     }

@@ -244,6 +244,7 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
 
     const data::DataSpec spec = train::dataSpecFromConfig(config, request.project_path);
     workflow::requireCsvForTabular(config, spec, request.data_path);
+    workflow::requireJsonForRetrieval(config, spec, request.data_path);
     std::vector<std::string> lines;
     try {
         progress("checking " + request.data_path);

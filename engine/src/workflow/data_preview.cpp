@@ -27,6 +27,7 @@ data::DataSpec previewDataSpec(const Config &config, const std::string &data_pat
     with_path.set("data.path", std::filesystem::absolute(data_path).lexically_normal().string());
     data::DataSpec spec = train::dataSpecFromConfig(with_path, "");
     requireCsvForTabular(config, spec, data_path);
+    requireJsonForRetrieval(config, spec, data_path);
     return spec;
 }
 
