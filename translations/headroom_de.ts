@@ -2294,6 +2294,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>pretrained %1 · data %2</source>
         <translation>vortrainiert %1 · Daten %2</translation>
     </message>
+    <message>
+        <source>MRR@10 %1 · Recall@100 %2</source>
+        <translation>MRR@10 %1 · Recall@100 %2</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>

@@ -2286,6 +2286,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>pretrained %1 · data %2</source>
         <translation>预训练 %1 · 数据 %2</translation>
     </message>
+    <message>
+        <source>MRR@10 %1 · Recall@100 %2</source>
+        <translation>MRR@10 %1 · Recall@100 %2</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>

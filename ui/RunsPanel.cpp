@@ -38,6 +38,10 @@ QString validationFigures(const RunRecord &run) {
         if (summary.contains("val_r2")) {
             text += RunsPanel::tr(" · R² %1").arg(summary.value("val_r2", 0.0), 0, 'f', 3);
         }
+    } else if (summary.contains("val_mrr_at_10")) {
+        text = RunsPanel::tr("MRR@10 %1 · Recall@100 %2")
+                   .arg(summary.value("val_mrr_at_10", 0.0), 0, 'f', 3)
+                   .arg(summary.value("val_recall_at_100", 0.0), 0, 'f', 3);
     } else {
         return QStringLiteral("–");
     }

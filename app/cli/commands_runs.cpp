@@ -168,7 +168,8 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
             const nlohmann::json summary = nlohmann::json::parse(
                 run->summary_json.empty() ? "{}" : run->summary_json, nullptr, false);
             if (!summary.is_object() ||
-                (!summary.contains("val_accuracy") && !summary.contains("val_rmse"))) {
+                (!summary.contains("val_accuracy") && !summary.contains("val_rmse") &&
+                 !summary.contains("val_mrr_at_10"))) {
                 continue;
             }
             std::string text = "\nrun " + std::to_string(run->id) + " validation";
@@ -180,6 +181,10 @@ CommandRunner addRunsCommand(CLI::App &app, Streams streams) {
             if (summary.contains("val_accuracy")) {
                 std::snprintf(figures, sizeof figures, ": accuracy %.2f%%",
                               100.0 * summary.value("val_accuracy", 0.0));
+            } else if (summary.contains("val_mrr_at_10")) {
+                std::snprintf(figures, sizeof figures, ": MRR@10 %.4f, Recall@100 %.4f",
+                              summary.value("val_mrr_at_10", 0.0),
+                              summary.value("val_recall_at_100", 0.0));
             } else {
                 std::snprintf(figures, sizeof figures, ": RMSE %.4g, R² %.3f",
                               summary.value("val_rmse", 0.0), summary.value("val_r2", 0.0));

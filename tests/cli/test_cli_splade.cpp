@@ -164,6 +164,9 @@ void TestCliSplade::trainingReportsRetrievalMetrics() {
     QVERIFY2(trained.err.contains("MRR@10"), qPrintable(trained.err));
     QVERIFY2(trained.err.contains("non-zeros q"), qPrintable(trained.err));
 
+    const Result runs = cli({"runs", project});
+    QVERIFY2(runs.out.contains("run 1 validation: MRR@10 "), runs.out.constData());
+
     const QString csv = path("metrics.csv");
     QCOMPARE(cli({"export", project, "--run", "1", "--metrics", csv}).exit_code, 0);
     const QList<QByteArray> rows = readAll(csv).split('\n');

@@ -321,6 +321,10 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
     if (result_eval && std::isfinite(result_eval->r2)) {
         summary["val_r2"] = result_eval->r2;
     }
+    if (result_eval && std::isfinite(result_eval->mrr_at_10)) {
+        summary["val_mrr_at_10"] = result_eval->mrr_at_10;
+        summary["val_recall_at_100"] = result_eval->recall_at_100;
+    }
     if (best_step_ >= 0 && best_eval_) {
         summary["best_step"] = best_step_;
         summary["best_val_loss"] = best_eval_->loss;
