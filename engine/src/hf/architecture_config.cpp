@@ -385,19 +385,9 @@ ArchitectureConfig parseArchitectureConfig(const std::string &json_text,
         readLlama(fields, config);
     }
     // Older files say torch_dtype, transformers 5 writes dtype.
-    config.torch_dtype =
-        fields.optionalString(fields.has("torch_dtype") ? "torch_dtype" : "dtype").value_or("");
+    config.torch_dtype = fields.torchDtype();
     // -1 (the old "no padding token") and other ids outside the vocabulary mean none.
-    if (fields.has("pad_token_id")) {
-        const json &pad = root.at("pad_token_id");
-        if (!pad.is_number_integer()) {
-            fields.fail("pad_token_id", "an integer or null");
-        }
-        if (pad.is_number_unsigned() &&
-            pad.get<std::uint64_t>() < static_cast<std::uint64_t>(config.vocab_size)) {
-            config.pad_token_id = pad.get<std::int64_t>();
-        }
-    }
+    config.pad_token_id = fields.optionalTokenId("pad_token_id", config.vocab_size);
     return config;
 }
 

@@ -218,17 +218,9 @@ EncoderConfig parseEncoderConfig(const std::string &json_text, const std::string
     } else {
         readDistilBert(fields, config);
     }
-    config.torch_dtype =
-        fields.optionalString(fields.has("torch_dtype") ? "torch_dtype" : "dtype").value_or("");
+    config.torch_dtype = fields.torchDtype();
     if (fields.has("pad_token_id")) {
-        const json &pad = root.at("pad_token_id");
-        if (!pad.is_number_integer()) {
-            fields.fail("pad_token_id", "an integer or null");
-        }
-        if (pad.is_number_unsigned() &&
-            pad.get<std::uint64_t>() < static_cast<std::uint64_t>(config.vocab_size)) {
-            config.pad_token_id = pad.get<std::int64_t>();
-        }
+        config.pad_token_id = fields.optionalTokenId("pad_token_id", config.vocab_size);
     } else if (!root.contains("pad_token_id")) {
         config.pad_token_id = 0; // both config classes default to 0
     }

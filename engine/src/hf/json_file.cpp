@@ -251,4 +251,24 @@ std::string shapeText(const std::vector<std::int64_t> &shape) {
     return text + "]";
 }
 
+std::optional<std::int64_t> JsonFields::optionalTokenId(const std::string &key,
+                                                        std::int64_t vocab_size) const {
+    if (!has(key)) {
+        return std::nullopt;
+    }
+    const nlohmann::json &value = object_.at(key);
+    if (!value.is_number_integer()) {
+        fail(key, "an integer or null");
+    }
+    if (value.is_number_unsigned() &&
+        value.get<std::uint64_t>() < static_cast<std::uint64_t>(vocab_size)) {
+        return value.get<std::int64_t>();
+    }
+    return std::nullopt;
+}
+
+std::string JsonFields::torchDtype() const {
+    return optionalString(has("torch_dtype") ? "torch_dtype" : "dtype").value_or("");
+}
+
 } // namespace headroom::hf

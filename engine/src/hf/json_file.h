@@ -51,6 +51,13 @@ public:
     bool boolean(const std::string &key, bool fallback) const;
     std::optional<bool> optionalBoolean(const std::string &key) const;
     std::optional<std::string> optionalString(const std::string &key) const;
+    // A token id such as pad_token_id: the integer when it lies in [0, vocab_size); nullopt when
+    // it is absent, null, negative (the old -1 for "none") or outside the vocabulary. Fails for
+    // a value that is not an integer.
+    std::optional<std::int64_t> optionalTokenId(const std::string &key,
+                                                std::int64_t vocab_size) const;
+    // torch_dtype, or dtype as transformers 5 writes it; "" when neither is given.
+    std::string torchDtype() const;
 
 private:
     const nlohmann::json &object_;
