@@ -26,6 +26,7 @@ private Q_SLOTS:
     void badEnvironmentIsNamed_data();
     void badEnvironmentIsNamed();
     void killedRankEndsTheOther();
+    void outOfMemoryOnOneRankHalvesEveryRank();
 
 private:
     QString path(const QString &name) const { return QDir(dir_.path()).filePath(name); }
@@ -199,6 +200,38 @@ void TestCliDistributed::killedRankEndsTheOther() {
     QCOMPARE(runs.size(), 1);
     QCOMPARE(runs[0].toObject().value("status").toString(), QString("failed"));
     QCOMPARE(runs[0].toObject().value("last_step").toInt(), 2);
+}
+
+void TestCliDistributed::outOfMemoryOnOneRankHalvesEveryRank() {
+#if !HEADROOM_GLOO_BUILT
+    QSKIP("this build has no Gloo backend");
+#endif
+    // Each rank trains 4 of the step's 8 examples in one micro-batch of 4; rank 1 runs out of
+    // memory at step 2, halves and replays its share; from step 3 both ranks run micro-batch 2.
+    const QStringList settings = {"--set", "train.micro_batch=4", "--set", "train.accumulation=2"};
+    const QString single = newProject("oom-1.headroom", settings);
+    const QString pair = newProject("oom-2.headroom", settings);
+    QVERIFY(!single.isEmpty() && !pair.isEmpty());
+    const auto one = test_support::runCli({"train", single, "--json"});
+    const auto two = runWithEnvironment({"train", pair, "--json", "--nproc", "2"},
+                                        {{"HEADROOM_FAILPOINT", "oom@step:2@rank:1"}});
+    QVERIFY2(one.exit_code == 0 && two.exit_code == 0, qPrintable(one.err + two.err));
+    const QList<QJsonObject> expected = stepLines(one.out);
+    const QList<QJsonObject> actual = stepLines(two.out);
+    QCOMPARE(actual.size(), expected.size());
+    for (int i = 0; i < expected.size(); ++i) {
+        const double a = expected[i].value("loss").toDouble();
+        const double b = actual[i].value("loss").toDouble();
+        QVERIFY2(std::abs(a - b) <= kRelativeLossTolerance * std::abs(a),
+                 qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(a).arg(b)));
+        // The step that recovered reports the shape it ends with, as in one process.
+        QCOMPARE(actual[i].value("micro_batch").toInt(), i < 1 ? 4 : 2);
+    }
+    QVERIFY2(two.out.contains("out of memory on rank 1 at step 2: micro-batch 4 -> 2 on every "
+                              "rank from step 3"),
+             two.out.constData());
+    const QJsonArray runs = runsOf(pair);
+    QCOMPARE(runs[0].toObject().value("oom_recoveries").toInt(), 1);
 }
 
 QTEST_GUILESS_MAIN(TestCliDistributed)

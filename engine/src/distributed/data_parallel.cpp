@@ -159,21 +159,24 @@ void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, bo
     }
 }
 
-void DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
-                                      std::int64_t step) {
+std::vector<std::int64_t>
+DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
+                                 std::int64_t step, std::int64_t micro_batch) {
     const std::string collective = stepLabel(step);
     std::vector<torch::Tensor> gradients;
     gradients.reserve(parameters.size() + 1);
-    // One flag per parameter (did this rank produce its gradient) and the loss, summed too.
-    torch::Tensor extras =
-        torch::zeros({static_cast<std::int64_t>(parameters.size()) + 1}, torch::kFloat64);
+    // One flag per parameter (did this rank produce its gradient), the loss, and one slot per
+    // rank for its micro-batch (the others' slots are zero), summed too.
+    const auto count = static_cast<std::int64_t>(parameters.size());
+    torch::Tensor extras = torch::zeros({count + 1 + worldSize()}, torch::kFloat64);
     auto flags = extras.accessor<double, 1>();
     for (std::size_t i = 0; i < parameters.size(); ++i) {
         const torch::Tensor &grad = parameters[i].grad();
         flags[static_cast<std::int64_t>(i)] = grad.defined() ? 1.0 : 0.0;
         gradients.push_back(grad.defined() ? grad : torch::zeros_like(parameters[i]));
     }
-    flags[static_cast<std::int64_t>(parameters.size())] = loss;
+    flags[count] = loss;
+    flags[count + 1 + rank()] = static_cast<double>(micro_batch);
     try {
         group_->storeSet(arrivalKey(collective, rank()), "1");
         if (step > 1) {
@@ -190,7 +193,12 @@ void DataParallel::allReduceGradients(const std::vector<torch::Tensor> &paramete
             parameter.mutable_grad() = gradients[i];
         }
     }
-    loss = flags[static_cast<std::int64_t>(parameters.size())];
+    loss = flags[count];
+    std::vector<std::int64_t> micro_batches;
+    for (int r = 0; r < worldSize(); ++r) {
+        micro_batches.push_back(static_cast<std::int64_t>(flags[count + 1 + r]));
+    }
+    return micro_batches;
 }
 
 void DataParallel::broadcastParameters(const std::vector<torch::Tensor> &parameters) {

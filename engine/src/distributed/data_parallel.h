@@ -48,8 +48,11 @@ public:
     // Sums every parameter's gradient and `loss` over the ranks, in place. Each rank weighted
     // its micro-batches by their share of the whole step's batch, so the sum is the
     // single-process gradient and loss. A gradient none of the ranks produced stays undefined.
-    void allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
-                            std::int64_t step);
+    // Returns every rank's micro-batch of this step (indexed by rank), exchanged in the same
+    // collective: a rank that recovered from an out-of-memory error ran a smaller one.
+    std::vector<std::int64_t> allReduceGradients(const std::vector<torch::Tensor> &parameters,
+                                                 double &loss, std::int64_t step,
+                                                 std::int64_t micro_batch);
     // Rank 0's values of the parameters on every rank.
     void broadcastParameters(const std::vector<torch::Tensor> &parameters);
     // Throws DistributedError unless `value` is the same on every rank (what: for the message).

@@ -115,6 +115,7 @@ private:
     // Halves the micro-batch after an out-of-memory error, or pauses the run with a diagnosis
     // (RunFailure) when nothing is left to try.
     void recoverFromOutOfMemory(std::int64_t step, const std::string &error);
+    void adoptPeerMicroBatch(std::int64_t step, const std::vector<std::int64_t> &micro_batches);
     MemorySample sampleMemory() const;
 
     // training_techniques.cpp: memory meter and budget, techniques, optimizer, ladder.
@@ -201,6 +202,7 @@ private:
     std::unique_ptr<DynamicLossScaler> scaler_;          // fp16 only; disabled otherwise
     MoeStepStatistics moe_step_;                         // the current step's MoE routing
     std::optional<RetrievalStepMetrics> retrieval_step_; // splade: the current step's figures
+    std::int64_t peer_recoveries_ = 0; // micro-batch halvings taken over from other ranks
     MemoryBreakdown breakdown_;
     bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
     // Leak watch: live bytes at the end of recent steps; warned once per run.

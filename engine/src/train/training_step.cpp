@@ -83,7 +83,9 @@ bool TrainingRun::trainOneStep() {
     meter_->injectOutOfMemory(0);
     if (parallel_) {
         // After the whole backward, in bounded buckets (not yet overlapped with backward).
-        parallel_->allReduceGradients(optimizer_->parameters(), loss_value, step);
+        adoptPeerMicroBatch(step,
+                            parallel_->allReduceGradients(optimizer_->parameters(), loss_value,
+                                                          step, shape_.micro_batch));
     }
     if (breakdown_due_) {
         const memory::MemoryReading stats = meter_->read();
@@ -243,6 +245,35 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
     return true;
 }
 
+// A rank that ran out of memory halved its micro-batch and replayed its share; from the next
+// step every rank runs that micro-batch too, so the ranks keep one shape (the effective batch,
+// and so every step's samples and gradient, never changes).
+void TrainingRun::adoptPeerMicroBatch(std::int64_t step,
+                                      const std::vector<std::int64_t> &micro_batches) {
+    const auto smallest = std::min_element(micro_batches.begin(), micro_batches.end());
+    if (smallest == micro_batches.end() || *smallest >= shape_.micro_batch || *smallest < 1) {
+        return;
+    }
+    const auto rank = static_cast<std::int64_t>(smallest - micro_batches.begin());
+    const std::int64_t from = shape_.micro_batch;
+    shape_.micro_batch = *smallest;
+    micro_batch_history_.push_back(shape_.micro_batch);
+    ++peer_recoveries_;
+    record_.oom_recoveries = backoff_->recoveries() + peer_recoveries_;
+    breakdown_due_ = true;
+    emit("oom_recovered",
+         "out of memory on rank " + std::to_string(rank) + " at step " + std::to_string(step) +
+             ": micro-batch " + std::to_string(from) + " -> " + std::to_string(shape_.micro_batch) +
+             " on every rank from step " + std::to_string(step + 1) + ", accumulation " +
+             std::to_string(shape_.accumulation()) + ", same samples",
+         {{"from", from},
+          {"to", shape_.micro_batch},
+          {"accumulation", shape_.accumulation()},
+          {"rank", rank},
+          {"device", device_name_}},
+         step);
+}
+
 void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &error) {
     const MemorySample memory = sampleMemory();
     const std::string first_line = error.substr(0, error.find('\n'));
@@ -292,7 +323,7 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
     shape_ = *smaller;
     micro_batch_history_.push_back(shape_.micro_batch);
     breakdown_due_ = true;
-    record_.oom_recoveries = backoff_->recoveries();
+    record_.oom_recoveries = backoff_->recoveries() + peer_recoveries_;
 }
 
 void TrainingRun::watchForLeaks(std::int64_t step) {
