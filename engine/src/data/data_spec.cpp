@@ -1,5 +1,7 @@
 #include "data/data_spec.h"
 
+#include "util/text.h"
+
 #include <algorithm>
 #include <cctype>
 #include <stdexcept>
@@ -7,15 +9,12 @@
 namespace headroom::data {
 namespace {
 
+using util::endsWith;
+
 std::string lowercase(std::string text) {
     std::transform(text.begin(), text.end(), text.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
     return text;
-}
-
-bool endsWith(const std::string &text, const std::string &suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 } // namespace

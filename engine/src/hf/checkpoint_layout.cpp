@@ -2,6 +2,7 @@
 
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
+#include "util/text.h"
 
 #include <filesystem>
 
@@ -9,20 +10,11 @@ namespace headroom::hf {
 
 namespace {
 
+using util::contains;
+using util::endsWith;
+using util::startsWith;
+
 namespace fs = std::filesystem;
-
-bool startsWith(const std::string &text, const std::string &prefix) {
-    return text.rfind(prefix, 0) == 0;
-}
-
-bool endsWith(const std::string &text, const std::string &suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-bool contains(const std::string &text, const std::string &part) {
-    return text.find(part) != std::string::npos;
-}
 
 void addLlamaLayer(const ArchitectureConfig &c, std::int64_t layer,
                    std::vector<ExpectedTensor> &tensors) {

@@ -3,12 +3,15 @@
 #include "hf/encoder_layout.h"
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
+#include "util/text.h"
 
 #include <array>
 
 namespace headroom::hf {
 
 namespace {
+
+using util::startsWith;
 
 using nlohmann::json;
 
@@ -32,10 +35,6 @@ constexpr std::array<Kind, 2> kKinds = {{
     {"BertForMaskedLM", "bert", EncoderFamily::Bert},
     {"DistilBertForMaskedLM", "distilbert", EncoderFamily::DistilBert},
 }};
-
-bool startsWith(const std::string &text, const std::string &prefix) {
-    return text.rfind(prefix, 0) == 0;
-}
 
 [[noreturn]] void fail(const std::string &source, const std::string &problem) {
     throw ModelFolderError(source + ": " + problem);

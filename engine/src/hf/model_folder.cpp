@@ -2,6 +2,7 @@
 
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
+#include "util/text.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -9,6 +10,8 @@
 namespace headroom::hf {
 
 namespace {
+
+using util::endsWith;
 
 namespace fs = std::filesystem;
 
@@ -18,11 +21,6 @@ const char *const kIndexName = "model.safetensors.index.json";
 bool isFile(const fs::path &path) {
     std::error_code error;
     return fs::is_regular_file(path, error);
-}
-
-bool endsWith(const std::string &text, const std::string &suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 // A shard name must stay inside the folder: a plain file name.

@@ -3,6 +3,7 @@
 #include "hf/checkpoint_layout.h"
 #include "hf/hf_error.h"
 #include "hf/safetensors_file.h"
+#include "util/text.h"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/mman.h>
@@ -27,6 +28,8 @@ namespace headroom::hf {
 
 namespace {
 
+using util::endsWith;
+
 torch::ScalarType scalarType(const std::string &dtype) {
     if (dtype == "F32") {
         return torch::kFloat;
@@ -35,11 +38,6 @@ torch::ScalarType scalarType(const std::string &dtype) {
         return torch::kHalf;
     }
     return torch::kBFloat16; // validateCheckpoint admits only these three
-}
-
-bool endsWith(const std::string &text, const std::string &suffix) {
-    return text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 #if defined(__unix__) || defined(__APPLE__)
