@@ -84,25 +84,7 @@ public:
 
     // The in-batch loss of these examples alone: each query against its batch's first
     // positives and hard negatives (validation; training goes through trainingLoss).
-    torch::Tensor loss(const ExampleBatch &batch) override {
-        std::vector<Span> queries;
-        std::vector<Span> passages;
-        std::vector<std::int64_t> positive;
-        for (const data::Example *example : batch) {
-            const std::vector<Span> spans = segmentsOf(*example);
-            queries.push_back(spans[0]);
-            positive.push_back(static_cast<std::int64_t>(passages.size()));
-            passages.push_back(spans[1]);
-            for (std::size_t i = 1 + static_cast<std::size_t>(example->positive_passages);
-                 i < spans.size(); ++i) {
-                passages.push_back(spans[i]);
-            }
-        }
-        const torch::Tensor q = encode(queries, longest(queries), std::nullopt);
-        const torch::Tensor p = encode(passages, longest(passages), std::nullopt);
-        return models::spladeLoss(q, p, torch::tensor(positive, torch::kLong).to(device_), 0, 0)
-            .contrastive;
-    }
+    torch::Tensor loss(const ExampleBatch &batch) override { return encodeBatch(batch).loss; }
 
     bool couplesExamples() const override { return true; }
 
@@ -113,14 +95,12 @@ public:
         step_seed_ = dropout_step_seed;
         step_ = step;
         passage_offsets_.assign(1, 0);
-        step_positives_.clear();
         query_width_ = 1;
         passage_width_ = 1;
         std::int64_t passages = 0;
         for (const data::Example *example : all) {
             const std::vector<Span> spans = segmentsOf(*example);
             query_width_ = std::max(query_width_, spans[0].length);
-            step_positives_.push_back(passages);
             for (std::size_t i = 1; i < spans.size(); ++i) {
                 passage_width_ = std::max(passage_width_, spans[i].length);
             }
@@ -176,46 +156,21 @@ public:
     }
 
     void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
-        std::vector<Span> queries;
-        std::vector<Span> passages;
-        std::vector<std::int64_t> positive;
-        std::vector<std::int64_t> candidates; // rows of `passages` the in-batch loss scores
-        for (const data::Example *example : batch) {
-            const std::vector<Span> spans = segmentsOf(*example);
-            queries.push_back(spans[0]);
-            const auto first = static_cast<std::int64_t>(passages.size());
-            for (std::size_t i = 1; i < spans.size(); ++i) {
-                const bool extra_positive =
-                    i > 1 && i <= static_cast<std::size_t>(example->positive_passages);
-                if (i == 1) {
-                    positive.push_back(static_cast<std::int64_t>(candidates.size()));
-                }
-                if (!extra_positive) {
-                    candidates.push_back(first + static_cast<std::int64_t>(i) - 1);
-                }
-                passages.push_back(spans[i]);
-            }
-        }
-        const torch::Tensor q = encode(queries, longest(queries), std::nullopt);
-        const torch::Tensor p = encode(passages, longest(passages), std::nullopt);
-        const torch::Tensor scored = p.index_select(0, torch::tensor(candidates).to(device_));
-        const torch::Tensor loss =
-            models::spladeLoss(q, scored, torch::tensor(positive).to(device_), 0, 0).contrastive;
-        totals.loss_sum += loss.item<double>() * static_cast<double>(batch.size());
+        const EncodedBatch encoded = encodeBatch(batch);
+        totals.loss_sum += encoded.loss.item<double>() * static_cast<double>(batch.size());
         totals.examples += static_cast<std::int64_t>(batch.size());
 
-        const std::vector<SparseVector> query_rows = sparseRows(q);
-        const std::vector<SparseVector> passage_rows = sparseRows(p);
+        const std::vector<SparseVector> query_rows = sparseRows(encoded.queries);
+        const std::vector<SparseVector> passage_rows = sparseRows(encoded.passages);
         std::size_t row = 0;
         for (std::size_t e = 0; e < batch.size(); ++e) {
-            const std::vector<Span> spans = segmentsOf(*batch[e]);
             std::vector<std::int64_t> relevant;
-            for (std::size_t i = 1; i < spans.size(); ++i, ++row) {
-                const auto [at, added] = passage_numbers_.emplace(textKey(spans[i]), 0);
+            for (std::int32_t i = 0; i < encoded.passage_counts[e]; ++i, ++row) {
+                const auto [at, added] = passage_numbers_.emplace(encoded.passage_keys[row], 0);
                 if (added) {
                     at->second = index_.add(passage_rows[row]);
                 }
-                if (i <= static_cast<std::size_t>(batch[e]->positive_passages)) {
+                if (i < batch[e]->positive_passages) {
                     relevant.push_back(at->second);
                 }
             }
@@ -260,6 +215,47 @@ public:
     }
 
 private:
+    struct EncodedBatch {
+        torch::Tensor queries;  // [examples, V]
+        torch::Tensor passages; // [every passage of the batch, V], example by example
+        std::vector<std::int32_t> passage_counts; // per example
+        std::vector<std::string> passage_keys;    // per passage, its tokens as bytes
+        torch::Tensor loss; // in-batch: each query over the first positives and negatives
+    };
+
+    // Every text of the batch encoded without dropout keys (validation), and its in-batch loss;
+    // a query's further positives are encoded (for the index) but not scored as negatives.
+    EncodedBatch encodeBatch(const ExampleBatch &batch) {
+        EncodedBatch encoded;
+        std::vector<Span> queries;
+        std::vector<Span> passages;
+        std::vector<std::int64_t> positive;
+        std::vector<std::int64_t> candidates; // rows of `passages` the in-batch loss scores
+        for (const data::Example *example : batch) {
+            const std::vector<Span> spans = segmentsOf(*example);
+            queries.push_back(spans[0]);
+            encoded.passage_counts.push_back(static_cast<std::int32_t>(spans.size()) - 1);
+            for (std::size_t i = 1; i < spans.size(); ++i) {
+                if (i == 1) {
+                    positive.push_back(static_cast<std::int64_t>(candidates.size()));
+                }
+                if (i == 1 || i > static_cast<std::size_t>(example->positive_passages)) {
+                    candidates.push_back(static_cast<std::int64_t>(passages.size()));
+                }
+                encoded.passage_keys.push_back(textKey(spans[i]));
+                passages.push_back(spans[i]);
+            }
+        }
+        encoded.queries = encode(queries, longest(queries), std::nullopt);
+        encoded.passages = encode(passages, longest(passages), std::nullopt);
+        const torch::Tensor scored =
+            encoded.passages.index_select(0, torch::tensor(candidates).to(device_));
+        encoded.loss =
+            models::spladeLoss(encoded.queries, scored, torch::tensor(positive).to(device_), 0, 0)
+                .contrastive;
+        return encoded;
+    }
+
     // The whole step's loss over its vectors (fp32, whatever the encoder computed in: the
     // scores are sums over the vocabulary), and the step's figures.
     models::SpladeLossTerms stepLoss(const torch::Tensor &queries, const torch::Tensor &passages) {
@@ -268,8 +264,11 @@ private:
         const double lambda_d =
             models::flopsWeight(settings_.lambda_d, step_, settings_.warmup_steps);
         const compat::ScopedAutocastState fp32(compat::AutocastState{});
+        // A training example's first passage is its positive.
+        const std::vector<std::int64_t> positives(passage_offsets_.begin(),
+                                                  passage_offsets_.end() - 1);
         models::SpladeLossTerms terms = models::spladeLoss(
-            queries, passages, torch::tensor(step_positives_, torch::kLong).to(device_), lambda_q,
+            queries, passages, torch::tensor(positives, torch::kLong).to(device_), lambda_q,
             lambda_d);
         RetrievalStepMetrics metrics;
         metrics.flops_q = terms.flops_q.item<double>();
@@ -352,7 +351,6 @@ private:
     bool prepared_ = false;
     bool single_pass_ = false;
     std::int64_t step_ = 0;
-    std::vector<std::int64_t> step_positives_; // each query's positive among the passages
     ExampleBatch step_examples_;
     std::uint64_t step_seed_ = 0;
     std::vector<std::int64_t> passage_offsets_; // first passage row of each example, then total
