@@ -100,10 +100,8 @@ void TestMoeInterop::matchesThePythonReference() {
          {"capacity_factor", QString::number(capacity_factor, 'g', 17).toStdString()},
          {"aux_weight", "0.25"},
          {"z_weight", "0.05"}});
-    QProcess python;
-    python.start(kReferencePython, {referenceScript(), in, out});
-    QVERIFY2(python.waitForFinished(120000), "the reference did not finish");
-    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    const QString problem = runReference(referenceScript(), in, out);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
     const std::map<std::string, torch::Tensor> expected = readReferenceTensors(out);
 
     const headroom::models::MoeOutput actual = layer->forward(x);

@@ -92,12 +92,9 @@ void TestSpladeInterop::matchesThePythonReference() {
                            {"positive", positive}},
                           {{"lambda_q", QString::number(lambda_q, 'g', 17).toStdString()},
                            {"lambda_d", QString::number(lambda_d, 'g', 17).toStdString()}});
-    QProcess python;
-    python.start(
-        kReferencePython,
-        {QStringLiteral(HEADROOM_SOURCE_DIR "/tests/interop/splade/reference_splade.py"), in, out});
-    QVERIFY2(python.waitForFinished(120000), "the reference did not finish");
-    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    const QString problem = runReference(
+        QStringLiteral(HEADROOM_SOURCE_DIR "/tests/interop/splade/reference_splade.py"), in, out);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
     const std::map<std::string, torch::Tensor> expected = readReferenceTensors(out);
 
     const torch::Tensor pooled_queries = headroom::models::spladePool(query_logits, query_mask);

@@ -31,6 +31,19 @@ inline QString pythonReferenceProblem() {
     return {};
 }
 
+// Runs `script IN OUT` with the reference Python; "" when it succeeded, else why not.
+inline QString runReference(const QString &script, const QString &in, const QString &out) {
+    QProcess python;
+    python.start(kReferencePython, {script, in, out});
+    if (!python.waitForFinished(120000)) {
+        return script + " did not finish";
+    }
+    if (python.exitStatus() != QProcess::NormalExit || python.exitCode() != 0) {
+        return QString::fromUtf8(python.readAllStandardError());
+    }
+    return {};
+}
+
 // Writes the tensors as F32.
 inline void writeReferenceTensors(const QString &path,
                                   const std::map<std::string, torch::Tensor> &tensors,
