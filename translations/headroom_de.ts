@@ -330,6 +330,14 @@
         <source>Hard negatives per query in training, taken in turn from each record&apos;s &quot;negatives&quot; (every other passage of the batch is a negative too)</source>
         <translation>Harte Negative pro Anfrage im Training, reihum aus den &quot;negatives&quot; jedes Datensatzes genommen (jede andere Passage des Batches ist ebenfalls ein Negativ)</translation>
     </message>
+    <message>
+        <source>Distributed runs: each rank keeps the optimizer state (AdamW moments, 8-bit states, offloaded master copies) of about 1/ranks of the parameters and broadcasts its updated parameters after each step (ZeRO stage 1); checkpoints hold the whole state</source>
+        <translation>Verteilte Läufe: Jeder Rang hält den Optimiererzustand (AdamW-Momente, 8-Bit-Zustände, ausgelagerte Masterkopien) von etwa 1/Ränge der Parameter und sendet seine aktualisierten Parameter nach jedem Schritt an die anderen (ZeRO Stufe 1); Checkpoints enthalten den ganzen Zustand</translation>
+    </message>
+    <message>
+        <source>Ranks the estimate and the plan assume for a sharded optimizer state; a distributed run sets it to its WORLD_SIZE</source>
+        <translation>Ränge, die Schätzung und Plan für einen geteilten Optimiererzustand annehmen; ein verteilter Lauf setzt den Wert auf seine WORLD_SIZE</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>

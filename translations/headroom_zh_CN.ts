@@ -330,6 +330,14 @@
         <source>Hard negatives per query in training, taken in turn from each record&apos;s &quot;negatives&quot; (every other passage of the batch is a negative too)</source>
         <translation>训练中每个查询的困难负例数，依次取自每条记录的 &quot;negatives&quot;（批次中其他所有段落也都是负例）</translation>
     </message>
+    <message>
+        <source>Distributed runs: each rank keeps the optimizer state (AdamW moments, 8-bit states, offloaded master copies) of about 1/ranks of the parameters and broadcasts its updated parameters after each step (ZeRO stage 1); checkpoints hold the whole state</source>
+        <translation>分布式运行：每个 rank 只保存约 1/rank 数参数的优化器状态（AdamW 动量、8 位状态、卸载的主副本），并在每步后广播其更新的参数（ZeRO 第 1 阶段）；检查点保存完整状态</translation>
+    </message>
+    <message>
+        <source>Ranks the estimate and the plan assume for a sharded optimizer state; a distributed run sets it to its WORLD_SIZE</source>
+        <translation>估算和计划为分片优化器状态假定的 rank 数；分布式运行会将其设为 WORLD_SIZE</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>

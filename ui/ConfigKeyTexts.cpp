@@ -146,6 +146,14 @@ const char *const kDescriptions[] = {
                       "waits for the others at the rendezvous and each gradient exchange before "
                       "it stops with a message naming the missing rank"),
     QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Distributed runs: each rank keeps the optimizer state (AdamW moments, "
+                      "8-bit states, offloaded master copies) of about 1/ranks of the parameters "
+                      "and broadcasts its updated parameters after each step (ZeRO stage 1); "
+                      "checkpoints hold the whole state"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Ranks the estimate and the plan assume for a sharded optimizer state; a "
+                      "distributed run sets it to its WORLD_SIZE"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
                       "Weight of the FLOPS regularizer on the queries (sparser queries as it "
                       "grows)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Weight of the FLOPS regularizer on the passages"),

@@ -274,7 +274,12 @@ CommandRunner addTrainCommand(CLI::App &app, Streams streams) {
         }
         switch (result.failure) {
         case FailureKind::None:
-            streams.err << result.message << " (run " << result.run_id << ")\n";
+            // Ranks other than 0 record no run (rank 0 writes the project for all).
+            streams.err << result.message;
+            if (result.run_id > 0) {
+                streams.err << " (run " << result.run_id << ")";
+            }
+            streams.err << '\n';
             return static_cast<int>(kExitSuccess);
         case FailureKind::BadInput:
             streams.err << "headroom-cli: " << result.message << '\n';

@@ -10,7 +10,8 @@
 #include <cmath>
 
 // Data-parallel training through the binary, over 127.0.0.1: train --nproc 2 against one
-// process, a bad torchrun environment, and a rank that dies mid-run.
+// process (with and without a sharded optimizer state), a bad torchrun environment, a rank
+// that dies mid-run, a stop asked of one rank, and resuming with another number of ranks.
 //
 // Tolerance: two ranks sum their fp32 partial gradients (each weighted by its share of the
 // step) where one process accumulates them micro-batch by micro-batch, so the weights differ
@@ -27,6 +28,9 @@ private Q_SLOTS:
     void badEnvironmentIsNamed();
     void killedRankEndsTheOther();
     void outOfMemoryOnOneRankHalvesEveryRank();
+    void shardedStateIsAboutHalf();
+    void stopOnOneRankStopsBothAndResumesOnOne_data();
+    void stopOnOneRankStopsBothAndResumesOnOne();
 
 private:
     QString path(const QString &name) const { return QDir(dir_.path()).filePath(name); }
@@ -104,6 +108,12 @@ void TestCliDistributed::twoRanksTrainLikeOne_data() {
     // 6 examples in micro-batches of 2: each rank cuts its 3 into 2 + 1, unlike one process.
     QTest::newRow("accumulation") << QStringList{"--set", "train.micro_batch=2", "--set",
                                                  "train.accumulation=3"};
+    // ZeRO-1: each rank updates its half of the parameters and broadcasts them.
+    QTest::newRow("sharded AdamW")
+        << QStringList{"--set", "train.micro_batch=3", "--set", "distributed.shard_optimizer=1"};
+    QTest::newRow("sharded 8-bit AdamW")
+        << QStringList{"--set", "train.micro_batch=3", "--set", "distributed.shard_optimizer=1",
+                       "--set", "optimizer=adamw8bit"};
 }
 
 void TestCliDistributed::twoRanksTrainLikeOne() {
@@ -232,6 +242,111 @@ void TestCliDistributed::outOfMemoryOnOneRankHalvesEveryRank() {
              two.out.constData());
     const QJsonArray runs = runsOf(pair);
     QCOMPARE(runs[0].toObject().value("oom_recoveries").toInt(), 1);
+}
+
+namespace {
+
+std::uint64_t optimizerBytes(const QJsonArray &runs) {
+    const QJsonObject breakdown =
+        runs.last().toObject().value("summary").toObject().value("memory_breakdown").toObject();
+    return static_cast<std::uint64_t>(breakdown.value("optimizer").toDouble());
+}
+
+} // namespace
+
+void TestCliDistributed::shardedStateIsAboutHalf() {
+#if !HEADROOM_GLOO_BUILT
+    QSKIP("this build has no Gloo backend");
+#endif
+    // Rank 0's measured optimizer state with and without sharding, 2 ranks each.
+    const QStringList settings = {"--set", "train.micro_batch=4", "--set", "train.steps=2"};
+    const QString whole = newProject("state-whole.headroom", settings);
+    const QString sharded = newProject(
+        "state-sharded.headroom", settings + QStringList{"--set", "distributed.shard_optimizer=1"});
+    QVERIFY(!whole.isEmpty() && !sharded.isEmpty());
+    const auto a = test_support::runCli({"train", whole, "--nproc", "2"});
+    const auto b = test_support::runCli({"train", sharded, "--nproc", "2"});
+    QVERIFY2(a.exit_code == 0 && b.exit_code == 0, qPrintable(a.err + b.err));
+    const std::uint64_t full = optimizerBytes(runsOf(whole));
+    const std::uint64_t half = optimizerBytes(runsOf(sharded));
+    QVERIFY2(full > 0, "no measured optimizer state");
+    // Whole parameters per rank: the split is as even as the parameters' sizes allow.
+    const double ratio = static_cast<double>(half) / static_cast<double>(full);
+    QVERIFY2(ratio > 0.35 && ratio < 0.65,
+             qPrintable(QString("sharded %1 of %2 bytes").arg(half).arg(full)));
+    // The estimate for 2 ranks knows the share.
+    const auto estimate =
+        test_support::runCli({"estimate", sharded, "--set", "distributed.ranks=2", "--json"});
+    QVERIFY2(estimate.exit_code == 0, qPrintable(estimate.err));
+    const double estimated = QJsonDocument::fromJson(estimate.out)
+                                 .object()
+                                 .value("estimate")
+                                 .toObject()
+                                 .value("breakdown")
+                                 .toObject()
+                                 .value("optimizer")
+                                 .toDouble();
+    qInfo("optimizer state of rank 0: %llu bytes measured, %.0f estimated (unsharded %llu)",
+          static_cast<unsigned long long>(half), estimated, static_cast<unsigned long long>(full));
+    QVERIFY2(std::abs(estimated - static_cast<double>(half)) <= 0.15 * static_cast<double>(half),
+             qPrintable(QString("estimated %1, measured %2").arg(estimated).arg(half)));
+}
+
+void TestCliDistributed::stopOnOneRankStopsBothAndResumesOnOne_data() {
+    QTest::addColumn<QStringList>("settings");
+    QTest::addColumn<QStringList>("first_ranks");  // extra arguments of the stopped train
+    QTest::addColumn<QStringList>("resume_ranks"); // and of the resumed one
+    QTest::addColumn<int>("stopped_at");
+    const QStringList sharded = {"--set", "distributed.shard_optimizer=1"};
+    const QStringList two = {"--nproc", "2"};
+    // Two ranks finish the step the stop was asked in; one process abandons it.
+    QTest::newRow("whole state, 2 -> 1") << QStringList{} << two << QStringList{} << 3;
+    QTest::newRow("sharded state, 2 -> 1") << sharded << two << QStringList{} << 3;
+    QTest::newRow("sharded state, 2 -> 2") << sharded << two << two << 3;
+    QTest::newRow("whole state, 1 -> sharded 2") << sharded << QStringList{} << two << 2;
+}
+
+void TestCliDistributed::stopOnOneRankStopsBothAndResumesOnOne() {
+#if !HEADROOM_GLOO_BUILT
+    QSKIP("this build has no Gloo backend");
+#endif
+    QFETCH(QStringList, settings);
+    QFETCH(QStringList, first_ranks);
+    QFETCH(QStringList, resume_ranks);
+    QFETCH(int, stopped_at);
+    const QStringList shape = {"--set", "train.micro_batch=2", "--set", "train.accumulation=2"};
+    const QString tag = QString(QTest::currentDataTag()).replace(' ', '-').remove(',');
+    const QString single = newProject(tag + "-single.headroom", shape);
+    const QString pair = newProject(tag + "-pair.headroom", shape + settings);
+    QVERIFY(!single.isEmpty() && !pair.isEmpty());
+    const auto one = test_support::runCli({"train", single, "--json"});
+    QVERIFY2(one.exit_code == 0, qPrintable(one.err));
+
+    // The last rank is asked to stop at the start of step 3.
+    const QString rank = first_ranks.isEmpty() ? "0" : "1";
+    const auto stopped = runWithEnvironment(QStringList{"train", pair, "--json"} + first_ranks,
+                                            {{"HEADROOM_FAILPOINT", "stop@step:3@rank:" + rank}});
+    QVERIFY2(stopped.exit_code == 0, qPrintable(stopped.err));
+    QCOMPARE(stepLines(stopped.out).size(), stopped_at);
+    QJsonArray runs = runsOf(pair);
+    QCOMPARE(runs[0].toObject().value("status").toString(), QString("stopped"));
+    QCOMPARE(runs[0].toObject().value("last_step").toInt(), stopped_at);
+
+    const auto resumed =
+        test_support::runCli(QStringList{"train", pair, "--resume", "--json"} + resume_ranks);
+    QVERIFY2(resumed.exit_code == 0, qPrintable(resumed.err));
+    const QList<QJsonObject> expected = stepLines(one.out);
+    const QList<QJsonObject> actual = stepLines(stopped.out) + stepLines(resumed.out);
+    QCOMPARE(actual.size(), expected.size());
+    for (int i = 0; i < expected.size(); ++i) {
+        const double a = expected[i].value("loss").toDouble();
+        const double b = actual[i].value("loss").toDouble();
+        QVERIFY2(std::abs(a - b) <= kRelativeLossTolerance * std::abs(a),
+                 qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(a).arg(b)));
+        QCOMPARE(actual[i].value("samples_digest"), expected[i].value("samples_digest"));
+    }
+    runs = runsOf(pair);
+    QCOMPARE(runs.last().toObject().value("status").toString(), QString("finished"));
 }
 
 QTEST_GUILESS_MAIN(TestCliDistributed)

@@ -1,16 +1,28 @@
 #include "distributed/data_parallel.h"
 #include "distributed/launch_environment.h"
+#include "distributed/sharded_optimizer.h"
+#include "train/adamw8bit.h"
 #include "train/failpoints.h"
+#include "train/fused_adamw.h"
+#include "train/offloaded_adamw.h"
 
 #include <headroom/config.h>
 
 #include <QtTest>
 
+#include <functional>
 #include <map>
+#include <memory>
 #include <string>
 
 // The torchrun environment, the ranks' shares of a step and the rank filter of failpoints:
 // everything of distributed training that needs no second process.
+using OptimizerFactory =
+    std::function<std::unique_ptr<headroom::train::Optimizer>(const std::vector<torch::Tensor> &)>;
+Q_DECLARE_METATYPE(OptimizerFactory)
+Q_DECLARE_METATYPE(std::vector<std::int64_t>)
+Q_DECLARE_METATYPE(std::vector<std::size_t>)
+
 class TestDistributedSetup : public QObject {
     Q_OBJECT
 
@@ -23,6 +35,10 @@ private Q_SLOTS:
     void sharesCoverTheStepOnceInOrder_data();
     void sharesCoverTheStepOnceInOrder();
     void failpointsFilterByRank();
+    void shardsAreContiguousAndBalanced_data();
+    void shardsAreContiguousAndBalanced();
+    void stateMovesParameterByParameter_data();
+    void stateMovesParameterByParameter();
 };
 
 namespace {
@@ -139,6 +155,103 @@ void TestDistributedSetup::failpointsFilterByRank() {
     QVERIFY(rank1.at("error", 2));
     QVERIFY_EXCEPTION_THROWN(headroom::train::Failpoints::parse("kill@step:3@rank:x"),
                              std::invalid_argument);
+}
+
+void TestDistributedSetup::shardsAreContiguousAndBalanced_data() {
+    QTest::addColumn<std::vector<std::int64_t>>("sizes");
+    QTest::addColumn<int>("ranks");
+    QTest::addColumn<std::vector<std::size_t>>("expected");
+    QTest::newRow("even") << std::vector<std::int64_t>{10, 10, 10, 10} << 2
+                          << std::vector<std::size_t>{0, 2, 4};
+    QTest::newRow("one large") << std::vector<std::int64_t>{100, 1, 1, 1, 1} << 2
+                               << std::vector<std::size_t>{0, 1, 5};
+    QTest::newRow("more ranks than parameters")
+        << std::vector<std::int64_t>{5, 5} << 4 << std::vector<std::size_t>{0, 1, 1, 2, 2};
+    QTest::newRow("one rank") << std::vector<std::int64_t>{3, 4} << 1
+                              << std::vector<std::size_t>{0, 2};
+}
+
+void TestDistributedSetup::shardsAreContiguousAndBalanced() {
+    QFETCH(std::vector<std::int64_t>, sizes);
+    QFETCH(int, ranks);
+    QFETCH(std::vector<std::size_t>, expected);
+    QCOMPARE(headroom::distributed::shardBoundaries(sizes, ranks), expected);
+}
+
+namespace {
+
+std::vector<torch::Tensor> trainableCopies(const std::vector<torch::Tensor> &values) {
+    std::vector<torch::Tensor> copies;
+    for (const torch::Tensor &value : values) {
+        copies.push_back(value.clone().set_requires_grad(true));
+    }
+    return copies;
+}
+
+void stepWith(headroom::train::Optimizer &optimizer, const std::vector<torch::Tensor> &grads) {
+    for (std::size_t i = 0; i < grads.size(); ++i) {
+        optimizer.parameters()[i].mutable_grad() = grads[i].clone();
+    }
+    optimizer.clipGradNorm(0.5);
+    optimizer.step();
+}
+
+} // namespace
+
+void TestDistributedSetup::stateMovesParameterByParameter_data() {
+    QTest::addColumn<OptimizerFactory>("make");
+    QTest::newRow("fused AdamW") << OptimizerFactory([](const std::vector<torch::Tensor> &p) {
+        return std::make_unique<headroom::train::FusedAdamW>(p);
+    });
+    // A 64x80 weight is quantized (codes and block scales), the bias keeps fp32 moments.
+    QTest::newRow("8-bit AdamW") << OptimizerFactory([](const std::vector<torch::Tensor> &p) {
+        return std::make_unique<headroom::train::AdamW8bit>(p);
+    });
+    QTest::newRow("offloaded AdamW") << OptimizerFactory([](const std::vector<torch::Tensor> &p) {
+        return std::make_unique<headroom::train::OffloadedAdamW>(p);
+    });
+}
+
+void TestDistributedSetup::stateMovesParameterByParameter() {
+    // An optimizer after two steps, its state copied parameter by parameter into a fresh one
+    // over the same values: the next step of both gives the same parameters, bit for bit.
+    QFETCH(OptimizerFactory, make);
+    torch::manual_seed(7);
+    const std::vector<torch::Tensor> initial = {torch::randn({64, 80}), torch::randn({80})};
+    std::vector<std::vector<torch::Tensor>> grads;
+    for (int step = 0; step < 3; ++step) {
+        grads.push_back({torch::randn({64, 80}), torch::randn({80})});
+    }
+    const std::vector<torch::Tensor> first = trainableCopies(initial);
+    std::unique_ptr<headroom::train::Optimizer> trained = make(first);
+    stepWith(*trained, grads[0]);
+    stepWith(*trained, grads[1]);
+
+    std::vector<torch::Tensor> values;
+    for (const torch::Tensor &parameter : trained->parameters()) {
+        values.push_back(parameter.detach());
+    }
+    const std::vector<torch::Tensor> second = trainableCopies(values);
+    std::unique_ptr<headroom::train::Optimizer> copied = make(second);
+    for (std::size_t i = 0; i < initial.size(); ++i) {
+        std::vector<torch::Tensor> state;
+        for (const torch::Tensor &part : trained->parameterState(i)) {
+            state.push_back(part.clone());
+        }
+        copied->setParameterState(i, state);
+    }
+    stepWith(*trained, grads[2]);
+    stepWith(*copied, grads[2]);
+    for (std::size_t i = 0; i < initial.size(); ++i) {
+        QVERIFY(torch::equal(trained->parameters()[i], copied->parameters()[i]));
+    }
+    // A state of another parameter's size is refused, naming the parameter.
+    try {
+        copied->setParameterState(1, trained->parameterState(0));
+        QFAIL("a state of the wrong size was accepted");
+    } catch (const std::runtime_error &error) {
+        QVERIFY2(std::string(error.what()).find("parameter 1") != std::string::npos, error.what());
+    }
 }
 
 QTEST_GUILESS_MAIN(TestDistributedSetup)

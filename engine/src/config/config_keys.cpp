@@ -164,6 +164,15 @@ std::vector<KeySpec> buildKeys() {
                 "Distributed runs (RANK/WORLD_SIZE set, or train --nproc): seconds a rank waits "
                 "for the others at the rendezvous and each gradient exchange before it stops "
                 "with a message naming the missing rank"),
+        onOff(integer("distributed.shard_optimizer", "0", 0, 1,
+                      "Distributed runs: each rank keeps the optimizer state (AdamW moments, "
+                      "8-bit states, offloaded master copies) of about 1/ranks of the "
+                      "parameters and broadcasts its updated parameters after each step "
+                      "(ZeRO stage 1); checkpoints hold the whole state"),
+              "1"),
+        integer("distributed.ranks", "1", 1, 65536,
+                "Ranks the estimate and the plan assume for a sharded optimizer state; a "
+                "distributed run sets it to its WORLD_SIZE"),
         integer("train.sample_tokens", "24", 0, 4096,
                 "Tokens of a sample continuation written at each validation (gpt); 0 = off"),
 

@@ -107,7 +107,7 @@ std::string DataParallel::failureMessage(const std::string &collective,
            " failed: " + cause + " (c10d: " + firstLine(error.what()) + ")";
 }
 
-void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, bool broadcast) {
+void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, int root) {
     std::int64_t total = 0;
     for (const torch::Tensor &tensor : tensors) {
         total += tensor.numel();
@@ -127,8 +127,8 @@ void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, bo
     std::int64_t used = 0;
     const auto flush = [&] {
         torch::Tensor filled = buffer.narrow(0, 0, used);
-        if (broadcast) {
-            group_->broadcast(filled, 0);
+        if (root >= 0) {
+            group_->broadcast(filled, root);
         } else {
             group_->allReduceSum(filled);
         }
@@ -159,16 +159,17 @@ void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, bo
     }
 }
 
-std::vector<std::int64_t>
+DataParallel::StepExchange
 DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
-                                 std::int64_t step, std::int64_t micro_batch) {
+                                 std::int64_t step, std::int64_t micro_batch, bool stop_requested) {
     const std::string collective = stepLabel(step);
     std::vector<torch::Tensor> gradients;
     gradients.reserve(parameters.size() + 1);
-    // One flag per parameter (did this rank produce its gradient), the loss, and one slot per
-    // rank for its micro-batch (the others' slots are zero), summed too.
+    // One flag per parameter (did this rank produce its gradient), the loss, one slot per
+    // rank for its micro-batch (the others' slots are zero) and the stop requests, summed too.
     const auto count = static_cast<std::int64_t>(parameters.size());
-    torch::Tensor extras = torch::zeros({count + 1 + worldSize()}, torch::kFloat64);
+    const std::int64_t stop_slot = count + 1 + worldSize();
+    torch::Tensor extras = torch::zeros({stop_slot + 1}, torch::kFloat64);
     auto flags = extras.accessor<double, 1>();
     for (std::size_t i = 0; i < parameters.size(); ++i) {
         const torch::Tensor &grad = parameters[i].grad();
@@ -177,12 +178,13 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
     }
     flags[count] = loss;
     flags[count + 1 + rank()] = static_cast<double>(micro_batch);
+    flags[stop_slot] = stop_requested ? 1.0 : 0.0;
     try {
         group_->storeSet(arrivalKey(collective, rank()), "1");
         if (step > 1) {
             group_->storeDelete(arrivalKey(stepLabel(step - 1), rank()));
         }
-        reduceInBuckets(gradients, false);
+        reduceInBuckets(gradients, -1);
         group_->allReduceSum(extras);
     } catch (const std::exception &error) {
         throw DistributedError(failureMessage(collective, error));
@@ -194,19 +196,57 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
         }
     }
     loss = flags[count];
-    std::vector<std::int64_t> micro_batches;
+    StepExchange exchange;
     for (int r = 0; r < worldSize(); ++r) {
-        micro_batches.push_back(static_cast<std::int64_t>(flags[count + 1 + r]));
+        exchange.micro_batches.push_back(static_cast<std::int64_t>(flags[count + 1 + r]));
     }
-    return micro_batches;
+    exchange.stop = flags[stop_slot] > 0;
+    return exchange;
 }
 
 void DataParallel::broadcastParameters(const std::vector<torch::Tensor> &parameters) {
     try {
         group_->storeSet(arrivalKey("setup", rank()), "1");
-        reduceInBuckets(parameters, true);
+        reduceInBuckets(parameters, 0);
     } catch (const std::exception &error) {
         throw DistributedError(failureMessage("setup", error));
+    }
+}
+
+void DataParallel::broadcastRanges(const std::vector<torch::Tensor> &parameters,
+                                   const std::vector<std::size_t> &boundaries,
+                                   const std::string &label) {
+    try {
+        for (int owner = 0; owner < worldSize(); ++owner) {
+            const auto first = static_cast<std::ptrdiff_t>(boundaries.at(owner));
+            const auto end = static_cast<std::ptrdiff_t>(boundaries.at(owner + 1));
+            reduceInBuckets({parameters.begin() + first, parameters.begin() + end}, owner);
+        }
+    } catch (const std::exception &error) {
+        throw DistributedError(failureMessage(label, error));
+    }
+}
+
+void DataParallel::sendToLeader(const std::string &what, const std::string &bytes) {
+    try {
+        group_->storeSet("to-leader/" + what + "/" + std::to_string(rank()), bytes);
+    } catch (const std::exception &error) {
+        throw DistributedError("rank " + std::to_string(rank()) + ": cannot hand its " + what +
+                               " to rank 0 (c10d: " + firstLine(error.what()) + ")");
+    }
+}
+
+std::string DataParallel::receiveFromRank(const std::string &what, int from) {
+    const std::string key = "to-leader/" + what + "/" + std::to_string(from);
+    try {
+        std::string bytes = group_->storeGet(key);
+        group_->storeDelete(key);
+        return bytes;
+    } catch (const std::exception &error) {
+        throw DistributedError("rank 0: rank " + std::to_string(from) + " did not hand over its " +
+                               what + " within " + seconds(timeout_) +
+                               " (distributed.timeout_s): stopped, killed or hanging (c10d: " +
+                               firstLine(error.what()) + ")");
     }
 }
 

@@ -48,13 +48,27 @@ public:
     // Sums every parameter's gradient and `loss` over the ranks, in place. Each rank weighted
     // its micro-batches by their share of the whole step's batch, so the sum is the
     // single-process gradient and loss. A gradient none of the ranks produced stays undefined.
-    // Returns every rank's micro-batch of this step (indexed by rank), exchanged in the same
-    // collective: a rank that recovered from an out-of-memory error ran a smaller one.
-    std::vector<std::int64_t> allReduceGradients(const std::vector<torch::Tensor> &parameters,
-                                                 double &loss, std::int64_t step,
-                                                 std::int64_t micro_batch);
+    // Exchanged in the same collective: every rank's micro-batch of this step (indexed by
+    // rank; a rank that recovered from an out-of-memory error ran a smaller one), and whether
+    // any rank was asked to stop (all then stop after this step).
+    struct StepExchange {
+        std::vector<std::int64_t> micro_batches;
+        bool stop = false;
+    };
+    StepExchange allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
+                                    std::int64_t step, std::int64_t micro_batch,
+                                    bool stop_requested);
     // Rank 0's values of the parameters on every rank.
     void broadcastParameters(const std::vector<torch::Tensor> &parameters);
+    // Each rank r's values of parameters[boundaries[r] .. boundaries[r + 1]) on every rank
+    // (after a sharded optimizer step; `label` names the step in messages).
+    void broadcastRanges(const std::vector<torch::Tensor> &parameters,
+                         const std::vector<std::size_t> &boundaries, const std::string &label);
+    // Hands `bytes` to rank 0 through the rendezvous store (a rank other than 0 calls it), and
+    // rank 0 takes rank `from`'s bytes, waiting up to the timeout; `what` names it in keys and
+    // messages ("optimizer state of step 40").
+    void sendToLeader(const std::string &what, const std::string &bytes);
+    std::string receiveFromRank(const std::string &what, int from);
     // Throws DistributedError unless `value` is the same on every rank (what: for the message).
     void requireSameOnAllRanks(const std::string &what, const std::string &value);
     // Rank 0 calls it when `what` is done; the others wait for it as long as rank 0 lives.
@@ -68,8 +82,8 @@ private:
     // check in at the store before it, or rank 0 when the store itself is gone.
     std::string failureMessage(const std::string &collective, const std::exception &error);
     // Runs a collective over `tensors` in buckets of at most kBucketBytes, copying them
-    // through one reused buffer.
-    void reduceInBuckets(const std::vector<torch::Tensor> &tensors, bool broadcast);
+    // through one reused buffer: a sum, or a broadcast from `root` when it is 0 or more.
+    void reduceInBuckets(const std::vector<torch::Tensor> &tensors, int root);
 
     LaunchEnvironment environment_;
     std::unique_ptr<compat::GlooProcessGroup> group_;

@@ -78,6 +78,26 @@ plan::StepMemory stepMemory(const Config &config, const ModelFacts &facts,
         config, plan::architectureOf(*pretrained.pretrained, pretrained.vocab_size), techniques);
 }
 
+// Per rank of a distributed run: a sharded optimizer keeps about 1/ranks of the state (whole
+// parameters per rank, so the largest share can be somewhat more), and the gradient exchange
+// copies through one buffer of up to 16 MiB (distributed/data_parallel.cpp).
+void applyDistributed(const Config &config, std::int64_t trainable, MemoryEstimate &estimate) {
+    const auto ranks = static_cast<std::uint64_t>(config.integer("distributed.ranks"));
+    if (ranks <= 1) {
+        return;
+    }
+    constexpr std::uint64_t kExchangeBufferBytes = 16 << 20;
+    estimate.overhead += std::min(kExchangeBufferBytes, 4 * static_cast<std::uint64_t>(trainable));
+    if (config.integer("distributed.shard_optimizer") == 0) {
+        return;
+    }
+    estimate.optimizer = (estimate.optimizer + ranks - 1) / ranks;
+    estimate.host_bytes = (estimate.host_bytes + ranks - 1) / ranks;
+    estimate.notes.push_back("optimizer state sharded over " + std::to_string(ranks) +
+                             " ranks (distributed.shard_optimizer): 1/" + std::to_string(ranks) +
+                             " of it per rank");
+}
+
 } // namespace
 
 MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
@@ -104,6 +124,7 @@ MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
     estimate.optimizer = memory.optimizer;
     estimate.overhead = memory.overhead;
     estimate.host_bytes = memory.host;
+    applyDistributed(config, memory.trainable, estimate);
     if (estimate.device != "cpu") {
         // The caching allocators round blocks up and keep workspaces (cuBLAS); the
         // coefficients above come from the exact CPU counts.

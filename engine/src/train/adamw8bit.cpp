@@ -421,4 +421,19 @@ void AdamW8bit::loadState(torch::serialize::InputArchive &archive) {
               steps_.begin());
 }
 
+std::vector<torch::Tensor> AdamW8bit::parameterState(std::size_t index) const {
+    const Slot &slot = slots_.at(index);
+    const torch::Tensor steps = stepCountTensor(steps_[index]);
+    if (!slot.quantized) {
+        return {small_exp_avg_.narrow(0, slot.offset, slot.numel),
+                small_exp_avg_sq_.narrow(0, slot.offset, slot.numel), steps};
+    }
+    return {codesOf(exp_avg_codes_, slot), absmaxOf(exp_avg_absmax_, slot),
+            codesOf(exp_avg_sq_codes_, slot), absmaxOf(exp_avg_sq_absmax_, slot), steps};
+}
+
+void AdamW8bit::setParameterState(std::size_t index, const std::vector<torch::Tensor> &state) {
+    steps_.at(index) = restoreParameterState(parameterState(index), state, kind(), index);
+}
+
 } // namespace headroom::train

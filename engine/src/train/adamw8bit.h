@@ -45,6 +45,9 @@ public:
     std::uint64_t stateBytes() const override;
     void saveState(torch::serialize::OutputArchive &archive) override;
     void loadState(torch::serialize::InputArchive &archive) override;
+    // Quantized parameters: both moments' codes and block scales; the others: fp32 moments.
+    std::vector<torch::Tensor> parameterState(std::size_t index) const override;
+    void setParameterState(std::size_t index, const std::vector<torch::Tensor> &state) override;
 
     AdamWOptions &options() { return options_; }
     const std::vector<torch::Tensor> &parameters() const override { return parameters_; }

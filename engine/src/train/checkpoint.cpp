@@ -1,5 +1,6 @@
 #include "train/checkpoint.h"
 
+#include "distributed/sharded_optimizer.h"
 #include "models/causal_lm.h"
 #include "util/files.h"
 
@@ -250,7 +251,12 @@ void loadCheckpointOptimizer(const std::string &path, Optimizer &optimizer) {
                                  kind.toStringRef() + "'s, this run uses " + optimizer.kind());
     }
     try {
-        optimizer.loadState(state);
+        // Written by a sharded optimizer (any number of ranks): read parameter by parameter.
+        if (distributed::isPerParameterState(state)) {
+            distributed::loadPerParameterState(state, optimizer);
+        } else {
+            optimizer.loadState(state);
+        }
     } catch (const std::exception &error) {
         throw std::runtime_error(path + ": " + error.what());
     }

@@ -11,7 +11,8 @@ namespace headroom::train {
 // allocation of 64 KiB or more fails with a real c10::OutOfMemoryError), oom_eval (the same in
 // the validation pass after step N), error (the step throws an ordinary c10::Error), leak
 // (from step N on, every step keeps 256 KiB more alive), kill (the process kills itself with
-// SIGKILL at the start of step N, as a crash or the OOM killer would). `KIND@step:N@rank:R`
+// SIGKILL at the start of step N, as a crash or the OOM killer would), stop (a stop is asked
+// at the start of step N, as Ctrl+C or the Stop button would). `KIND@step:N@rank:R`
 // fires only in rank R of a distributed run (RANK), so one environment serves every rank.
 // Unknown kinds are rejected so a typo is not silently ignored.
 class Failpoints {

@@ -313,4 +313,13 @@ void FusedAdamW::loadState(torch::serialize::InputArchive &archive) {
     std::copy(values, values + counts.numel(), steps_.begin());
 }
 
+std::vector<torch::Tensor> FusedAdamW::parameterState(std::size_t index) const {
+    return {expAvgOf(index).view({-1}), expAvgSqOf(index).view({-1}),
+            stepCountTensor(steps_.at(index))};
+}
+
+void FusedAdamW::setParameterState(std::size_t index, const std::vector<torch::Tensor> &state) {
+    steps_.at(index) = restoreParameterState(parameterState(index), state, kind(), index);
+}
+
 } // namespace headroom::train

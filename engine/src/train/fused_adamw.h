@@ -49,6 +49,8 @@ public:
     std::uint64_t stateBytes() const override;
     void saveState(torch::serialize::OutputArchive &archive) override;
     void loadState(torch::serialize::InputArchive &archive) override;
+    std::vector<torch::Tensor> parameterState(std::size_t index) const override;
+    void setParameterState(std::size_t index, const std::vector<torch::Tensor> &state) override;
     // The buffers behind the parameters and the moments, [parameterCount()] each, in
     // parameters() order. For checkpoints.
     const torch::Tensor &flatParameters() const { return flat_parameters_; }

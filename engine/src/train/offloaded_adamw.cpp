@@ -175,4 +175,16 @@ void OffloadedAdamW::loadState(torch::serialize::InputArchive &archive) {
     copyParametersToDevice(all);
 }
 
+std::vector<torch::Tensor> OffloadedAdamW::parameterState(std::size_t index) const {
+    std::vector<torch::Tensor> state = host_->parameterState(index);
+    state.insert(state.begin(), host_parameters_.at(index).view({-1}));
+    return state;
+}
+
+void OffloadedAdamW::setParameterState(std::size_t index, const std::vector<torch::Tensor> &state) {
+    host_->stepCounts().at(index) =
+        restoreParameterState(parameterState(index), state, kind(), index);
+    copyParametersToDevice({index});
+}
+
 } // namespace headroom::train

@@ -42,6 +42,9 @@ public:
     std::uint64_t deviceStateBytes() const { return 0; }
     void saveState(torch::serialize::OutputArchive &archive) override;
     void loadState(torch::serialize::InputArchive &archive) override;
+    // The fp32 master copy, then the host optimizer's moments.
+    std::vector<torch::Tensor> parameterState(std::size_t index) const override;
+    void setParameterState(std::size_t index, const std::vector<torch::Tensor> &state) override;
 
     const std::vector<torch::Tensor> &parameters() const override { return parameters_; }
     // The update on the host copies (its parameters() are the fp32 master copies, in

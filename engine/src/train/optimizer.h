@@ -43,6 +43,14 @@ public:
     // std::runtime_error with a message naming what does not fit (no path: the caller adds it).
     virtual void saveState(torch::serialize::OutputArchive &archive) = 0;
     virtual void loadState(torch::serialize::InputArchive &archive) = 0;
+    // One parameter's share of the state (its slices of the moments, block scales or master
+    // copy, then its step count as a one-element int64 tensor): views into the optimizer's
+    // buffers, whose number and shapes follow from the kind and the parameter's size alone.
+    // A sharded optimizer moves state parameter by parameter between ranks with these
+    // (distributed/sharded_optimizer.h). setParameterState copies values into place and throws
+    // std::runtime_error naming the parameter when a tensor does not fit.
+    virtual std::vector<torch::Tensor> parameterState(std::size_t index) const = 0;
+    virtual void setParameterState(std::size_t index, const std::vector<torch::Tensor> &state) = 0;
 };
 
 } // namespace headroom::train

@@ -63,4 +63,32 @@ torch::Tensor readStateEntry(torch::serialize::InputArchive &archive, const std:
     return value;
 }
 
+std::int64_t restoreParameterState(const std::vector<torch::Tensor> &targets,
+                                   const std::vector<torch::Tensor> &state, const std::string &kind,
+                                   std::size_t index) {
+    const std::string where = "the " + kind + " state of parameter " + std::to_string(index);
+    if (targets.empty() || state.size() != targets.size()) {
+        throw std::runtime_error(where + " has " + std::to_string(state.size()) +
+                                 " tensors, this optimizer keeps " +
+                                 std::to_string(targets.size()));
+    }
+    for (std::size_t i = 0; i < targets.size(); ++i) {
+        if (state[i].numel() != targets[i].numel()) {
+            throw std::runtime_error(where + " holds " + std::to_string(state[i].numel()) +
+                                     " values in its part " + std::to_string(i) +
+                                     ", this model needs " + std::to_string(targets[i].numel()));
+        }
+    }
+    torch::NoGradGuard no_grad;
+    for (std::size_t i = 0; i + 1 < targets.size(); ++i) {
+        torch::Tensor target = targets[i];
+        target.copy_(state[i].reshape(target.sizes()));
+    }
+    return state.back().to(torch::kCPU).to(torch::kInt64).item<std::int64_t>();
+}
+
+torch::Tensor stepCountTensor(std::int64_t steps) {
+    return torch::tensor({steps}, torch::kInt64);
+}
+
 } // namespace headroom::train

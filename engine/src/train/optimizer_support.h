@@ -30,4 +30,14 @@ void adamwTensorUpdate(torch::Tensor &parameter, torch::Tensor &m, torch::Tensor
 torch::Tensor readStateEntry(torch::serialize::InputArchive &archive, const std::string &key,
                              const std::string &state);
 
+// Copies `state` into `targets` (what parameterState(index) returned: views, the step count
+// last) and returns the step count it carries. Throws std::runtime_error naming the optimizer
+// kind and the parameter when the number of tensors or a size differs.
+std::int64_t restoreParameterState(const std::vector<torch::Tensor> &targets,
+                                   const std::vector<torch::Tensor> &state, const std::string &kind,
+                                   std::size_t index);
+
+// The step count as parameterState() carries it.
+torch::Tensor stepCountTensor(std::int64_t steps);
+
 } // namespace headroom::train

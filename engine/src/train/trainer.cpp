@@ -123,6 +123,10 @@ void TrainingRun::setUp() {
     if (launch_) {
         connectRanks();
     }
+    if (launch_ || plan_.config.integer("distributed.ranks") != 1) {
+        // What the estimate divides a sharded optimizer state by: this run's ranks.
+        plan_.config.set("distributed.ranks", std::to_string(launch_ ? launch_->world_size : 1));
+    }
 
     // Rank 0 may store what it prepares (a trained tokenizer) in the project; the other ranks
     // read it from there afterwards.
@@ -350,12 +354,18 @@ void TrainingRun::trainLoop() {
     const std::int64_t eval_every = plan_.config.integer("train.eval_every");
     while (step_ < stop_after_) {
         refreshStreamAnchor();
-        if (control_.stop.load() || !waitWhilePaused() || !trainOneStep()) {
+        // Ranks stop together, at a step's end (agreed in trainOneStep's exchange).
+        const bool stop_here =
+            parallel_ ? agreed_stop_ : control_.stop.load() || !waitWhilePaused();
+        if (stop_here || !trainOneStep()) {
             hub_.state(SessionState::Stopping, "stopping at step " + std::to_string(step_));
             if (last_checkpoint_step_ != step_) {
                 writeCheckpoint(rewindToStepStart());
             }
-            finish(RunStatus::Stopped, "stopped at step " + std::to_string(step_));
+            finish(
+                RunStatus::Stopped,
+                "stopped at step " + std::to_string(step_) +
+                    (parallel_ ? " on every rank; " + std::string(kContinueHint) : std::string()));
             return;
         }
         if (eval_every > 0 && step_ % eval_every == 0) {

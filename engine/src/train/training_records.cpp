@@ -1,4 +1,5 @@
 #include "device/system_memory.h"
+#include "distributed/sharded_optimizer.h"
 #include "memory/cpu_allocator.h"
 #include "memory/oom.h"
 #include "plan/model_facts.h"
@@ -160,10 +161,13 @@ void TrainingRun::trackBest(const EvalMetrics &metrics) {
         // without ever touching the disk.
         constexpr std::int64_t kHeldBestParameters = std::int64_t{2} << 20;
         if (recipe_->parameterCount() <= kHeldBestParameters) {
+            collectOptimizerShards();
             pending_best_.step = step_;
-            pending_best_.bytes =
-                serializeCheckpoint(*recipe_->module(), *optimizer_,
-                                    checkpointMeta(train_stream_->saveState()), scaler_.get());
+            if (writesProject()) {
+                pending_best_.bytes =
+                    serializeCheckpoint(*recipe_->module(), *optimizer_,
+                                        checkpointMeta(train_stream_->saveState()), scaler_.get());
+            }
         } else {
             writeCheckpoint(train_stream_->saveState());
         }
@@ -192,10 +196,17 @@ void TrainingRun::writeCheckpoint(const std::string &data_state) {
     }
     flushPendingBest();
     const CheckpointMeta meta = checkpointMeta(data_state);
+    collectOptimizerShards();
     storeCheckpointFile(step_, [&](const std::string &path) {
         saveCheckpoint(path, *recipe_->module(), *optimizer_, meta, scaler_.get());
     });
     last_checkpoint_step_ = step_;
+}
+
+void TrainingRun::collectOptimizerShards() {
+    if (auto *sharded = dynamic_cast<distributed::ShardedOptimizer *>(optimizer_.get())) {
+        sharded->collectShards("step " + std::to_string(step_));
+    }
 }
 
 void TrainingRun::flushPendingBest() {

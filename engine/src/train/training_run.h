@@ -82,9 +82,14 @@ void applyCheckpointing(Recipe &recipe, const Techniques &techniques, const Conf
 // Autocast for the forward pass as the techniques' precision asks (nothing for fp32).
 compat::AutocastState autocastFor(const Techniques &techniques, const torch::Device &device);
 AdamWOptions adamwOptionsFromConfig(const Config &config);
-// The AdamW variant the techniques call for, over the recipe's trainable parameters.
+// The AdamW variant the techniques call for, over the recipe's trainable parameters or over
+// `parameters`, and its kind().
 std::unique_ptr<Optimizer> makeOptimizer(Recipe &recipe, const Techniques &techniques,
                                          const AdamWOptions &options);
+std::unique_ptr<Optimizer> makeOptimizerOver(const std::vector<torch::Tensor> &parameters,
+                                             const Techniques &techniques,
+                                             const AdamWOptions &options);
+std::string optimizerKind(const Techniques &techniques);
 
 // Small enough to hit the first activation of any real forward pass.
 constexpr std::uint64_t kInjectedOomMinBytes = 16 * 1024;
@@ -123,8 +128,9 @@ private:
     // Puts techniques_ into effect on the recipe (checkpointing); precision is read per step.
     void applyTechniques();
     std::unique_ptr<Optimizer> makeOptimizer();
-    // The current fp32 optimizer converted for an adamw8bit or offload rung.
-    std::unique_ptr<Optimizer> switchOptimizer(LadderRung rung);
+    // Replaces the current fp32 optimizer (or a sharded one's range) for an adamw8bit or
+    // offload rung.
+    void switchOptimizer(LadderRung rung);
     // At the smallest micro-batch: switches on the next rung of recovery.ladder that changes
     // something (a `ladder` event each; skipped rungs are listed). False when none is left.
     bool climbLadder(std::int64_t step, const std::string &error);
@@ -147,6 +153,9 @@ private:
     // and decides whether early stopping is due.
     void trackBest(const EvalMetrics &metrics);
     void writeCheckpoint(const std::string &data_state);
+    // A sharded optimizer's ranges go to rank 0 before it writes a checkpoint; every rank
+    // calls it at the same checkpoints.
+    void collectOptimizerShards();
     CheckpointMeta checkpointMeta(const std::string &data_state) const;
     // Writes the held best checkpoint, if there is one.
     void flushPendingBest();
@@ -230,6 +239,8 @@ private:
     } pending_best_; // the best checkpoint of a small model, not written yet
     std::int64_t evals_without_improvement_ = 0;
     bool early_stop_due_ = false;
+    // A distributed run: some rank was asked to stop or pause; all stop after this step.
+    bool agreed_stop_ = false;
     bool early_stopped_ = false;
     RunStatus failed_status_ = RunStatus::Failed;
     Clock::time_point started_;

@@ -36,6 +36,9 @@ bool TrainingRun::trainOneStep() {
     if (failpoints_.at("kill", step)) {
         std::raise(SIGKILL);
     }
+    if (failpoints_.at("stop", step)) {
+        control_.stop.store(true);
+    }
     // Every rank draws the whole step from the same stream and trains on its block of it.
     const distributed::RankShare share =
         parallel_ ? parallel_->share(effective_batch) : distributed::RankShare{0, effective_batch};
@@ -83,9 +86,13 @@ bool TrainingRun::trainOneStep() {
     meter_->injectOutOfMemory(0);
     if (parallel_) {
         // After the whole backward, in bounded buckets (not yet overlapped with backward).
-        adoptPeerMicroBatch(step,
-                            parallel_->allReduceGradients(optimizer_->parameters(), loss_value,
-                                                          step, shape_.micro_batch));
+        // A stop or pause asked of any rank ends the run on every rank after this step (a
+        // rank that left alone would leave the others waiting in the next exchange).
+        const distributed::DataParallel::StepExchange exchange = parallel_->allReduceGradients(
+            optimizer_->parameters(), loss_value, step, shape_.micro_batch,
+            control_.stop.load() || control_.pause.load());
+        adoptPeerMicroBatch(step, exchange.micro_batches);
+        agreed_stop_ = exchange.stop;
     }
     if (breakdown_due_) {
         const memory::MemoryReading stats = meter_->read();
@@ -207,7 +214,7 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
                              dropout_seed, step);
     }
     for (std::size_t start = share.first; start < end; start += micro_batch) {
-        if (control_.stop.load()) {
+        if (!parallel_ && control_.stop.load()) {
             return false;
         }
         ExampleBatch batch;

@@ -1,10 +1,12 @@
 // TrainingRun: the device's memory meter and budget, the memory-saving techniques in effect,
 // the optimizer they call for, and the escalation ladder out-of-memory recovery climbs.
 #include "compat/device_memory.h"
+#include "distributed/sharded_optimizer.h"
 #include "train/adamw8bit.h"
 #include "train/fused_adamw.h"
 #include "train/lora_setup.h"
 #include "train/offloaded_adamw.h"
+#include "train/optimizer_support.h"
 #include "train/training_run.h"
 
 #include <headroom/units.h>
@@ -59,9 +61,15 @@ AdamWOptions adamwOptionsFromConfig(const Config &config) {
         .weight_decay(config.real("train.weight_decay"));
 }
 
-std::unique_ptr<Optimizer> makeOptimizer(Recipe &recipe, const Techniques &techniques,
-                                         const AdamWOptions &options) {
-    const std::vector<torch::Tensor> parameters = trainableParameters(recipe);
+std::string optimizerKind(const Techniques &techniques) {
+    return techniques.adamw8bit ? "adamw8bit"
+           : techniques.offload ? "offloaded_adamw"
+                                : "fused_adamw";
+}
+
+std::unique_ptr<Optimizer> makeOptimizerOver(const std::vector<torch::Tensor> &parameters,
+                                             const Techniques &techniques,
+                                             const AdamWOptions &options) {
     if (techniques.adamw8bit) {
         return std::make_unique<AdamW8bit>(parameters, options);
     }
@@ -69,6 +77,11 @@ std::unique_ptr<Optimizer> makeOptimizer(Recipe &recipe, const Techniques &techn
         return std::make_unique<OffloadedAdamW>(parameters, options);
     }
     return std::make_unique<FusedAdamW>(parameters, options);
+}
+
+std::unique_ptr<Optimizer> makeOptimizer(Recipe &recipe, const Techniques &techniques,
+                                         const AdamWOptions &options) {
+    return makeOptimizerOver(trainableParameters(recipe), techniques, options);
 }
 
 void TrainingRun::setUpMemory(const Config &config) {
@@ -94,13 +107,24 @@ compat::AutocastState TrainingRun::autocastState() const {
 }
 
 std::unique_ptr<Optimizer> TrainingRun::makeOptimizer() {
-    return train::makeOptimizer(*recipe_, techniques_, optimizer_options_);
+    if (!parallel_ || plan_.config.integer("distributed.shard_optimizer") == 0) {
+        return train::makeOptimizer(*recipe_, techniques_, optimizer_options_);
+    }
+    const Techniques techniques = techniques_;
+    const AdamWOptions options = optimizer_options_;
+    return std::make_unique<distributed::ShardedOptimizer>(
+        uniqueParameters(trainableParameters(*recipe_), "AdamW"), *parallel_,
+        optimizerKind(techniques), [techniques, options](const std::vector<torch::Tensor> &owned) {
+            return makeOptimizerOver(owned, techniques, options);
+        });
 }
 
-std::unique_ptr<Optimizer> TrainingRun::switchOptimizer(LadderRung rung) {
-    // The ladder only replaces the fp32 optimizer (a rung that changes nothing is skipped),
-    // carrying its moments and step counts over, so the run continues where it was.
-    auto *fused = dynamic_cast<FusedAdamW *>(optimizer_.get());
+namespace {
+
+// The ladder only replaces the fp32 optimizer (a rung that changes nothing is skipped),
+// carrying its moments and step counts over, so the run continues where it was.
+std::unique_ptr<Optimizer> convertFusedAdamW(Optimizer &optimizer, LadderRung rung) {
+    auto *fused = dynamic_cast<FusedAdamW *>(&optimizer);
     if (fused == nullptr) {
         throw std::logic_error("the ladder can only convert the fp32 AdamW state");
     }
@@ -108,6 +132,18 @@ std::unique_ptr<Optimizer> TrainingRun::switchOptimizer(LadderRung rung) {
         return AdamW8bit::fromFusedAdamW(*fused);
     }
     return OffloadedAdamW::fromFusedAdamW(*fused);
+}
+
+} // namespace
+
+void TrainingRun::switchOptimizer(LadderRung rung) {
+    if (auto *sharded = dynamic_cast<distributed::ShardedOptimizer *>(optimizer_.get())) {
+        // Each rank converts its own range; the others' ranges follow their own ladders.
+        sharded->convertInner(optimizerKind(techniques_),
+                              [rung](Optimizer &inner) { return convertFusedAdamW(inner, rung); });
+        return;
+    }
+    optimizer_ = convertFusedAdamW(*optimizer_, rung); // the fp32 moments are freed here
 }
 
 const SpeedCalibration *TrainingRun::ladderSpeedCalibration() {
@@ -161,8 +197,7 @@ bool TrainingRun::climbLadder(std::int64_t step, const std::string &error) {
         techniques_ = withRung(techniques_, rung);
         applyTechniques();
         if (rung == LadderRung::AdamW8bit || rung == LadderRung::Offload) {
-            std::unique_ptr<Optimizer> converted = switchOptimizer(rung);
-            optimizer_ = std::move(converted); // the fp32 moments are freed here
+            switchOptimizer(rung);
         }
         meter_->releaseCaches();
         ladder_tried_.push_back(rungName(rung));
