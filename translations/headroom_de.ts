@@ -338,6 +338,10 @@
         <source>Ranks the estimate and the plan assume for a sharded optimizer state; a distributed run sets it to its WORLD_SIZE</source>
         <translation>Ränge, die Schätzung und Plan für einen geteilten Optimiererzustand annehmen; ein verteilter Lauf setzt den Wert auf seine WORLD_SIZE</translation>
     </message>
+    <message>
+        <source>When a GPU (mps, cuda) runs out of memory even at the smallest micro-batch and after every recovery.ladder rung: cpu = move the run to the CPU and go on with the same samples (slower); off = keep the device and pause with a diagnosis</source>
+        <translation>Wenn einer GPU (mps, cuda) selbst beim kleinsten Mikro-Batch und nach jeder Stufe von recovery.ladder der Speicher ausgeht: cpu = den Lauf auf die CPU verlegen und mit denselben Beispielen weitermachen (langsamer); off = auf dem Gerät bleiben und mit einer Diagnose pausieren</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -2732,6 +2736,10 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>reserved by the allocator</source>
         <translation>vom Allokator reserviert</translation>
+    </message>
+    <message>
+        <source>Out of memory on %1 at step %2: the run moved to the CPU</source>
+        <translation>Kein Speicher mehr auf %1 bei Schritt %2: Der Lauf wurde auf die CPU verlegt</translation>
     </message>
 </context>
 <context>

@@ -338,6 +338,10 @@
         <source>Ranks the estimate and the plan assume for a sharded optimizer state; a distributed run sets it to its WORLD_SIZE</source>
         <translation>估算和计划为分片优化器状态假定的 rank 数；分布式运行会将其设为 WORLD_SIZE</translation>
     </message>
+    <message>
+        <source>When a GPU (mps, cuda) runs out of memory even at the smallest micro-batch and after every recovery.ladder rung: cpu = move the run to the CPU and go on with the same samples (slower); off = keep the device and pause with a diagnosis</source>
+        <translation>当 GPU（mps、cuda）在最小微批次并尝试 recovery.ladder 的每一级后仍内存不足时：cpu = 将运行移到 CPU，用相同样本继续（较慢）；off = 保持该设备并暂停，给出诊断</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -2718,6 +2722,10 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>reserved by the allocator</source>
         <translation>分配器保留</translation>
+    </message>
+    <message>
+        <source>Out of memory on %1 at step %2: the run moved to the CPU</source>
+        <translation>第 %2 步 %1 内存不足：运行已移到 CPU</translation>
     </message>
 </context>
 <context>

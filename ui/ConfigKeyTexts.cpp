@@ -146,6 +146,11 @@ const char *const kDescriptions[] = {
                       "waits for the others at the rendezvous and each gradient exchange before "
                       "it stops with a message naming the missing rank"),
     QT_TRANSLATE_NOOP("ConfigKeys",
+                      "When a GPU (mps, cuda) runs out of memory even at the smallest micro-batch "
+                      "and after every recovery.ladder rung: cpu = move the run to the CPU and go "
+                      "on with the same samples (slower); off = keep the device and pause with a "
+                      "diagnosis"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
                       "Distributed runs: each rank keeps the optimizer state (AdamW moments, "
                       "8-bit states, offloaded master copies) of about 1/ranks of the parameters "
                       "and broadcasts its updated parameters after each step (ZeRO stage 1); "

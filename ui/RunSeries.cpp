@@ -115,7 +115,7 @@ RunEvent storedRunEvent(const EventRecord &record) {
 
 bool isMemoryEventKind(const std::string &kind) {
     return kind == "oom_recovered" || kind == "ladder" || kind == "eval_oom_backoff" ||
-           kind == "memory_growing" || kind == "out_of_memory";
+           kind == "memory_growing" || kind == "out_of_memory" || kind == "device_fallback";
 }
 
 } // namespace headroom::ui

@@ -56,6 +56,8 @@ private Q_SLOTS:
     void recoveryIsExactWithDropout_data();
     void recoveryIsExactWithDropout();
     void evaluationOomLeavesTheTrainingBatchAlone();
+    void deviceFallbackGoesOnOnTheCpu_data();
+    void deviceFallbackGoesOnOnTheCpu();
     void impossibleBudgetPausesWithADiagnosis_data();
     void impossibleBudgetPausesWithADiagnosis();
     void ladderSwitchesOnCheckpointingAtMicroBatchOne();
@@ -280,6 +282,33 @@ void TestOomRecovery::evaluationOomLeavesTheTrainingBatchAlone() {
     for (const int micro_batch : recorder.micro_batches) {
         QCOMPARE(micro_batch, 32);
     }
+    expectSameRun(baseline_.recorded, recorder.recorded);
+}
+
+void TestOomRecovery::deviceFallbackGoesOnOnTheCpu_data() {
+    QTest::addColumn<QString>("fallback");
+    QTest::addColumn<bool>("moves");
+    QTest::newRow("device.fallback=cpu") << "cpu" << true;
+    QTest::newRow("device.fallback=off halves instead") << "off" << false;
+}
+
+void TestOomRecovery::deviceFallbackGoesOnOnTheCpu() {
+    // The failpoint makes step 3's out-of-memory error one of a GPU with nothing left to try;
+    // the run moves to the CPU (here: the same device, through the whole path: optimizer state
+    // parameter by parameter, model, meter) and replays step 3 at the same micro-batch.
+    QFETCH(QString, fallback);
+    QFETCH(bool, moves);
+    static int counter = 0;
+    qputenv("HEADROOM_FAILPOINT", "oom@step:3,fallback@step:3");
+    Recorder recorder;
+    const headroom::RunResult result = runSession(
+        project(QString("fallback-%1.headroom").arg(++counter), {"device.fallback=" + fallback}),
+        recorder);
+    qunsetenv("HEADROOM_FAILPOINT");
+    QCOMPARE(name(result.state), name(headroom::SessionState::Finished));
+    QCOMPARE(hasEvent(recorder, "device_fallback"), moves);
+    QCOMPARE(hasEvent(recorder, "oom_recovered"), !moves);
+    QCOMPARE(recorder.micro_batches.back(), moves ? 32 : 16);
     expectSameRun(baseline_.recorded, recorder.recorded);
 }
 

@@ -37,6 +37,10 @@ QString describeMemoryEvent(const EngineEvent &event) {
         title = MemoryPlot::tr("Memory keeps growing (step %1)").arg(event.step);
     } else if (event.kind == "out_of_memory") {
         title = MemoryPlot::tr("Out of memory at step %1: the run paused").arg(event.step);
+    } else if (event.kind == "device_fallback") {
+        title = MemoryPlot::tr("Out of memory on %1 at step %2: the run moved to the CPU")
+                    .arg(details.value(QStringLiteral("from")).toString())
+                    .arg(event.step);
     } else {
         title = QString::fromStdString(event.kind);
     }
@@ -140,7 +144,7 @@ void MemoryPlot::addEvent(const RunSeries &series, const RunEvent &event) {
     const double step = double(event.event.step);
     const double mib = series.liveMemoryAt(step) / kMiB;
     QCPGraph *graph = warning_markers_;
-    if (kind == "oom_recovered" || kind == "out_of_memory") {
+    if (kind == "oom_recovered" || kind == "out_of_memory" || kind == "device_fallback") {
         graph = oom_markers_;
     } else if (kind == "ladder" || kind == "eval_oom_backoff") {
         graph = ladder_markers_;

@@ -56,6 +56,10 @@ std::vector<KeySpec> buildKeys() {
                "What to train: a GPT language model, a tabular MLP or a SPLADE sparse retrieval "
                "encoder (on a BERT-family model.base)"),
         text("device", "auto", KeyType::String, "auto, cpu, cuda, cuda:N or mps"),
+        choice("device.fallback", "off", {"off", "cpu"},
+               "When a GPU (mps, cuda) runs out of memory even at the smallest micro-batch and "
+               "after every recovery.ladder rung: cpu = move the run to the CPU and go on with "
+               "the same samples (slower); off = keep the device and pause with a diagnosis"),
 
         text("data.path", "", KeyType::Path,
              "Training data file (relative paths are relative to the project file)"),

@@ -39,7 +39,8 @@ Failpoints Failpoints::parse(const std::string &text, int rank) {
         const auto at = item.find("@step:");
         const std::string kind = item.substr(0, at);
         const bool known = kind == "nan_loss" || kind == "oom" || kind == "oom_eval" ||
-                           kind == "error" || kind == "leak" || kind == "kill" || kind == "stop";
+                           kind == "error" || kind == "leak" || kind == "kill" || kind == "stop" ||
+                           kind == "fallback";
         if (at == std::string::npos || !known) {
             throw std::invalid_argument("HEADROOM_FAILPOINT: cannot read '" + item +
                                         "'; expected KIND@step:N[@rank:R] with KIND one of "

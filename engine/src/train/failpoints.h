@@ -12,7 +12,9 @@ namespace headroom::train {
 // the validation pass after step N), error (the step throws an ordinary c10::Error), leak
 // (from step N on, every step keeps 256 KiB more alive), kill (the process kills itself with
 // SIGKILL at the start of step N, as a crash or the OOM killer would), stop (a stop is asked
-// at the start of step N, as Ctrl+C or the Stop button would). `KIND@step:N@rank:R`
+// at the start of step N, as Ctrl+C or the Stop button would), fallback (an out-of-memory
+// error at step N is handled as on a GPU with nothing left to try: with device.fallback=cpu
+// the run moves to the CPU; pair it with oom@step:N). `KIND@step:N@rank:R`
 // fires only in rank R of a distributed run (RANK), so one environment serves every rank.
 // Unknown kinds are rejected so a typo is not silently ignored.
 class Failpoints {

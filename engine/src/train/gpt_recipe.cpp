@@ -48,6 +48,10 @@ public:
     }
 
     std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
+    void moveTo(const torch::Device &device) override {
+        device_ = device;
+        model_->to(device_);
+    }
 
     torch::Tensor loss(const ExampleBatch &batch) override { return lossTerms(batch).loss; }
 

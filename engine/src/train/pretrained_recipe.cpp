@@ -26,6 +26,10 @@ public:
     }
 
     std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
+    void moveTo(const torch::Device &device) override {
+        device_ = device;
+        model_->to(device_);
+    }
 
     torch::Tensor loss(const ExampleBatch &batch) override {
         const torch::Tensor tokens = collate(batch);

@@ -63,6 +63,9 @@ public:
     virtual ~Recipe() = default;
 
     virtual std::shared_ptr<torch::nn::Module> module() = 0;
+    // Moves the model (parameters and buffers) and where batches go to `device` (a run that
+    // falls back from a GPU to the CPU).
+    virtual void moveTo(const torch::Device &device) = 0;
     // Mean loss over the batch (a scalar on the training device, attached to the graph).
     virtual torch::Tensor loss(const ExampleBatch &batch) = 0;
     // The training step's forward pass: by default the loss is the objective.

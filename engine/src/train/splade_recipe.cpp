@@ -81,6 +81,10 @@ public:
     }
 
     std::shared_ptr<torch::nn::Module> module() override { return model_->module(); }
+    void moveTo(const torch::Device &device) override {
+        device_ = device;
+        model_->module()->to(device_);
+    }
 
     // The in-batch loss of these examples alone: each query against its batch's first
     // positives and hard negatives (validation; training goes through trainingLoss).

@@ -39,6 +39,13 @@ public:
     }
 
     std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
+    void moveTo(const torch::Device &device) override {
+        device_ = device;
+        model_->to(device_);
+        if (class_weights_.defined()) {
+            class_weights_ = class_weights_.to(device_);
+        }
+    }
 
     torch::Tensor loss(const ExampleBatch &batch) override {
         const Collated inputs = collate(batch);

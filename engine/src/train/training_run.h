@@ -120,6 +120,9 @@ private:
     // Halves the micro-batch after an out-of-memory error, or pauses the run with a diagnosis
     // (RunFailure) when nothing is left to try.
     void recoverFromOutOfMemory(std::int64_t step, const std::string &error);
+    // device.fallback=cpu: moves the model, the optimizer state and the memory meter to the
+    // CPU (a `device_fallback` event) so the step replays there. False when not allowed.
+    bool fallBackToCpu(std::int64_t step, const std::string &error);
     void adoptPeerMicroBatch(std::int64_t step, const std::vector<std::int64_t> &micro_batches);
     MemorySample sampleMemory() const;
 

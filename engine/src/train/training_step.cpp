@@ -284,10 +284,17 @@ void TrainingRun::adoptPeerMicroBatch(std::int64_t step,
 void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &error) {
     const MemorySample memory = sampleMemory();
     const std::string first_line = error.substr(0, error.find('\n'));
+    // The failpoint stands in for a GPU that has nothing left to try (tests run on the CPU).
+    if (failpoints_.at("fallback", step) && fallBackToCpu(step, first_line)) {
+        return;
+    }
     const std::optional<BatchShape> smaller = backoff_->next(shape_);
     if (!smaller && backoff_->recoveries() < plan_.config.integer("recovery.max_recoveries") &&
         climbLadder(step, first_line)) {
         breakdown_due_ = true;
+        return;
+    }
+    if (!smaller && !on_cpu_ && fallBackToCpu(step, first_line)) {
         return;
     }
     if (!smaller) {

@@ -242,4 +242,53 @@ void TrainingRun::releaseCachesIfDue(std::int64_t step) {
     }
 }
 
+bool TrainingRun::fallBackToCpu(std::int64_t step, const std::string &error) {
+    if (plan_.config.text("device.fallback") != "cpu" || parallel_) {
+        return false;
+    }
+    if (techniques_.base_format == BaseFormat::Int8 || techniques_.base_format == BaseFormat::Nf4) {
+        return false; // the quantized base's storage is not a module buffer that to() moves
+    }
+    const std::string from = device_name_;
+    const torch::Device cpu(torch::kCPU);
+    // The optimizer state goes to the host parameter by parameter, then the device's copy is
+    // freed before the model moves, so both never need room on the host at once.
+    std::vector<std::vector<torch::Tensor>> states;
+    for (std::size_t index = 0; index < optimizer_->parameters().size(); ++index) {
+        std::vector<torch::Tensor> state;
+        for (const torch::Tensor &part : optimizer_->parameterState(index)) {
+            state.push_back(part.to(cpu, /*non_blocking=*/false, /*copy=*/true));
+        }
+        states.push_back(std::move(state));
+    }
+    optimizer_.reset();
+    recipe_->moveTo(cpu);
+    device_ = cpu;
+    device_name_ = cpu.str();
+    on_cpu_ = true;
+    // LibTorch has no fp16 autocast on the CPU: fp16 runs go on in fp32 (no loss scaling).
+    const Techniques before = techniques_;
+    if (techniques_.precision == Precision::Fp16) {
+        techniques_.precision = Precision::Fp32;
+    }
+    meter_ = makeBudgetedMeter(plan_.config, device_);
+    applyTechniques();
+    optimizer_ = makeOptimizer();
+    optimizer_->setLearningRate(schedule_.at(step));
+    for (std::size_t index = 0; index < states.size(); ++index) {
+        optimizer_->setParameterState(index, states[index]);
+    }
+    breakdown_due_ = true;
+    record_.device = device_name_;
+    emit("device_fallback",
+         "out of memory on " + from + " at step " + std::to_string(step) + " with micro-batch " +
+             std::to_string(shape_.micro_batch) + " (" + error +
+             "): the run moved to the CPU (device.fallback=cpu) and goes on with the same "
+             "samples, slower" +
+             (before == techniques_ ? std::string()
+                                    : ", in " + techniques_.describe() + " (no fp16 on the CPU)"),
+         {{"from", from}, {"to", device_name_}, {"micro_batch", shape_.micro_batch}}, step);
+    return true;
+}
+
 } // namespace headroom::train
