@@ -287,6 +287,16 @@ int runLocalRanks(const LocalRanksRequest &request, Streams streams) {
                       std::to_string(rank.index) + " " + describeEnd(rank.status);
         }
     }
+    // Every rank ending with "cannot continue" is a pause the ranks agreed on (an
+    // out-of-memory error with nothing left to try): the ranks said why; not a failure.
+    const bool agreed_pause = std::all_of(ranks.begin(), ranks.end(), [](const Rank &rank) {
+        return WIFEXITED(rank.status) && WEXITSTATUS(rank.status) == kExitCannotContinue;
+    });
+    if (agreed_pause) {
+        streams.err << "headroom-cli: every rank paused at the same step; continue with train "
+                       "--resume\n";
+        return kExitCannotContinue;
+    }
     streams.err << "headroom-cli: the distributed run failed: rank " << failed.index << " "
                 << describeEnd(failed.status)
                 << (others.empty() ? std::string() : "; then " + others) << '\n';

@@ -29,6 +29,7 @@ private Q_SLOTS:
     void killedRankEndsTheOther();
     void outOfMemoryOnOneRankHalvesEveryRank();
     void shardedStateIsAboutHalf();
+    void exhaustedRankPausesEveryRank();
     void stopOnOneRankStopsBothAndResumesOnOne_data();
     void stopOnOneRankStopsBothAndResumesOnOne();
 
@@ -347,6 +348,45 @@ void TestCliDistributed::stopOnOneRankStopsBothAndResumesOnOne() {
     }
     runs = runsOf(pair);
     QCOMPARE(runs.last().toObject().value("status").toString(), QString("finished"));
+}
+
+void TestCliDistributed::exhaustedRankPausesEveryRank() {
+#if !HEADROOM_GLOO_BUILT
+    QSKIP("this build has no Gloo backend");
+#endif
+    // Nothing left to try on rank 1 at step 2 (no smaller micro-batch, no ladder): both ranks
+    // drop step 2, write the checkpoint of its start and pause with rank 1's diagnosis.
+    const QStringList settings = {
+        "--set", "train.micro_batch=4",  "--set", "recovery.min_micro_batch=4",
+        "--set", "recovery.ladder=none", "--set", "distributed.shard_optimizer=1"};
+    const QString single = newProject("exhausted-1.headroom", settings);
+    const QString pair = newProject("exhausted-2.headroom", settings);
+    QVERIFY(!single.isEmpty() && !pair.isEmpty());
+    const auto one = test_support::runCli({"train", single, "--json"});
+    QVERIFY2(one.exit_code == 0, qPrintable(one.err));
+    QElapsedTimer elapsed;
+    elapsed.start();
+    const auto paused = runWithEnvironment({"train", pair, "--json", "--nproc", "2"},
+                                           {{"HEADROOM_FAILPOINT", "oom@step:2@rank:1"}});
+    QVERIFY2(elapsed.elapsed() < 60000, "the ranks waited for a timeout");
+    QCOMPARE(paused.exit_code, 3);
+    QVERIFY2(paused.err.contains("rank 1: out of memory at step 2"), qPrintable(paused.err));
+    QJsonArray runs = runsOf(pair);
+    QCOMPARE(runs[0].toObject().value("status").toString(), QString("paused"));
+    QCOMPARE(runs[0].toObject().value("last_step").toInt(), 1);
+
+    const auto resumed =
+        test_support::runCli({"train", pair, "--resume", "--json", "--nproc", "2"});
+    QVERIFY2(resumed.exit_code == 0, qPrintable(resumed.err));
+    const QList<QJsonObject> expected = stepLines(one.out);
+    const QList<QJsonObject> actual = stepLines(paused.out) + stepLines(resumed.out);
+    QCOMPARE(actual.size(), expected.size());
+    for (int i = 0; i < expected.size(); ++i) {
+        const double a = expected[i].value("loss").toDouble();
+        const double b = actual[i].value("loss").toDouble();
+        QVERIFY2(std::abs(a - b) <= kRelativeLossTolerance * std::abs(a),
+                 qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(a).arg(b)));
+    }
 }
 
 QTEST_GUILESS_MAIN(TestCliDistributed)

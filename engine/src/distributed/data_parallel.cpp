@@ -161,14 +161,16 @@ void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, in
 
 DataParallel::StepExchange
 DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
-                                 std::int64_t step, std::int64_t micro_batch, bool stop_requested) {
+                                 std::int64_t step, const StepReport &report) {
     const std::string collective = stepLabel(step);
     std::vector<torch::Tensor> gradients;
     gradients.reserve(parameters.size() + 1);
     // One flag per parameter (did this rank produce its gradient), the loss, one slot per
-    // rank for its micro-batch (the others' slots are zero) and the stop requests, summed too.
+    // rank for its micro-batch and one for its failure (the others' slots are zero), and the
+    // stop requests, summed too.
     const auto count = static_cast<std::int64_t>(parameters.size());
-    const std::int64_t stop_slot = count + 1 + worldSize();
+    const std::int64_t failure_slots = count + 1 + worldSize();
+    const std::int64_t stop_slot = failure_slots + worldSize();
     torch::Tensor extras = torch::zeros({stop_slot + 1}, torch::kFloat64);
     auto flags = extras.accessor<double, 1>();
     for (std::size_t i = 0; i < parameters.size(); ++i) {
@@ -177,8 +179,9 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
         gradients.push_back(grad.defined() ? grad : torch::zeros_like(parameters[i]));
     }
     flags[count] = loss;
-    flags[count + 1 + rank()] = static_cast<double>(micro_batch);
-    flags[stop_slot] = stop_requested ? 1.0 : 0.0;
+    flags[count + 1 + rank()] = static_cast<double>(report.micro_batch);
+    flags[failure_slots + rank()] = report.cannot_continue ? 1.0 : 0.0;
+    flags[stop_slot] = report.stop_requested ? 1.0 : 0.0;
     try {
         group_->storeSet(arrivalKey(collective, rank()), "1");
         if (step > 1) {
@@ -201,6 +204,11 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
         exchange.micro_batches.push_back(static_cast<std::int64_t>(flags[count + 1 + r]));
     }
     exchange.stop = flags[stop_slot] > 0;
+    for (int r = worldSize() - 1; r >= 0; --r) {
+        if (flags[failure_slots + r] > 0) {
+            exchange.failed_rank = r;
+        }
+    }
     return exchange;
 }
 
@@ -247,6 +255,25 @@ std::string DataParallel::receiveFromRank(const std::string &what, int from) {
                                what + " within " + seconds(timeout_) +
                                " (distributed.timeout_s): stopped, killed or hanging (c10d: " +
                                firstLine(error.what()) + ")");
+    }
+}
+
+void DataParallel::publish(const std::string &what, const std::string &text) {
+    try {
+        group_->storeSet("published/" + what + "/" + std::to_string(rank()), text);
+    } catch (const std::exception &error) {
+        throw DistributedError("rank " + std::to_string(rank()) + ": cannot publish its " + what +
+                               " (c10d: " + firstLine(error.what()) + ")");
+    }
+}
+
+std::string DataParallel::readPublished(const std::string &what, int from) {
+    try {
+        return group_->storeGet("published/" + what + "/" + std::to_string(from));
+    } catch (const std::exception &error) {
+        throw DistributedError("rank " + std::to_string(rank()) + ": rank " + std::to_string(from) +
+                               " did not publish its " + what +
+                               " (c10d: " + firstLine(error.what()) + ")");
     }
 }
 

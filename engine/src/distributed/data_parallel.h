@@ -51,13 +51,20 @@ public:
     // Exchanged in the same collective: every rank's micro-batch of this step (indexed by
     // rank; a rank that recovered from an out-of-memory error ran a smaller one), and whether
     // any rank was asked to stop (all then stop after this step).
+    // And whether a rank ran out of memory with nothing left to try: then no rank updates,
+    // and all pause at the step's start (failed_rank: the lowest such rank, or -1).
+    struct StepReport {
+        std::int64_t micro_batch = 0;
+        bool stop_requested = false;
+        bool cannot_continue = false;
+    };
     struct StepExchange {
         std::vector<std::int64_t> micro_batches;
         bool stop = false;
+        int failed_rank = -1;
     };
     StepExchange allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
-                                    std::int64_t step, std::int64_t micro_batch,
-                                    bool stop_requested);
+                                    std::int64_t step, const StepReport &report);
     // Rank 0's values of the parameters on every rank.
     void broadcastParameters(const std::vector<torch::Tensor> &parameters);
     // Each rank r's values of parameters[boundaries[r] .. boundaries[r + 1]) on every rank
@@ -69,6 +76,10 @@ public:
     // messages ("optimizer state of step 40").
     void sendToLeader(const std::string &what, const std::string &bytes);
     std::string receiveFromRank(const std::string &what, int from);
+    // A text every other rank may read (a diagnosis): publish does not wait, read waits up to
+    // the timeout for rank `from` to publish it.
+    void publish(const std::string &what, const std::string &text);
+    std::string readPublished(const std::string &what, int from);
     // Throws DistributedError unless `value` is the same on every rank (what: for the message).
     void requireSameOnAllRanks(const std::string &what, const std::string &value);
     // Rank 0 calls it when `what` is done; the others wait for it as long as rank 0 lives.

@@ -123,6 +123,9 @@ private:
     // device.fallback=cpu: moves the model, the optimizer state and the memory meter to the
     // CPU (a `device_fallback` event) so the step replays there. False when not allowed.
     bool fallBackToCpu(std::int64_t step, const std::string &error);
+    // After an exchange that reported `failed_rank` out of memory with nothing left to try:
+    // every rank drops the step, writes the checkpoint of its start and pauses (RunFailure).
+    [[noreturn]] void pauseEveryRank(std::int64_t step, int failed_rank);
     void adoptPeerMicroBatch(std::int64_t step, const std::vector<std::int64_t> &micro_batches);
     MemorySample sampleMemory() const;
 
@@ -244,6 +247,8 @@ private:
     bool early_stop_due_ = false;
     // A distributed run: some rank was asked to stop or pause; all stop after this step.
     bool agreed_stop_ = false;
+    // A distributed run: this rank ran out of memory with nothing left to try (the diagnosis).
+    std::string exhausted_diagnosis_;
     bool early_stopped_ = false;
     RunStatus failed_status_ = RunStatus::Failed;
     Clock::time_point started_;

@@ -79,6 +79,9 @@ bool TrainingRun::trainOneStep() {
             }
             optimizer_->zeroGrad();
             recoverFromOutOfMemory(step, error.what());
+            if (!exhausted_diagnosis_.empty()) {
+                break; // a distributed run: the step's exchange pauses every rank
+            }
             std::lock_guard<std::mutex> lock(step_generator.mutex());
             step_generator.set_state(step_start_rng);
         }
@@ -88,9 +91,15 @@ bool TrainingRun::trainOneStep() {
         // After the whole backward, in bounded buckets (not yet overlapped with backward).
         // A stop or pause asked of any rank ends the run on every rank after this step (a
         // rank that left alone would leave the others waiting in the next exchange).
-        const distributed::DataParallel::StepExchange exchange = parallel_->allReduceGradients(
-            optimizer_->parameters(), loss_value, step, shape_.micro_batch,
-            control_.stop.load() || control_.pause.load());
+        distributed::DataParallel::StepReport report;
+        report.micro_batch = shape_.micro_batch;
+        report.stop_requested = control_.stop.load() || control_.pause.load();
+        report.cannot_continue = !exhausted_diagnosis_.empty();
+        const distributed::DataParallel::StepExchange exchange =
+            parallel_->allReduceGradients(optimizer_->parameters(), loss_value, step, report);
+        if (exchange.failed_rank >= 0) {
+            pauseEveryRank(step, exchange.failed_rank);
+        }
         adoptPeerMicroBatch(step, exchange.micro_batches);
         agreed_stop_ = exchange.stop;
     }
@@ -281,6 +290,23 @@ void TrainingRun::adoptPeerMicroBatch(std::int64_t step,
          step);
 }
 
+void TrainingRun::pauseEveryRank(std::int64_t step, int failed_rank) {
+    optimizer_->zeroGrad();
+    const std::string diagnosis =
+        failed_rank == parallel_->rank()
+            ? exhausted_diagnosis_
+            : parallel_->readPublished("diagnosis of step " + std::to_string(step), failed_rank);
+    const std::string message = "rank " + std::to_string(failed_rank) + ": " + diagnosis;
+    if (failed_rank != parallel_->rank()) {
+        emit("out_of_memory", message, {{"rank", failed_rank}}, step);
+    }
+    const std::string step_start_state = rewindToStepStart();
+    if (last_checkpoint_step_ != step_) {
+        writeCheckpoint(step_start_state);
+    }
+    throw RunFailure{FailureKind::CannotContinue, message, RunStatus::Paused};
+}
+
 void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &error) {
     const MemorySample memory = sampleMemory();
     const std::string first_line = error.substr(0, error.find('\n'));
@@ -317,6 +343,13 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
               {"budget", budget},
               {"device", device_name_}},
              step);
+        if (parallel_) {
+            // The others are on their way to this step's exchange: meet them there, so that
+            // every rank pauses at the step's start together (pauseEveryRank).
+            exhausted_diagnosis_ = diagnosis;
+            parallel_->publish("diagnosis of step " + std::to_string(step), diagnosis);
+            return;
+        }
         const std::string step_start_state = rewindToStepStart();
         if (last_checkpoint_step_ != step_) {
             writeCheckpoint(step_start_state);
