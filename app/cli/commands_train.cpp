@@ -72,6 +72,15 @@ public:
                                   {"query_nonzeros", m.retrieval->query_nonzeros},
                                   {"passage_nonzeros", m.retrieval->passage_nonzeros}};
             }
+            if (!m.ranks.empty()) {
+                nlohmann::json ranks = nlohmann::json::array();
+                for (const RankStepMetrics &rank : m.ranks) {
+                    ranks.push_back({{"rank", rank.rank},
+                                     {"mem_peak", rank.mem_peak},
+                                     {"samples_per_s", rank.samples_per_s}});
+                }
+                line["ranks"] = ranks;
+            }
             streams_.out << line.dump() << '\n' << std::flush;
         }
         if (m.step == 1 || m.step % every_ == 0 || m.step == target_) {

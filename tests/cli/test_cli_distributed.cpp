@@ -146,6 +146,16 @@ void TestCliDistributed::twoRanksTrainLikeOne() {
             std::abs(a - b) <= kRelativeLossTolerance * std::abs(a),
             qPrintable(QString("step %1: one rank %2, two ranks %3").arg(i + 1).arg(a).arg(b)));
         QCOMPARE(actual[i].value("samples_digest"), expected[i].value("samples_digest"));
+        // Each rank's peak memory and the throughput of its share, on rank 0's line.
+        QVERIFY(!expected[i].contains("ranks"));
+        const QJsonArray ranks = actual[i].value("ranks").toArray();
+        QCOMPARE(ranks.size(), 2);
+        for (int rank = 0; rank < 2; ++rank) {
+            const QJsonObject figures = ranks[rank].toObject();
+            QCOMPARE(figures.value("rank").toInt(), rank);
+            QVERIFY(figures.value("mem_peak").toDouble() > 0);
+            QVERIFY(figures.value("samples_per_s").toDouble() > 0);
+        }
     }
     QVERIFY2(two.err.contains("[rank 1]"), qPrintable(two.err));
 

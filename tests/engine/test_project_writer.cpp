@@ -38,6 +38,10 @@ StepMetrics stepMetrics(std::int64_t step) {
     m.skipped_steps = step / 5;
     m.elapsed_s = 0.125 * static_cast<double>(step);
     m.samples_digest = "digest-" + std::to_string(step);
+    if (step % 2 == 0) { // a distributed run's per-rank figures
+        m.ranks = {{0, 1000u + static_cast<std::uint64_t>(step), 12.5},
+                   {1, 900u + static_cast<std::uint64_t>(step), 11.25}};
+    }
     return m;
 }
 
@@ -58,6 +62,12 @@ void compareSteps(const StepMetrics &actual, const StepMetrics &expected) {
     QCOMPARE(actual.skipped_steps, expected.skipped_steps);
     QCOMPARE(actual.elapsed_s, expected.elapsed_s);
     QCOMPARE(actual.samples_digest, expected.samples_digest);
+    QCOMPARE(actual.ranks.size(), expected.ranks.size());
+    for (std::size_t i = 0; i < expected.ranks.size(); ++i) {
+        QCOMPARE(actual.ranks[i].rank, expected.ranks[i].rank);
+        QCOMPARE(actual.ranks[i].mem_peak, expected.ranks[i].mem_peak);
+        QCOMPARE(actual.ranks[i].samples_per_s, expected.ranks[i].samples_per_s);
+    }
 }
 
 // A second program holding the file: plain SQLite.

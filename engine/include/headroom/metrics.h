@@ -31,6 +31,14 @@ struct RetrievalStepMetrics {
     double passage_nonzeros = 0;
 };
 
+// One rank of a distributed run in one step: its peak memory and the throughput of its share
+// of the step (its examples over the time it spent on them, the exchange not counted).
+struct RankStepMetrics {
+    int rank = 0;
+    std::uint64_t mem_peak = 0;
+    double samples_per_s = 0;
+};
+
 // One optimizer step, as observers, the project file and `train --json` see it.
 struct StepMetrics {
     std::int64_t step = 0; // 1-based optimizer step
@@ -51,6 +59,7 @@ struct StepMetrics {
     std::string samples_digest;
     std::optional<MoeStepMetrics> moe;             // with Mixture-of-Experts blocks
     std::optional<RetrievalStepMetrics> retrieval; // splade
+    std::vector<RankStepMetrics> ranks;            // distributed runs, by rank
 };
 
 // A validation pass. accuracy is for classifiers, rmse for regressors; NaN when not applicable.

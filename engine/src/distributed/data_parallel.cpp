@@ -170,7 +170,8 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
     // stop requests, summed too.
     const auto count = static_cast<std::int64_t>(parameters.size());
     const std::int64_t failure_slots = count + 1 + worldSize();
-    const std::int64_t stop_slot = failure_slots + worldSize();
+    const std::int64_t figure_slots = failure_slots + worldSize(); // 3 per rank
+    const std::int64_t stop_slot = figure_slots + 3 * worldSize();
     torch::Tensor extras = torch::zeros({stop_slot + 1}, torch::kFloat64);
     auto flags = extras.accessor<double, 1>();
     for (std::size_t i = 0; i < parameters.size(); ++i) {
@@ -181,6 +182,9 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
     flags[count] = loss;
     flags[count + 1 + rank()] = static_cast<double>(report.micro_batch);
     flags[failure_slots + rank()] = report.cannot_continue ? 1.0 : 0.0;
+    flags[figure_slots + 3 * rank()] = static_cast<double>(report.peak_bytes);
+    flags[figure_slots + 3 * rank() + 1] = report.compute_seconds;
+    flags[figure_slots + 3 * rank() + 2] = static_cast<double>(report.examples);
     flags[stop_slot] = report.stop_requested ? 1.0 : 0.0;
     try {
         group_->storeSet(arrivalKey(collective, rank()), "1");
@@ -208,6 +212,13 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
         if (flags[failure_slots + r] > 0) {
             exchange.failed_rank = r;
         }
+    }
+    for (int r = 0; r < worldSize(); ++r) {
+        RankFigures figures;
+        figures.peak_bytes = static_cast<std::uint64_t>(flags[figure_slots + 3 * r]);
+        figures.compute_seconds = flags[figure_slots + 3 * r + 1];
+        figures.examples = static_cast<std::int64_t>(flags[figure_slots + 3 * r + 2]);
+        exchange.figures.push_back(figures);
     }
     return exchange;
 }

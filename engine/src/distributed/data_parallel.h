@@ -53,15 +53,26 @@ public:
     // any rank was asked to stop (all then stop after this step).
     // And whether a rank ran out of memory with nothing left to try: then no rank updates,
     // and all pause at the step's start (failed_rank: the lowest such rank, or -1).
+    // Each rank's peak memory and the time it spent on its examples travel along (per-rank
+    // figures of the step, recorded by rank 0).
     struct StepReport {
         std::int64_t micro_batch = 0;
         bool stop_requested = false;
         bool cannot_continue = false;
+        std::uint64_t peak_bytes = 0;
+        double compute_seconds = 0;
+        std::int64_t examples = 0;
+    };
+    struct RankFigures {
+        std::uint64_t peak_bytes = 0;
+        double compute_seconds = 0;
+        std::int64_t examples = 0;
     };
     struct StepExchange {
         std::vector<std::int64_t> micro_batches;
         bool stop = false;
         int failed_rank = -1;
+        std::vector<RankFigures> figures; // by rank
     };
     StepExchange allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
                                     std::int64_t step, const StepReport &report);

@@ -140,6 +140,12 @@ ALTER TABLE evaluations ADD COLUMN mrr_at_10 REAL;
 ALTER TABLE evaluations ADD COLUMN recall_at_100 REAL;
 )sql";
 
+// Version 8: distributed runs' per-rank step figures (peak memory, throughput of the rank's
+// share) as a JSON array of objects (NULL for single-process runs).
+constexpr const char *kVersion7To8 = R"sql(
+ALTER TABLE metrics ADD COLUMN ranks TEXT;
+)sql";
+
 // steps[N] takes a file from version N to N + 1.
 const std::vector<std::function<void(Database &)>> &migrationSteps() {
     static const std::vector<std::function<void(Database &)>> steps = {
@@ -154,6 +160,7 @@ const std::vector<std::function<void(Database &)>> &migrationSteps() {
         [](Database &db) { db.exec(kVersion4To5, "migrate schema version 4 to 5"); },
         [](Database &db) { db.exec(kVersion5To6, "migrate schema version 5 to 6"); },
         [](Database &db) { db.exec(kVersion6To7, "migrate schema version 6 to 7"); },
+        [](Database &db) { db.exec(kVersion7To8, "migrate schema version 7 to 8"); },
     };
     return steps;
 }

@@ -89,6 +89,36 @@ std::vector<std::vector<double>> expertLoadFromJson(const std::string &text) {
     return load;
 }
 
+std::string ranksToJson(const std::vector<RankStepMetrics> &ranks) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const RankStepMetrics &rank : ranks) {
+        array.push_back({{"rank", rank.rank},
+                         {"mem_peak", rank.mem_peak},
+                         {"samples_per_s", rank.samples_per_s}});
+    }
+    return array.dump();
+}
+
+// As expertLoadFromJson: a damaged row reads as no figures.
+std::vector<RankStepMetrics> ranksFromJson(const std::string &text) {
+    const nlohmann::json document = nlohmann::json::parse(text, nullptr, false);
+    std::vector<RankStepMetrics> ranks;
+    if (!document.is_array()) {
+        return ranks;
+    }
+    for (const nlohmann::json &entry : document) {
+        if (!entry.is_object() || !entry.value("rank", nlohmann::json()).is_number_integer()) {
+            return {};
+        }
+        RankStepMetrics rank;
+        rank.rank = entry["rank"].get<int>();
+        rank.mem_peak = entry.value("mem_peak", std::uint64_t{0});
+        rank.samples_per_s = entry.value("samples_per_s", 0.0);
+        ranks.push_back(rank);
+    }
+    return ranks;
+}
+
 } // namespace
 
 const char *const kUpsertStepSql = R"sql(
@@ -96,9 +126,9 @@ INSERT INTO metrics (run_id, step, loss, lr, grad_norm, micro_batch, accumulatio
                      samples_per_s, mem_live, mem_peak, elapsed_s, samples_digest,
                      mem_reserved, mem_rss, loss_scale, skipped_steps, moe_aux_loss, moe_z_loss,
                      moe_dropped_fraction, moe_expert_load, splade_flops_q, splade_flops_d,
-                     splade_query_nonzeros, splade_passage_nonzeros)
+                     splade_query_nonzeros, splade_passage_nonzeros, ranks)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-        ?21, ?22, ?23, ?24, ?25)
+        ?21, ?22, ?23, ?24, ?25, ?26)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, lr = excluded.lr, grad_norm = excluded.grad_norm,
     micro_batch = excluded.micro_batch, accumulation = excluded.accumulation,
@@ -111,7 +141,7 @@ ON CONFLICT (run_id, step) DO UPDATE SET
     moe_expert_load = excluded.moe_expert_load, splade_flops_q = excluded.splade_flops_q,
     splade_flops_d = excluded.splade_flops_d,
     splade_query_nonzeros = excluded.splade_query_nonzeros,
-    splade_passage_nonzeros = excluded.splade_passage_nonzeros
+    splade_passage_nonzeros = excluded.splade_passage_nonzeros, ranks = excluded.ranks
 )sql";
 
 const char *const kUpsertEvaluationSql = R"sql(
@@ -162,6 +192,11 @@ void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {
     } else {
         upsert.bindNull(22).bindNull(23).bindNull(24).bindNull(25);
     }
+    if (m.ranks.empty()) {
+        upsert.bindNull(26);
+    } else {
+        upsert.bind(26, ranksToJson(m.ranks));
+    }
 }
 
 void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m,
@@ -192,7 +227,7 @@ const char *const kSelectStepsSql = R"sql(
 SELECT step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s, samples_per_s,
        mem_live, mem_peak, elapsed_s, samples_digest, mem_reserved, mem_rss, loss_scale,
        skipped_steps, moe_aux_loss, moe_z_loss, moe_dropped_fraction, moe_expert_load,
-       splade_flops_q, splade_flops_d, splade_query_nonzeros, splade_passage_nonzeros
+       splade_flops_q, splade_flops_d, splade_query_nonzeros, splade_passage_nonzeros, ranks
 FROM metrics WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
@@ -249,6 +284,9 @@ StepMetrics readStep(const Statement &row) {
         retrieval.query_nonzeros = row.real(22);
         retrieval.passage_nonzeros = row.real(23);
         m.retrieval = retrieval;
+    }
+    if (!row.isNull(24)) {
+        m.ranks = ranksFromJson(row.text(24));
     }
     return m;
 }

@@ -249,6 +249,7 @@ private:
     bool agreed_stop_ = false;
     // A distributed run: this rank ran out of memory with nothing left to try (the diagnosis).
     std::string exhausted_diagnosis_;
+    std::vector<RankStepMetrics> rank_figures_; // this step's, from the exchange
     bool early_stopped_ = false;
     RunStatus failed_status_ = RunStatus::Failed;
     Clock::time_point started_;

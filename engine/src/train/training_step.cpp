@@ -95,6 +95,9 @@ bool TrainingRun::trainOneStep() {
         report.micro_batch = shape_.micro_batch;
         report.stop_requested = control_.stop.load() || control_.pause.load();
         report.cannot_continue = !exhausted_diagnosis_.empty();
+        report.peak_bytes = meter_->read().peak;
+        report.compute_seconds = std::chrono::duration<double>(Clock::now() - step_started).count();
+        report.examples = static_cast<std::int64_t>(share.count);
         const distributed::DataParallel::StepExchange exchange =
             parallel_->allReduceGradients(optimizer_->parameters(), loss_value, step, report);
         if (exchange.failed_rank >= 0) {
@@ -102,6 +105,18 @@ bool TrainingRun::trainOneStep() {
         }
         adoptPeerMicroBatch(step, exchange.micro_batches);
         agreed_stop_ = exchange.stop;
+        rank_figures_.clear();
+        for (std::size_t rank = 0; rank < exchange.figures.size(); ++rank) {
+            const auto &figures = exchange.figures[rank];
+            RankStepMetrics metrics;
+            metrics.rank = static_cast<int>(rank);
+            metrics.mem_peak = figures.peak_bytes;
+            metrics.samples_per_s =
+                figures.compute_seconds > 0
+                    ? static_cast<double>(figures.examples) / figures.compute_seconds
+                    : 0;
+            rank_figures_.push_back(metrics);
+        }
     }
     if (breakdown_due_) {
         const memory::MemoryReading stats = meter_->read();
@@ -181,6 +196,7 @@ bool TrainingRun::trainOneStep() {
     metrics.samples_digest = util::digestIds(ids);
     metrics.moe = moe_step_.metrics();
     metrics.retrieval = retrieval_step_;
+    metrics.ranks = rank_figures_;
     if (writer_) {
         writer_->post(metrics);
     }
