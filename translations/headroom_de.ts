@@ -2743,6 +2743,33 @@ headroom-cli train &quot;%1&quot;</translation>
     </message>
 </context>
 <context>
+    <name>headroom::ui::plots::RankPlot</name>
+    <message>
+        <source>Ranks</source>
+        <translation>Ränge</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>peak memory (MiB)</source>
+        <translation>Spitzenspeicher (MiB)</translation>
+    </message>
+    <message>
+        <source>samples/s of the rank&apos;s share</source>
+        <translation>Beispiele/s des Anteils des Rangs</translation>
+    </message>
+    <message>
+        <source>rank %1 memory</source>
+        <translation>Rang %1 Speicher</translation>
+    </message>
+    <message>
+        <source>rank %1 samples/s</source>
+        <translation>Rang %1 Beispiele/s</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::plots::RetrievalQualityPlot</name>
     <message>
         <source>Retrieval quality</source>

@@ -2729,6 +2729,33 @@ headroom-cli train &quot;%1&quot;</translation>
     </message>
 </context>
 <context>
+    <name>headroom::ui::plots::RankPlot</name>
+    <message>
+        <source>Ranks</source>
+        <translation>各 rank</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>peak memory (MiB)</source>
+        <translation>峰值内存 (MiB)</translation>
+    </message>
+    <message>
+        <source>samples/s of the rank&apos;s share</source>
+        <translation>该 rank 份额的样本/秒</translation>
+    </message>
+    <message>
+        <source>rank %1 memory</source>
+        <translation>rank %1 内存</translation>
+    </message>
+    <message>
+        <source>rank %1 samples/s</source>
+        <translation>rank %1 样本/秒</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::plots::RetrievalQualityPlot</name>
     <message>
         <source>Retrieval quality</source>

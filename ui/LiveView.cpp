@@ -3,6 +3,7 @@
 #include "plots/ExpertLoadPlot.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
+#include "plots/RankPlot.h"
 #include "plots/RetrievalPlots.h"
 #include "plots/ThroughputPlot.h"
 
@@ -74,9 +75,10 @@ LiveView::LiveView(QWidget *parent) : QWidget(parent) {
     splitter->addWidget(retrieval_quality_);
     splitter->setStretchFactor(5, 2);
     splitter->setStretchFactor(6, 2);
-    for (QWidget *plot :
-         {static_cast<QWidget *>(expert_load_), static_cast<QWidget *>(routing_),
-          static_cast<QWidget *>(sparsity_), static_cast<QWidget *>(retrieval_quality_)}) {
+    ranks_ = new plots::RankPlot(this);
+    splitter->addWidget(ranks_);
+    splitter->setStretchFactor(7, 2);
+    for (QWidget *plot : optionalPlots()) {
         plot->hide();
     }
 
@@ -125,9 +127,8 @@ void LiveView::beginRun(std::int64_t run_id, const QString &caption) {
     routing_->clearData();
     sparsity_->clearData();
     retrieval_quality_->clearData();
-    for (QWidget *plot :
-         {static_cast<QWidget *>(expert_load_), static_cast<QWidget *>(routing_),
-          static_cast<QWidget *>(sparsity_), static_cast<QWidget *>(retrieval_quality_)}) {
+    ranks_->clearData();
+    for (QWidget *plot : optionalPlots()) {
         plot->hide();
     }
     setCaption(caption);
@@ -144,6 +145,20 @@ void LiveView::showRun(const RunSeries &series, const QString &caption) {
     }
     showMoe(0);
     showRetrieval(0, 0);
+    showRanks(0);
+}
+
+std::vector<QWidget *> LiveView::optionalPlots() const {
+    return {expert_load_, routing_, sparsity_, retrieval_quality_, ranks_};
+}
+
+// Only distributed runs report per-rank figures.
+void LiveView::showRanks(int first_rank_step) {
+    if (!series_.hasRanks()) {
+        return;
+    }
+    ranks_->append(series_, first_rank_step);
+    ranks_->show();
 }
 
 // Dense runs never report MoE steps, so their Live view keeps its three plots.
@@ -172,6 +187,7 @@ void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     const int first = int(series_.steps.size());
     const int first_moe = int(series_.moe_steps.size());
     const int first_retrieval = int(series_.retrieval_steps.size());
+    const int first_rank_step = int(series_.rank_steps.size());
     for (const StepMetrics &step : steps) {
         series_.append(step);
     }
@@ -183,6 +199,7 @@ void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     }
     // The quality plot follows the run's last step between validations.
     showRetrieval(first_retrieval, int(series_.ranking_eval_steps.size()));
+    showRanks(first_rank_step);
 }
 
 void LiveView::appendEvals(const QVector<EvalMetrics> &evals) {
@@ -218,6 +235,9 @@ QStringList LiveView::exportPlots(const QString &path) {
     if (series_.hasRetrieval()) {
         parts.emplace_back("sparsity", sparsity_);
         parts.emplace_back("retrieval", retrieval_quality_);
+    }
+    if (series_.hasRanks()) {
+        parts.emplace_back("ranks", ranks_);
     }
     for (const auto &[name, plot] : parts) {
         const QString file = QStringLiteral("%1-%2.%3").arg(stem, QLatin1String(name), suffix);

@@ -4,6 +4,8 @@
 
 #include <QWidget>
 
+#include <vector>
+
 class QCheckBox;
 class QDoubleSpinBox;
 class QLabel;
@@ -16,6 +18,7 @@ class LossPlot;
 class MemoryPlot;
 class RetrievalQualityPlot;
 class RetrievalSparsityPlot;
+class RankPlot;
 class RoutingPlot;
 class ThroughputPlot;
 } // namespace plots
@@ -48,9 +51,11 @@ public:
     plots::RoutingPlot *routingPlot() const { return routing_; }
     plots::RetrievalSparsityPlot *sparsityPlot() const { return sparsity_; }
     plots::RetrievalQualityPlot *retrievalQualityPlot() const { return retrieval_quality_; }
+    plots::RankPlot *rankPlot() const { return ranks_; }
 
     // Writes the plots as NAME-loss.png, NAME-memory.png ... (and NAME-experts, NAME-routing
-    // for MoE runs, NAME-sparsity, NAME-retrieval for SPLADE runs) next to path (PNG or PDF by its
+    // for MoE runs, NAME-sparsity, NAME-retrieval for SPLADE runs, NAME-ranks for distributed
+    // runs) next to path (PNG or PDF by its
     // suffix); returns the files written, empty on failure.
     QStringList exportPlots(const QString &path);
 
@@ -65,6 +70,9 @@ private:
     void chooseExportPath();
     void showMoe(int first_moe_step);
     void showRetrieval(int first_retrieval_step, int first_ranking_eval);
+    void showRanks(int first_rank_step);
+    // The plots only some runs fill (MoE, SPLADE, distributed), hidden until they do.
+    std::vector<QWidget *> optionalPlots() const;
 
     RunSeries series_;
     QLabel *caption_ = nullptr;
@@ -78,6 +86,7 @@ private:
     plots::RoutingPlot *routing_ = nullptr;
     plots::RetrievalSparsityPlot *sparsity_ = nullptr;
     plots::RetrievalQualityPlot *retrieval_quality_ = nullptr;
+    plots::RankPlot *ranks_ = nullptr;
 };
 
 } // namespace headroom::ui

@@ -22,6 +22,24 @@ void RunSeries::append(const StepMetrics &metrics) {
     if (metrics.retrieval) {
         appendRetrieval(metrics.step, *metrics.retrieval);
     }
+    if (!metrics.ranks.empty()) {
+        // The first step's number of ranks holds for the run (a resumed run with another
+        // number starts a new run record).
+        if (rank_steps.isEmpty()) {
+            rank_count = int(metrics.ranks.size());
+        }
+        QVector<double> peak(rank_count, 0.0);
+        QVector<double> rate(rank_count, 0.0);
+        for (const RankStepMetrics &rank : metrics.ranks) {
+            if (rank.rank >= 0 && rank.rank < rank_count) {
+                peak[rank.rank] = double(rank.mem_peak);
+                rate[rank.rank] = rank.samples_per_s;
+            }
+        }
+        rank_steps.push_back(double(metrics.step));
+        rank_peak.push_back(peak);
+        rank_throughput.push_back(rate);
+    }
 }
 
 void RunSeries::appendRetrieval(std::int64_t step, const RetrievalStepMetrics &retrieval) {

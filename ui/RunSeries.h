@@ -57,6 +57,12 @@ struct RunSeries {
     QVector<double> ranking_eval_steps;
     QVector<double> mrr_at_10;
     QVector<double> recall_at_100;
+    // Distributed runs, by step and rank: each rank's peak memory (bytes) and the throughput
+    // of its share (samples/s). Empty for single-process runs.
+    QVector<double> rank_steps;
+    QVector<QVector<double>> rank_peak;
+    QVector<QVector<double>> rank_throughput;
+    int rank_count = 0;
 
     void append(const StepMetrics &metrics);
     void append(const EvalMetrics &metrics);
@@ -71,6 +77,7 @@ struct RunSeries {
     // Every SPLADE step reports its sparsity, so the steps tell the recipe (not the
     // validations: a default EvalMetrics has finite ranking figures).
     bool hasRetrieval() const { return !retrieval_steps.isEmpty(); }
+    bool hasRanks() const { return !rank_steps.isEmpty(); }
 };
 
 // Reads a run's metrics, evaluations and events from the project; throws ProjectError.
