@@ -948,6 +948,25 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::LocalRanksRun</name>
+    <message>
+        <source>A run on several processes is already going.</source>
+        <translation>Ein Lauf auf mehreren Prozessen läuft bereits.</translation>
+    </message>
+    <message>
+        <source>Runs on several processes start from the command line on this system: see docs/DISTRIBUTED.md.</source>
+        <translation>Läufe auf mehreren Prozessen werden auf diesem System von der Kommandozeile gestartet: siehe docs/DISTRIBUTED.md.</translation>
+    </message>
+    <message>
+        <source>Cannot start %1 processes: %2 is missing (it is installed next to the app).</source>
+        <translation>%1 Prozesse können nicht gestartet werden: %2 fehlt (es wird neben der App installiert).</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>%1 kann nicht gestartet werden: %2</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::LogView</name>
     <message>
         <source>All entries</source>
@@ -1591,6 +1610,34 @@
     <message>
         <source> (the run held its base as %1: the folder has it dequantized, the adapters merged in)</source>
         <translation> (der Lauf hielt seine Basis als %1: der Ordner enthält sie dequantisiert, mit eingerechneten Adaptern)</translation>
+    </message>
+    <message>
+        <source>Start on Several &amp;Processes…</source>
+        <translation>Auf mehreren &amp;Prozessen starten…</translation>
+    </message>
+    <message>
+        <source>Train with data parallel ranks on this machine (headroom-cli train --nproc N)</source>
+        <translation>Mit datenparallelen Rängen auf diesem Rechner trainieren (headroom-cli train --nproc N)</translation>
+    </message>
+    <message>
+        <source>Start on Several Processes</source>
+        <translation>Auf mehreren Prozessen starten</translation>
+    </message>
+    <message>
+        <source>Processes (ranks), each training its share of every step:</source>
+        <translation>Prozesse (Ränge), jeder trainiert seinen Anteil jedes Schritts:</translation>
+    </message>
+    <message>
+        <source>The run on %1 processes ended with exit code %2</source>
+        <translation>Der Lauf auf %1 Prozessen endete mit Exit-Code %2</translation>
+    </message>
+    <message>
+        <source>Starting %1 processes…</source>
+        <translation>%1 Prozesse werden gestartet…</translation>
+    </message>
+    <message>
+        <source>Stopping every rank after this step…</source>
+        <translation>Alle Ränge halten nach diesem Schritt an…</translation>
     </message>
 </context>
 <context>

@@ -945,6 +945,25 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::LocalRanksRun</name>
+    <message>
+        <source>A run on several processes is already going.</source>
+        <translation>一个多进程运行已在进行中。</translation>
+    </message>
+    <message>
+        <source>Runs on several processes start from the command line on this system: see docs/DISTRIBUTED.md.</source>
+        <translation>在此系统上，多进程运行需从命令行启动：参见 docs/DISTRIBUTED.md。</translation>
+    </message>
+    <message>
+        <source>Cannot start %1 processes: %2 is missing (it is installed next to the app).</source>
+        <translation>无法启动 %1 个进程：缺少 %2（它应安装在应用程序旁边）。</translation>
+    </message>
+    <message>
+        <source>Cannot start %1: %2</source>
+        <translation>无法启动 %1：%2</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::LogView</name>
     <message>
         <source>All entries</source>
@@ -1587,6 +1606,34 @@
     <message>
         <source> (the run held its base as %1: the folder has it dequantized, the adapters merged in)</source>
         <translation>（该运行以 %1 保存基座：文件夹中为反量化后的基座，并已合并适配器）</translation>
+    </message>
+    <message>
+        <source>Start on Several &amp;Processes…</source>
+        <translation>在多个进程上启动(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>Train with data parallel ranks on this machine (headroom-cli train --nproc N)</source>
+        <translation>在本机上用数据并行的多个 rank 训练（headroom-cli train --nproc N）</translation>
+    </message>
+    <message>
+        <source>Start on Several Processes</source>
+        <translation>在多个进程上启动</translation>
+    </message>
+    <message>
+        <source>Processes (ranks), each training its share of every step:</source>
+        <translation>进程（rank）数，每个进程训练每一步中自己的份额：</translation>
+    </message>
+    <message>
+        <source>The run on %1 processes ended with exit code %2</source>
+        <translation>%1 个进程上的运行以退出码 %2 结束</translation>
+    </message>
+    <message>
+        <source>Starting %1 processes…</source>
+        <translation>正在启动 %1 个进程…</translation>
+    </message>
+    <message>
+        <source>Stopping every rank after this step…</source>
+        <translation>所有 rank 将在这一步之后停止…</translation>
     </message>
 </context>
 <context>

@@ -26,6 +26,7 @@ class LogView;
 class PlanView;
 class RunsPanel;
 class RunWatcher;
+class LocalRanksRun;
 class SessionController;
 class TryView;
 
@@ -55,6 +56,9 @@ public:
     QString startRun(bool continue_last = false);
     void pauseRun();
     void resumeRun();
+    // Run > Start on Several Processes: `ranks` headroom-cli processes train the project
+    // together; the window follows them. Empty on success, else why not.
+    QString startLocalRanks(int ranks);
     void stopRun();
 
     // Exports of the selected run (or the latest one); return an error text or empty.
@@ -127,6 +131,10 @@ private:
     void chooseWeightsExportPath();
     void chooseEvaluationFile();
 
+    // MainWindowRanks.cpp: data-parallel runs on this machine (headroom-cli --nproc).
+    void createRanksAction();
+    bool stopLocalRanks(); // false when none is running
+
     // MainWindowPretrained.cpp
     void createPretrainedActions();
     void updatePretrainedActions(bool has_project, bool active);
@@ -190,6 +198,8 @@ private:
     QAction *pause_action_ = nullptr;
     QAction *resume_action_ = nullptr;
     QAction *stop_action_ = nullptr;
+    QAction *start_ranks_action_ = nullptr;
+    LocalRanksRun *local_ranks_ = nullptr;
     QAction *about_action_ = nullptr;
     QMenu *recent_menu_ = nullptr;
 

@@ -1,5 +1,6 @@
 // MainWindow: actions, menus, toolbar, status bar and the dialogs behind them.
 #include "EmptyProjectView.h"
+#include "LocalRanksRun.h"
 #include "MainWindow.h"
 #include "PreferencesDialog.h"
 #include "RunWatcher.h"
@@ -117,6 +118,7 @@ void MainWindow::createActions() {
     stop_action_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
     stop_action_->setStatusTip(tr("Stop cleanly: the run writes a checkpoint first"));
     connect(stop_action_, &QAction::triggered, this, &MainWindow::stopRun);
+    createRanksAction();
 
     const std::pair<QAction *, const char *> icons[] = {
         {new_action_, "document-new"},
@@ -176,6 +178,7 @@ void MainWindow::createMenus() {
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(start_action_);
     run->addAction(continue_action_);
+    run->addAction(start_ranks_action_);
     run->addSeparator();
     run->addAction(pause_action_);
     run->addAction(resume_action_);
@@ -248,7 +251,8 @@ void MainWindow::updateActions() {
     const bool has_project = !projectPath().isEmpty();
     const bool active = controller_->isActive();
     const SessionState state = controller_->state();
-    const bool busy = active || watching_external_run_;
+    const bool ranks_running = local_ranks_->isRunning();
+    const bool busy = active || watching_external_run_ || ranks_running;
     const bool has_runs = runs_panel_->runCount() > 0;
     start_action_->setEnabled(has_project && !busy);
     continue_action_->setEnabled(has_project && !busy && has_runs);
@@ -256,7 +260,8 @@ void MainWindow::updateActions() {
                               !controller_->isStopRequested());
     resume_action_->setEnabled(active && state == SessionState::Paused &&
                                !controller_->isStopRequested());
-    stop_action_->setEnabled(active && !controller_->isStopRequested());
+    stop_action_->setEnabled((active && !controller_->isStopRequested()) || ranks_running);
+    start_ranks_action_->setEnabled(has_project && !busy);
     save_as_action_->setEnabled(has_project && !busy);
     reload_action_->setEnabled(has_project);
     export_metrics_action_->setEnabled(has_project && has_runs);

@@ -1,6 +1,7 @@
 // MainWindow: run control, what the engine bridge and the run watcher report, exports.
 #include "CompareView.h"
 #include "LiveView.h"
+#include "LocalRanksRun.h"
 #include "LogView.h"
 #include "MainWindow.h"
 #include "PlanView.h"
@@ -102,7 +103,7 @@ QString MainWindow::startRun(bool continue_last) {
     if (projectPath().isEmpty()) {
         return tr("Open or create a project first.");
     }
-    if (controller_->isActive() || watching_external_run_) {
+    if (controller_->isActive() || watching_external_run_ || local_ranks_->isRunning()) {
         return tr("A run is already training this project.");
     }
     SessionRequest request;
@@ -135,6 +136,10 @@ void MainWindow::resumeRun() {
 }
 
 void MainWindow::stopRun() {
+    if (!controller_->isActive() && stopLocalRanks()) {
+        updateActions();
+        return;
+    }
     controller_->stop();
     run_state_label_->setText(tr("Stopping: writing a checkpoint…"));
     updateActions();

@@ -1,9 +1,14 @@
 // A data-parallel run started from the app's side: headroom-cli train --nproc 2 as a child
 // process, its end reported, a stop that every rank agrees on, and a missing headroom-cli.
+#include "LiveView.h"
 #include "LocalRanksRun.h"
+#include "MainWindow.h"
+#include "RunWatcher.h"
+#include "plots/RankPlot.h"
 
 #include <headroom/project.h>
 
+#include <QAction>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -19,6 +24,7 @@ private Q_SLOTS:
     void twoRanksTrainTheProject();
     void stopEndsEveryRankAtOneStep();
     void missingCliIsNamed();
+    void theWindowStartsAndFollowsTheRanks();
 
 private:
     QString newProject(const QString &name, int steps);
@@ -96,6 +102,35 @@ void TestLocalRanksRun::missingCliIsNamed() {
     const QString error = run.start(QDir(dir_.path()).filePath("p.headroom"), 2, false);
     QVERIFY2(error.contains("no-such-cli"), qPrintable(error));
     QVERIFY(!run.isRunning());
+}
+
+void TestLocalRanksRun::theWindowStartsAndFollowsTheRanks() {
+    const QString project = newProject("window.headroom", 60);
+    QVERIFY(!project.isEmpty());
+    qputenv("HEADROOM_CLI", HEADROOM_CLI_PATH);
+    headroom::ui::MainWindow window(nullptr, QDir(dir_.path()).filePath("settings.ini"));
+    qunsetenv("HEADROOM_CLI");
+    window.show();
+    QCOMPARE(window.openProject(project), QString());
+    window.runWatcher()->setInterval(50);
+    QAction *start = nullptr;
+    QAction *stop = nullptr;
+    for (QAction *action : window.findChildren<QAction *>()) {
+        const QString text = action->text().remove(QLatin1Char('&'));
+        start = text == "Start on Several Processes…" ? action : start;
+        stop = text == "Stop" ? action : stop;
+    }
+    QVERIFY(start && stop && start->isEnabled());
+    QCOMPARE(window.startLocalRanks(2), QString());
+    QVERIFY(!start->isEnabled());
+    QVERIFY(stop->isEnabled());
+    QVERIFY(!window.startRun().isEmpty()); // one run at a time
+    // Rank 0's steps, with both ranks' figures, reach the Live view's Ranks plot.
+    QTRY_VERIFY_WITH_TIMEOUT(window.liveView()->series().hasRanks(), 120000);
+    QVERIFY(window.liveView()->rankPlot()->isVisibleTo(window.liveView()));
+    QCOMPARE(window.liveView()->rankPlot()->rankCount(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(start->isEnabled(), 120000);
+    QTRY_COMPARE_WITH_TIMEOUT(window.liveView()->series().lastStep(), 60, 10000);
 }
 
 QTEST_MAIN(TestLocalRanksRun)
