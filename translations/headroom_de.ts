@@ -2804,16 +2804,16 @@ headroom-cli train &quot;%1&quot;</translation>
         <translation>Spitzenspeicher (MiB)</translation>
     </message>
     <message>
-        <source>samples/s of the rank&apos;s share</source>
-        <translation>Beispiele/s des Anteils des Rangs</translation>
-    </message>
-    <message>
         <source>rank %1 memory</source>
         <translation>Rang %1 Speicher</translation>
     </message>
     <message>
         <source>rank %1 samples/s</source>
         <translation>Rang %1 Beispiele/s</translation>
+    </message>
+    <message>
+        <source>samples/s</source>
+        <translation>Beispiele/s</translation>
     </message>
 </context>
 <context>

@@ -2790,16 +2790,16 @@ headroom-cli train &quot;%1&quot;</translation>
         <translation>峰值内存 (MiB)</translation>
     </message>
     <message>
-        <source>samples/s of the rank&apos;s share</source>
-        <translation>该 rank 份额的样本/秒</translation>
-    </message>
-    <message>
         <source>rank %1 memory</source>
         <translation>rank %1 内存</translation>
     </message>
     <message>
         <source>rank %1 samples/s</source>
         <translation>rank %1 样本/秒</translation>
+    </message>
+    <message>
+        <source>samples/s</source>
+        <translation>样本/秒</translation>
     </message>
 </context>
 <context>

@@ -13,9 +13,10 @@ RankPlot::RankPlot(QWidget *parent) : PlotWidget(tr("Ranks"), parent) {
     setObjectName(QStringLiteral("rankPlot"));
     xAxis->setLabel(tr("step"));
     yAxis->setLabel(tr("peak memory (MiB)"));
-    yAxis2->setLabel(tr("samples/s of the rank's share"));
+    yAxis2->setLabel(tr("samples/s"));
     yAxis2->setVisible(true);
     legend->setVisible(true);
+    axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignRight | Qt::AlignVCenter);
     restyle();
 }
 
@@ -62,24 +63,29 @@ void RankPlot::append(const RunSeries &series, int first_rank_step) {
     scheduleReplot();
 }
 
-void RankPlot::fitRanges() {
-    PlotWidget::fitRanges();
-    bool found = false;
-    QCPRange range;
-    for (QCPGraph *graph : throughput_) {
+namespace {
+
+// Upper end of the graphs' values on one axis, 0 when they hold none.
+double highestValue(const QVector<QCPGraph *> &graphs) {
+    double highest = 0;
+    for (QCPGraph *graph : graphs) {
         bool any = false;
         const QCPRange values = graph->getValueRange(any);
         if (any) {
-            range = found
-                        ? QCPRange(qMin(range.lower, values.lower), qMax(range.upper, values.upper))
-                        : values;
-            found = true;
+            highest = qMax(highest, values.upper);
         }
     }
-    if (found) {
-        yAxis2->setRange(0, range.upper * 1.35 + 1e-9);
-    }
-    yAxis->setRangeLower(0);
+    return highest;
+}
+
+} // namespace
+
+void RankPlot::fitRanges() {
+    PlotWidget::fitRanges();
+    // Memory in the top band, throughput in the bottom one, the legend between them (ranks
+    // holding the same memory draw one line).
+    yAxis->setRange(0, highestValue(memory_) * 1.15 + 1e-9);
+    yAxis2->setRange(0, highestValue(throughput_) * 3.2 + 1e-9);
 }
 
 int RankPlot::pointCount() const {
