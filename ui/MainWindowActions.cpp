@@ -2,6 +2,7 @@
 #include "EmptyProjectView.h"
 #include "MainWindow.h"
 #include "PreferencesDialog.h"
+#include "ProfileView.h"
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
@@ -249,9 +250,11 @@ void MainWindow::updateActions() {
     const bool active = controller_->isActive();
     const SessionState state = controller_->state();
     const bool busy = active || watching_external_run_;
+    const bool profiling = profile_view_->isProfiling();
     const bool has_runs = runs_panel_->runCount() > 0;
-    start_action_->setEnabled(has_project && !busy);
-    continue_action_->setEnabled(has_project && !busy && has_runs);
+    start_action_->setEnabled(has_project && !busy && !profiling);
+    continue_action_->setEnabled(has_project && !busy && !profiling && has_runs);
+    profile_view_->setBlocked(busy);
     pause_action_->setEnabled(active && state == SessionState::Running &&
                               !controller_->isStopRequested());
     resume_action_->setEnabled(active && state == SessionState::Paused &&
@@ -263,9 +266,9 @@ void MainWindow::updateActions() {
     export_weights_action_->setEnabled(has_project && has_runs && !active);
     evaluate_action_->setEnabled(has_project && has_runs && !evaluation_job_->isRunning());
     updatePretrainedActions(has_project, active);
-    open_action_->setEnabled(!active);
-    new_action_->setEnabled(!active);
-    recent_menu_->setEnabled(!active && !settings_.recentProjects().isEmpty());
+    open_action_->setEnabled(!active && !profiling);
+    new_action_->setEnabled(!active && !profiling);
+    recent_menu_->setEnabled(!active && !profiling && !settings_.recentProjects().isEmpty());
 }
 
 void MainWindow::chooseProjectToOpen() {
