@@ -102,6 +102,10 @@ ProfileView::ProfileView(QWidget *parent) : QWidget(parent) {
     operator_table_->setSelectionBehavior(QAbstractItemView::SelectRows);
     operator_table_->setAlternatingRowColors(true);
     operator_table_->verticalHeader()->hide();
+    operator_table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+    operator_table_->setWordWrap(false);
+    operator_table_->setTextElideMode(Qt::ElideMiddle);
+    operator_table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     operator_table_->horizontalHeader()->setSectionResizeMode(ProfileTableModel::NameColumn,
                                                               QHeaderView::Stretch);
 
@@ -113,9 +117,12 @@ ProfileView::ProfileView(QWidget *parent) : QWidget(parent) {
         HeldColumn, tr("Bytes allocated inside the module during the largest forward pass and "
                        "still alive when it ended"));
     module_tree_->setSortingEnabled(false); // model order; parents before children
+    module_tree_->header()->setStretchLastSection(false);
     module_tree_->setAlternatingRowColors(true);
 
-    auto *splitter = new QSplitter(Qt::Horizontal, this);
+    // Operator names are long ("autograd::engine::evaluate_function: AddmmBackward0"): the
+    // table gets the whole width, the module tree sits below it.
+    auto *splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(operator_table_);
     splitter->addWidget(module_tree_);
     splitter->setStretchFactor(0, 3);
@@ -172,6 +179,7 @@ QString ProfileView::startProfile(int steps) {
     if (controller_->isActive()) {
         return tr("A profile is already running.");
     }
+    steps_->setValue(steps);
     SessionRequest request;
     request.project_path = project_path_.toStdString();
     request.profile = ProfileOptions();
@@ -206,11 +214,6 @@ void ProfileView::setReport(std::shared_ptr<const ProfileReport> report) {
     operator_model_->setOperators(report_ ? report_->operators : std::vector<OperatorProfile>());
     const bool on_device = report_ && report_->device.rfind("cpu", 0) != 0;
     operator_table_->setColumnHidden(ProfileTableModel::DeviceMemoryColumn, !on_device);
-    if (report_) {
-        operator_table_->resizeColumnsToContents();
-        operator_table_->horizontalHeader()->setSectionResizeMode(ProfileTableModel::NameColumn,
-                                                                  QHeaderView::Stretch);
-    }
     fillModules();
     summary_->setText(summaryText());
     updateControls();
