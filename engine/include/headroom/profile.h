@@ -106,8 +106,9 @@ std::string chromeTraceJson(const ProfileReport &report);
 // Writes chromeTraceJson to path; throws InputError naming the path when it cannot.
 void writeChromeTrace(const ProfileReport &report, const std::string &path);
 
-// Whether any LibTorch RecordFunction callback is installed (on this thread or globally): the
-// profiler leaves none behind, so training outside a profile pays nothing for it.
+// Whether a profile records anywhere in the process, or a LibTorch RecordFunction callback is
+// installed on this thread: the profiler leaves none behind, so training outside a profile
+// pays nothing for it.
 bool profilerCallbacksInstalled();
 
 } // namespace headroom

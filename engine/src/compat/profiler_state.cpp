@@ -1,7 +1,5 @@
 #include "compat/profiler_state.h"
 
-#include "compat/torch_compat.h"
-
 #include <torch/csrc/profiler/orchestration/observer.h>
 
 #include <utility>
@@ -12,11 +10,14 @@ namespace {
 
 namespace tp = torch::profiler::impl;
 
-#if HEADROOM_TORCH_AT_LEAST(2, 0)
-using ReportedTotal = std::size_t;
-#else
-using ReportedTotal = std::int64_t;
-#endif
+// The type of reportMemoryUsage's totals (int64_t in 1.13, size_t in 2.x), read off the
+// declaration rather than guessed from the version.
+template <typename Method> struct TotalOf;
+template <typename Class, typename A, typename B, typename Total, typename D, typename E>
+struct TotalOf<void (Class::*)(A, B, Total, D, E)> {
+    using type = Total;
+};
+using ReportedTotal = TotalOf<decltype(&c10::MemoryReportingInfoBase::reportMemoryUsage)>::type;
 
 class HeadroomProfilerState final : public tp::ProfilerStateBase {
 public:

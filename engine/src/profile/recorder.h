@@ -14,7 +14,6 @@
 
 #include <cstddef>
 #include <memory>
-#include <optional>
 
 namespace c10 {
 class DebugInfoGuard;

@@ -1,3 +1,5 @@
+#include "profile/recording.h"
+
 #include <headroom/config.h>
 #include <headroom/profile.h>
 
@@ -187,7 +189,7 @@ void writeChromeTrace(const ProfileReport &report, const std::string &path) {
 }
 
 bool profilerCallbacksInstalled() {
-    return at::hasCallbacks();
+    return profile::recording() || at::hasThreadLocalCallbacks();
 }
 
 } // namespace headroom
