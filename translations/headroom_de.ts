@@ -1636,6 +1636,18 @@
         <translation>%1 Prozesse werden gestartet…</translation>
     </message>
     <message>
+        <source>Pro&amp;file</source>
+        <translation>Pro&amp;fil</translation>
+    </message>
+    <message>
+        <source>a profile is running in this window; stop it first</source>
+        <translation>in diesem Fenster läuft ein Profil; beenden Sie es zuerst</translation>
+    </message>
+    <message>
+        <source>A profile is running: start the run when it has ended.</source>
+        <translation>Ein Profil läuft: Starten Sie den Lauf, wenn es beendet ist.</translation>
+    </message>
+    <message>
         <source>Stopping every rank after this step…</source>
         <translation>Alle Ränge halten nach diesem Schritt an…</translation>
     </message>
@@ -2041,6 +2053,168 @@
     <message>
         <source>&amp;Theme:</source>
         <translation>&amp;Farbschema:</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ProfileTableModel</name>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>%1
+Allocated on the CPU: %2
+Allocated on the GPU: %3</source>
+        <translation>%1
+Auf der CPU belegt: %2
+Auf der GPU belegt: %3</translation>
+    </message>
+    <message>
+        <source>Wall time on the host, including the operators it called</source>
+        <translation>Laufzeit auf dem Host, einschließlich der aufgerufenen Operatoren</translation>
+    </message>
+    <message>
+        <source>Wall time on the host, without the operators it called</source>
+        <translation>Laufzeit auf dem Host, ohne die aufgerufenen Operatoren</translation>
+    </message>
+    <message>
+        <source>Bytes allocated minus bytes freed while this operator was the innermost one</source>
+        <translation>Belegte minus freigegebene Bytes, während dieser Operator der innerste war</translation>
+    </message>
+    <message>
+        <source>Operator</source>
+        <translation>Operator</translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation>Aufrufe</translation>
+    </message>
+    <message>
+        <source>Total (ms)</source>
+        <translation>Gesamt (ms)</translation>
+    </message>
+    <message>
+        <source>Self (ms)</source>
+        <translation>Eigen (ms)</translation>
+    </message>
+    <message>
+        <source>Self share</source>
+        <translation>Eigenanteil</translation>
+    </message>
+    <message>
+        <source>Self CPU memory</source>
+        <translation>Eigener CPU-Speicher</translation>
+    </message>
+    <message>
+        <source>Self GPU memory</source>
+        <translation>Eigener GPU-Speicher</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ProfileView</name>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>Optimizer steps to record; one warm-up step before them is not recorded</source>
+        <translation>Aufzuzeichnende Optimiererschritte; ein Aufwärmschritt davor wird nicht aufgezeichnet</translation>
+    </message>
+    <message>
+        <source>&amp;Profile</source>
+        <translation>&amp;Profilieren</translation>
+    </message>
+    <message>
+        <source>Trains a few steps of the project&apos;s settings and measures every operator; no run is recorded</source>
+        <translation>Trainiert einige Schritte mit den Einstellungen des Projekts und misst jeden Operator; es wird kein Lauf gespeichert</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>Stopp</translation>
+    </message>
+    <message>
+        <source>Save &amp;Trace…</source>
+        <translation>&amp;Trace speichern…</translation>
+    </message>
+    <message>
+        <source>A Chrome trace of the profiled steps, for chrome://tracing or ui.perfetto.dev</source>
+        <translation>Ein Chrome-Trace der profilierten Schritte, für chrome://tracing oder ui.perfetto.dev</translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation>Schritte:</translation>
+    </message>
+    <message>
+        <source>Module</source>
+        <translation>Modul</translation>
+    </message>
+    <message>
+        <source>Held for backward</source>
+        <translation>Für Backward gehalten</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>Anteil</translation>
+    </message>
+    <message>
+        <source>Time (ms)</source>
+        <translation>Zeit (ms)</translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation>Aufrufe</translation>
+    </message>
+    <message>
+        <source>Bytes allocated inside the module during the largest forward pass and still alive when it ended</source>
+        <translation>Bytes, die im Modul während des größten Vorwärtsdurchlaufs belegt wurden und an dessen Ende noch leben</translation>
+    </message>
+    <message>
+        <source>Profile a few training steps of this project&apos;s settings.</source>
+        <translation>Profilieren Sie einige Trainingsschritte mit den Einstellungen dieses Projekts.</translation>
+    </message>
+    <message>
+        <source>Open or create a project first.</source>
+        <translation>Öffnen oder erstellen Sie zuerst ein Projekt.</translation>
+    </message>
+    <message>
+        <source>A run is training this project: profile it when the run has ended.</source>
+        <translation>Ein Lauf trainiert dieses Projekt: Profilieren Sie es, wenn der Lauf beendet ist.</translation>
+    </message>
+    <message>
+        <source>A profile is already running.</source>
+        <translation>Es läuft bereits ein Profil.</translation>
+    </message>
+    <message>
+        <source>No profile yet. A profile trains the project&apos;s settings for a few steps (nothing is recorded as a run) and shows where the time and the memory go.</source>
+        <translation>Noch kein Profil. Ein Profil trainiert die Einstellungen des Projekts einige Schritte lang (nichts wird als Lauf gespeichert) und zeigt, wohin Zeit und Speicher gehen.</translation>
+    </message>
+    <message>
+        <source>Profiled steps: %1 (after %2 of warm-up) on %3 · %4 ms per step · micro-batch %5 × %6</source>
+        <translation>Profilierte Schritte: %1 (nach %2 zum Aufwärmen) auf %3 · %4 ms pro Schritt · Micro-Batch %5 × %6</translation>
+    </message>
+    <message>
+        <source>Held for backward: %1 at the end of the largest forward pass (of %2)</source>
+        <translation>Für Backward gehalten: %1 am Ende des größten Vorwärtsdurchlaufs (von %2)</translation>
+    </message>
+    <message>
+        <source> (the trainer measured %1 of activations in its first step)</source>
+        <translation> (der Trainer hat in seinem ersten Schritt %1 an Aktivierungen gemessen)</translation>
+    </message>
+    <message>
+        <source>Profile first: there is no trace yet.</source>
+        <translation>Zuerst profilieren: Es gibt noch keinen Trace.</translation>
+    </message>
+    <message>
+        <source>Save Trace</source>
+        <translation>Trace speichern</translation>
+    </message>
+    <message>
+        <source>Chrome trace (*.json)</source>
+        <translation>Chrome-Trace (*.json)</translation>
+    </message>
+    <message>
+        <source>Trace saved to %1: open it in chrome://tracing or ui.perfetto.dev.</source>
+        <translation>Trace gespeichert unter %1: Öffnen Sie ihn in chrome://tracing oder ui.perfetto.dev.</translation>
     </message>
 </context>
 <context>

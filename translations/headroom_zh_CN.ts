@@ -1632,6 +1632,18 @@
         <translation>正在启动 %1 个进程…</translation>
     </message>
     <message>
+        <source>Pro&amp;file</source>
+        <translation>性能分析(&amp;F)</translation>
+    </message>
+    <message>
+        <source>a profile is running in this window; stop it first</source>
+        <translation>此窗口中正在进行性能分析；请先停止它</translation>
+    </message>
+    <message>
+        <source>A profile is running: start the run when it has ended.</source>
+        <translation>正在进行性能分析：请在其结束后再开始训练。</translation>
+    </message>
+    <message>
         <source>Stopping every rank after this step…</source>
         <translation>所有 rank 将在这一步之后停止…</translation>
     </message>
@@ -2037,6 +2049,168 @@
     <message>
         <source>&amp;Theme:</source>
         <translation>主题(&amp;T)：</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ProfileTableModel</name>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>%1
+Allocated on the CPU: %2
+Allocated on the GPU: %3</source>
+        <translation>%1
+CPU 上分配：%2
+GPU 上分配：%3</translation>
+    </message>
+    <message>
+        <source>Wall time on the host, including the operators it called</source>
+        <translation>主机上的耗时，包含其调用的算子</translation>
+    </message>
+    <message>
+        <source>Wall time on the host, without the operators it called</source>
+        <translation>主机上的耗时，不含其调用的算子</translation>
+    </message>
+    <message>
+        <source>Bytes allocated minus bytes freed while this operator was the innermost one</source>
+        <translation>该算子处于最内层时分配的字节数减去释放的字节数</translation>
+    </message>
+    <message>
+        <source>Operator</source>
+        <translation>算子</translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation>调用次数</translation>
+    </message>
+    <message>
+        <source>Total (ms)</source>
+        <translation>总计 (ms)</translation>
+    </message>
+    <message>
+        <source>Self (ms)</source>
+        <translation>自身 (ms)</translation>
+    </message>
+    <message>
+        <source>Self share</source>
+        <translation>自身占比</translation>
+    </message>
+    <message>
+        <source>Self CPU memory</source>
+        <translation>自身 CPU 内存</translation>
+    </message>
+    <message>
+        <source>Self GPU memory</source>
+        <translation>自身 GPU 内存</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ProfileView</name>
+    <message>
+        <source>%1 %</source>
+        <translation>%1 %</translation>
+    </message>
+    <message>
+        <source>Optimizer steps to record; one warm-up step before them is not recorded</source>
+        <translation>要记录的优化器步数；之前的一个预热步不记录</translation>
+    </message>
+    <message>
+        <source>&amp;Profile</source>
+        <translation>分析(&amp;P)</translation>
+    </message>
+    <message>
+        <source>Trains a few steps of the project&apos;s settings and measures every operator; no run is recorded</source>
+        <translation>按项目设置训练几步并测量每个算子；不会记录为一次训练</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Save &amp;Trace…</source>
+        <translation>保存跟踪(&amp;T)…</translation>
+    </message>
+    <message>
+        <source>A Chrome trace of the profiled steps, for chrome://tracing or ui.perfetto.dev</source>
+        <translation>所分析步骤的 Chrome 跟踪文件，可在 chrome://tracing 或 ui.perfetto.dev 中打开</translation>
+    </message>
+    <message>
+        <source>Steps:</source>
+        <translation>步数：</translation>
+    </message>
+    <message>
+        <source>Module</source>
+        <translation>模块</translation>
+    </message>
+    <message>
+        <source>Held for backward</source>
+        <translation>为反向传播保留</translation>
+    </message>
+    <message>
+        <source>Share</source>
+        <translation>占比</translation>
+    </message>
+    <message>
+        <source>Time (ms)</source>
+        <translation>时间 (ms)</translation>
+    </message>
+    <message>
+        <source>Calls</source>
+        <translation>调用次数</translation>
+    </message>
+    <message>
+        <source>Bytes allocated inside the module during the largest forward pass and still alive when it ended</source>
+        <translation>在最大的一次前向传播中于该模块内分配、且在前向结束时仍存活的字节数</translation>
+    </message>
+    <message>
+        <source>Profile a few training steps of this project&apos;s settings.</source>
+        <translation>按此项目的设置分析几个训练步。</translation>
+    </message>
+    <message>
+        <source>Open or create a project first.</source>
+        <translation>请先打开或创建一个项目。</translation>
+    </message>
+    <message>
+        <source>A run is training this project: profile it when the run has ended.</source>
+        <translation>有一次训练正在使用此项目：请在训练结束后再分析。</translation>
+    </message>
+    <message>
+        <source>A profile is already running.</source>
+        <translation>性能分析已在进行中。</translation>
+    </message>
+    <message>
+        <source>No profile yet. A profile trains the project&apos;s settings for a few steps (nothing is recorded as a run) and shows where the time and the memory go.</source>
+        <translation>尚无分析结果。性能分析会按项目设置训练几步（不会记录为一次训练），并显示时间和内存花在了哪里。</translation>
+    </message>
+    <message>
+        <source>Profiled steps: %1 (after %2 of warm-up) on %3 · %4 ms per step · micro-batch %5 × %6</source>
+        <translation>分析步数：%1（预热 %2 步之后），设备 %3 · 每步 %4 ms · 微批次 %5 × %6</translation>
+    </message>
+    <message>
+        <source>Held for backward: %1 at the end of the largest forward pass (of %2)</source>
+        <translation>为反向传播保留：最大一次前向传播结束时 %1（共 %2 次）</translation>
+    </message>
+    <message>
+        <source> (the trainer measured %1 of activations in its first step)</source>
+        <translation>（训练器在第一步测得激活占用 %1）</translation>
+    </message>
+    <message>
+        <source>Profile first: there is no trace yet.</source>
+        <translation>请先进行分析：尚无跟踪数据。</translation>
+    </message>
+    <message>
+        <source>Save Trace</source>
+        <translation>保存跟踪</translation>
+    </message>
+    <message>
+        <source>Chrome trace (*.json)</source>
+        <translation>Chrome 跟踪文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Trace saved to %1: open it in chrome://tracing or ui.perfetto.dev.</source>
+        <translation>跟踪已保存到 %1：请在 chrome://tracing 或 ui.perfetto.dev 中打开。</translation>
     </message>
 </context>
 <context>

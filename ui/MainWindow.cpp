@@ -6,6 +6,7 @@
 #include "LiveView.h"
 #include "LogView.h"
 #include "PlanView.h"
+#include "ProfileView.h"
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
@@ -63,9 +64,11 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     compare_view_ = new CompareView(tabs_);
     log_view_ = new LogView(tabs_);
     try_view_ = new TryView(tabs_);
+    profile_view_ = new ProfileView(tabs_);
     tabs_->addTab(plan_view_, tr("&Plan"));
     tabs_->addTab(live_view_, tr("&Live"));
     tabs_->addTab(compare_view_, tr("&Compare"));
+    tabs_->addTab(profile_view_, tr("Pro&file"));
     tabs_->addTab(log_view_, tr("Lo&g"));
     tabs_->addTab(try_view_, tr("&Try"));
     central_->addWidget(empty_view_);
@@ -141,6 +144,9 @@ QString MainWindow::openProject(const QString &path) {
     if (controller_->isActive()) {
         return tr("a run is training in this window; stop it first");
     }
+    if (profile_view_->isProfiling()) {
+        return tr("a profile is running in this window; stop it first");
+    }
     const QString plan_error = plan_view_->load(path);
     if (!plan_error.isEmpty()) {
         return plan_error;
@@ -161,6 +167,7 @@ QString MainWindow::openProject(const QString &path) {
     live_view_->setBudget(plan_view_->config().bytes("memory.budget"));
     compare_view_->setRuns(path, runs_panel_->runs());
     try_view_->setProject(path, runs_panel_->runs());
+    profile_view_->setProjectPath(path);
     run_state_label_->setText(tr("Runs: %1").arg(runs_panel_->runCount()));
     watching_external_run_ = false;
     watcher_->watch(path);

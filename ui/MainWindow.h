@@ -24,6 +24,7 @@ class EmptyProjectView;
 class LiveView;
 class LogView;
 class PlanView;
+class ProfileView;
 class RunsPanel;
 class RunWatcher;
 class LocalRanksRun;
@@ -106,6 +107,7 @@ public:
     LogView *logView() const { return log_view_; }
     CompareView *compareView() const { return compare_view_; }
     PlanView *planView() const { return plan_view_; }
+    ProfileView *profileView() const { return profile_view_; }
     RunsPanel *runsPanel() const { return runs_panel_; }
     TryView *tryView() const { return try_view_; }
     QTabWidget *tabs() const { return tabs_; }
@@ -163,6 +165,7 @@ private:
     EmptyProjectView *empty_view_ = nullptr;
     QTabWidget *tabs_ = nullptr;
     PlanView *plan_view_ = nullptr;
+    ProfileView *profile_view_ = nullptr;
     LiveView *live_view_ = nullptr;
     CompareView *compare_view_ = nullptr;
     LogView *log_view_ = nullptr;

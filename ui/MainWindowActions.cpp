@@ -3,6 +3,7 @@
 #include "LocalRanksRun.h"
 #include "MainWindow.h"
 #include "PreferencesDialog.h"
+#include "ProfileView.h"
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
@@ -253,24 +254,26 @@ void MainWindow::updateActions() {
     const SessionState state = controller_->state();
     const bool ranks_running = local_ranks_->isRunning();
     const bool busy = active || watching_external_run_ || ranks_running;
+    const bool profiling = profile_view_->isProfiling();
     const bool has_runs = runs_panel_->runCount() > 0;
-    start_action_->setEnabled(has_project && !busy);
-    continue_action_->setEnabled(has_project && !busy && has_runs);
+    start_action_->setEnabled(has_project && !busy && !profiling);
+    continue_action_->setEnabled(has_project && !busy && !profiling && has_runs);
+    profile_view_->setBlocked(busy);
     pause_action_->setEnabled(active && state == SessionState::Running &&
                               !controller_->isStopRequested());
     resume_action_->setEnabled(active && state == SessionState::Paused &&
                                !controller_->isStopRequested());
     stop_action_->setEnabled((active && !controller_->isStopRequested()) || ranks_running);
-    start_ranks_action_->setEnabled(has_project && !busy);
+    start_ranks_action_->setEnabled(has_project && !busy && !profiling);
     save_as_action_->setEnabled(has_project && !busy);
     reload_action_->setEnabled(has_project);
     export_metrics_action_->setEnabled(has_project && has_runs);
     export_weights_action_->setEnabled(has_project && has_runs && !active);
     evaluate_action_->setEnabled(has_project && has_runs && !evaluation_job_->isRunning());
     updatePretrainedActions(has_project, active);
-    open_action_->setEnabled(!active);
-    new_action_->setEnabled(!active);
-    recent_menu_->setEnabled(!active && !settings_.recentProjects().isEmpty());
+    open_action_->setEnabled(!active && !profiling);
+    new_action_->setEnabled(!active && !profiling);
+    recent_menu_->setEnabled(!active && !profiling && !settings_.recentProjects().isEmpty());
 }
 
 void MainWindow::chooseProjectToOpen() {

@@ -5,6 +5,7 @@
 #include "LocalRanksRun.h"
 #include "LogView.h"
 #include "MainWindow.h"
+#include "ProfileView.h"
 #include "SessionController.h"
 
 #include <QAction>
@@ -55,6 +56,9 @@ QString MainWindow::startLocalRanks(int ranks) {
     }
     if (controller_->isActive() || watching_external_run_ || local_ranks_->isRunning()) {
         return tr("A run is already training this project.");
+    }
+    if (profile_view_->isProfiling()) {
+        return tr("A profile is running: start the run when it has ended.");
     }
     log_view_->setDiagnosis({});
     const QString error = local_ranks_->start(projectPath(), ranks, false);

@@ -5,6 +5,7 @@
 #include "LogView.h"
 #include "MainWindow.h"
 #include "PlanView.h"
+#include "ProfileView.h"
 #include "RunWatcher.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
@@ -95,6 +96,7 @@ void MainWindow::connectRunSignals() {
         try_view_->selectRun(run_id);
         updateActions(); // the exports follow the selected run
     });
+    connect(profile_view_, &ProfileView::profilingChanged, this, [this] { updateActions(); });
     connect(plan_view_, &PlanView::configChanged, this,
             [this] { live_view_->setBudget(plan_view_->config().bytes("memory.budget")); });
 }
@@ -105,6 +107,9 @@ QString MainWindow::startRun(bool continue_last) {
     }
     if (controller_->isActive() || watching_external_run_ || local_ranks_->isRunning()) {
         return tr("A run is already training this project.");
+    }
+    if (profile_view_->isProfiling()) {
+        return tr("A profile is running: start the run when it has ended.");
     }
     SessionRequest request;
     request.project_path = projectPath().toStdString();

@@ -35,7 +35,7 @@ bool commandComputes(int argc, const char *const *argv) {
                                     return std::string(argument) == "--calibrate";
                                 }) != argv + argc;
     return command == "train" || command == "fit" || command == "export" || command == "generate" ||
-           calibrates;
+           command == "profile" || calibrates;
 }
 
 int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &err) {
@@ -59,6 +59,7 @@ int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &e
     runners["tokenize"] = addTokenizeCommand(app, streams);
     runners["generate"] = addGenerateCommand(app, streams);
     runners["encode"] = addEncodeCommand(app, streams);
+    runners["profile"] = addProfileCommand(app, streams);
 
     // Name an unknown command or option plainly: CLI11 would first complain that a
     // subcommand is missing.

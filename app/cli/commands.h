@@ -31,5 +31,6 @@ CommandRunner addProfilesCommand(CLI::App &app, Streams streams);
 CommandRunner addTokenizeCommand(CLI::App &app, Streams streams);
 CommandRunner addGenerateCommand(CLI::App &app, Streams streams);
 CommandRunner addEncodeCommand(CLI::App &app, Streams streams);
+CommandRunner addProfileCommand(CLI::App &app, Streams streams);
 
 } // namespace headroom::cli

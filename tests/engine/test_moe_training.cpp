@@ -284,6 +284,7 @@ void TestMoeTraining::version5ProjectMigrates() {
                 "ALTER TABLE metrics DROP COLUMN splade_flops_d; "
                 "ALTER TABLE metrics DROP COLUMN splade_query_nonzeros; "
                 "ALTER TABLE metrics DROP COLUMN splade_passage_nonzeros; "
+                "ALTER TABLE metrics DROP COLUMN ranks; "
                 "ALTER TABLE evaluations DROP COLUMN mrr_at_10; "
                 "ALTER TABLE evaluations DROP COLUMN recall_at_100; "
                 "ALTER TABLE metrics DROP COLUMN moe_aux_loss; "

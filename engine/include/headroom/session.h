@@ -1,6 +1,7 @@
 #pragma once
 
 #include <headroom/metrics.h>
+#include <headroom/profile.h>
 
 #include <cstdint>
 #include <memory>
@@ -49,6 +50,11 @@ struct SessionRequest {
     std::int64_t max_steps = 0;
     // Continue the latest run from its last checkpoint.
     bool resume = false;
+    // Profile instead of training: warm-up and profiled steps of the configuration from its
+    // initial weights (never a checkpoint), with no evaluation or checkpoint and no run
+    // recorded in the project (a tokenizer or schema the data needs is still stored, as the
+    // first run would store it). RunResult::profile holds the report.
+    std::optional<ProfileOptions> profile;
 };
 
 struct RunResult {
@@ -60,6 +66,7 @@ struct RunResult {
     std::optional<double> final_loss;
     std::optional<double> final_val_loss;
     std::string message;
+    std::shared_ptr<const ProfileReport> profile; // a profile that finished
 };
 
 // One training run on its own engine thread. Control calls are safe from any thread.

@@ -1,6 +1,7 @@
 #include "memory/cpu_allocator.h"
 
 #include "compat/torch_compat.h"
+#include "profile/recording.h"
 
 #include <c10/core/Allocator.h>
 #include <c10/core/CPUAllocator.h>
@@ -42,6 +43,15 @@ void raisePeak(std::uint64_t live) {
     }
 }
 
+// Tells a profile recording on this thread (profile/recorder.h) about an allocation (bytes > 0)
+// or a free, as LibTorch's own CPU allocator does.
+void reportToProfiler(void *data, std::int64_t bytes, std::uint64_t live) {
+    if (profile::recording() && c10::memoryProfilingEnabled()) {
+        c10::reportMemoryUsageToProfiler(data, bytes, live, live,
+                                         c10::Device(c10::DeviceType::CPU));
+    }
+}
+
 void releaseBlock(void *data) {
     if (data == nullptr) {
         return;
@@ -49,7 +59,9 @@ void releaseBlock(void *data) {
     char *base = static_cast<char *>(data) - kHeader;
     std::uint64_t size = 0;
     std::memcpy(&size, base, sizeof size);
-    g_live.fetch_sub(size, std::memory_order_relaxed);
+    const std::uint64_t live = g_live.fetch_sub(size, std::memory_order_relaxed) - size;
+    // Before the block can be handed out again: the recorder keys allocations by address.
+    reportToProfiler(data, -static_cast<std::int64_t>(size), live);
     std::free(base);
 }
 
@@ -103,6 +115,7 @@ private:
         std::memcpy(base, &size, sizeof size);
         raisePeak(live);
         void *data = static_cast<char *>(base) + kHeader;
+        reportToProfiler(data, static_cast<std::int64_t>(bytes), live);
         return {data, data, &releaseBlock, cpu};
     }
 };

@@ -2,9 +2,11 @@
 
 #include "models/activation_checkpoint.h"
 #include "models/keyed_dropout.h"
+#include "profile/scopes.h"
 
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 
 namespace headroom::models {
@@ -181,6 +183,7 @@ torch::Tensor BertEncoderLayerImpl::forward(const torch::Tensor &x,
         return t.view({batch, length, heads, head_dim}).transpose(1, 2);
     };
     const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
+    std::optional<profile::ModuleScope> scope(std::in_place, "attention");
     // The lowest value of the scores' dtype rather than -inf: a row without any real key stays
     // finite (uniform weights), as in transformers.
     torch::Tensor scores = torch::matmul(split(query(x)), split(key(x)).transpose(-1, -2)) * scale;
@@ -195,6 +198,8 @@ torch::Tensor BertEncoderLayerImpl::forward(const torch::Tensor &x,
         attended = dropout(attended, options_.hidden_dropout(), kAttentionOutputSite);
     }
     const torch::Tensor h = normalize(attention_norm, attended + x);
+    scope.reset();
+    const profile::ModuleScope ffn_scope("ffn");
     const torch::Tensor fed = dropout(ffn_out(activate(ffn_in(h), options_.activation())),
                                       options_.hidden_dropout(), kFeedForwardOutputSite);
     return normalize(output_norm, fed + h);
@@ -284,14 +289,18 @@ torch::Tensor BertEncoderImpl::hidden(const torch::Tensor &input_ids,
     const std::int64_t length = input_ids.size(1);
     TORCH_CHECK(length >= 1 && length <= options_.max_positions(), "BertEncoder sequence length ",
                 length, " is outside 1..", options_.max_positions(), " (max_position_embeddings)");
-    torch::Tensor x = word_embeddings_(input_ids);
-    if (!token_type_embeddings_.is_empty()) {
-        x = x + token_type_embeddings_->weight[0]; // every token is of type 0
-    }
-    x = x + position_embeddings_->weight.narrow(0, 0, length);
-    x = normalize(embedding_norm_, x);
-    if (options_.hidden_dropout() > 0 && is_training()) {
-        x = keyedDropout(x, options_.hidden_dropout(), kEmbeddingDropoutSite);
+    torch::Tensor x;
+    {
+        const profile::ModuleScope scope("embeddings");
+        x = word_embeddings_(input_ids);
+        if (!token_type_embeddings_.is_empty()) {
+            x = x + token_type_embeddings_->weight[0]; // every token is of type 0
+        }
+        x = x + position_embeddings_->weight.narrow(0, 0, length);
+        x = normalize(embedding_norm_, x);
+        if (options_.hidden_dropout() > 0 && is_training()) {
+            x = keyedDropout(x, options_.hidden_dropout(), kEmbeddingDropoutSite);
+        }
     }
     const torch::Tensor padded_keys =
         attention_mask.to(x.device()).eq(0).view({input_ids.size(0), 1, 1, length});
@@ -300,17 +309,17 @@ torch::Tensor BertEncoderImpl::hidden(const torch::Tensor &input_ids,
         const bool recompute = checkpoint_every_ > 0 && is_training() &&
                                static_cast<std::int64_t>(index) % checkpoint_every_ == 0;
         // By value: backward calls the block again after hidden() has returned.
-        x = recompute ? checkpointed(
-                            [layer, padded_keys](const torch::Tensor &input) mutable {
-                                return layer->forward(input, padded_keys);
-                            },
-                            x)
-                      : layer->forward(x, padded_keys);
+        auto run = [layer, padded_keys, index](const torch::Tensor &input) mutable {
+            const profile::ModuleScope scope("layers", static_cast<std::int64_t>(index));
+            return layer->forward(input, padded_keys);
+        };
+        x = recompute ? checkpointed(run, x) : run(x);
     }
     return x;
 }
 
 torch::Tensor BertEncoderImpl::mlmHead(const torch::Tensor &hidden_states) {
+    const profile::ModuleScope scope("mlm_head");
     const torch::Tensor transformed =
         normalize(transform_norm_, activate(transform_(hidden_states), options_.activation()));
     return torch::linear(transformed, decoderWeight(), decoder_bias_);

@@ -6,6 +6,7 @@
 #include "models/linear_storage.h"
 #include "models/quantized_linear.h"
 #include "models/token_losses.h"
+#include "profile/scopes.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -182,8 +183,13 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor &x, std::int64_t bat
                                         const RopeTables &rope, torch::Tensor *keys,
                                         torch::Tensor *values) {
     const double p = options_.residual_dropout;
-    torch::Tensor h = x + dropout(attend(attention_norm_(x), batch, rope, keys, values), p,
-                                  kAttentionResidualSite);
+    torch::Tensor h;
+    {
+        const profile::ModuleScope scope("attention");
+        h = x + dropout(attend(attention_norm_(x), batch, rope, keys, values), p,
+                        kAttentionResidualSite);
+    }
+    const profile::ModuleScope scope("mlp");
     const torch::Tensor normed = mlp_norm_(h);
     torch::Tensor mlp_out;
     if (isGpt2(options_)) {
@@ -263,14 +269,18 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache) 
     TORCH_CHECK(length >= 1 && offset + length <= options_.max_positions, "positions ", offset,
                 "..", offset + length - 1, " are outside the model's context of ",
                 options_.max_positions);
-    torch::Tensor x = embedding_(tokens);
-    if (positions_) {
-        x = x + positions_->weight.narrow(0, offset, length);
+    torch::Tensor x;
+    {
+        const profile::ModuleScope scope("embeddings");
+        x = embedding_(tokens);
+        if (positions_) {
+            x = x + positions_->weight.narrow(0, offset, length);
+        }
+        if (options_.embedding_dropout > 0 && is_training()) {
+            x = keyedDropout(x, options_.embedding_dropout, kEmbeddingDropoutSite);
+        }
+        x = x.reshape({batch * length, options_.dim});
     }
-    if (options_.embedding_dropout > 0 && is_training()) {
-        x = keyedDropout(x, options_.embedding_dropout, kEmbeddingDropoutSite);
-    }
-    x = x.reshape({batch * length, options_.dim});
     if (cache != nullptr && cache->keys.size() != layers_.size()) {
         cache->keys.assign(layers_.size(), torch::Tensor());
         cache->values.assign(layers_.size(), torch::Tensor());
@@ -289,7 +299,8 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache) 
         const bool recompute = checkpoint_every_ > 0 && is_training() &&
                                static_cast<std::int64_t>(index) % checkpoint_every_ == 0;
         // By value: a checkpointed layer runs again in backward, after this function returned.
-        const auto run = [&layer, batch, rope](const torch::Tensor &input) {
+        const auto run = [&layer, batch, rope, index](const torch::Tensor &input) {
+            const profile::ModuleScope scope("layers", static_cast<std::int64_t>(index));
             return layer->forward(input, batch, rope, nullptr, nullptr);
         };
         x = recompute ? checkpointed(run, x) : run(x);
@@ -297,6 +308,7 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache) 
     if (cache != nullptr) {
         cache->length += length;
     }
+    const profile::ModuleScope scope("norm");
     return final_norm_(x); // [B*T, dim]
 }
 
@@ -316,10 +328,11 @@ torch::Tensor CausalLmImpl::loss(const torch::Tensor &inputs, const torch::Tenso
     TORCH_CHECK(targets.sizes() == inputs.sizes(), "targets ", targets.sizes(),
                 " must have the shape of the inputs ", inputs.sizes());
     const torch::Tensor &head = lm_head_ ? lm_head_->weight : embedding_->weight;
+    const torch::Tensor h = hidden(inputs, nullptr);
+    const profile::ModuleScope scope("lm_head");
     // Each row weighs the same whatever its number of targets, so a step cut into smaller
     // micro-batches (out-of-memory recovery) sums to the same loss.
-    const torch::Tensor losses =
-        tokenLosses(hidden(inputs, nullptr), head, targets.reshape({-1})).view(targets.sizes());
+    const torch::Tensor losses = tokenLosses(h, head, targets.reshape({-1})).view(targets.sizes());
     const torch::Tensor counts = targets.ne(-100).sum(1).clamp_min(1).to(losses.scalar_type());
     return (losses.sum(1) / counts).mean();
 }

@@ -3,6 +3,7 @@
 #include "compat/attention.h"
 #include "models/activation_checkpoint.h"
 #include "models/keyed_dropout.h"
+#include "profile/scopes.h"
 
 #include <algorithm>
 #include <cmath>
@@ -281,7 +282,11 @@ torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
     const std::int64_t length = x.size(1);
     // Work on [B*T, dim] so every Linear is one addmm.
     torch::Tensor h = x.reshape({batch * length, x.size(2)});
-    h = h + dropout(attention(ln1_(h), batch, length), kAttentionResidualSite);
+    {
+        const profile::ModuleScope scope("attention");
+        h = h + dropout(attention(ln1_(h), batch, length), kAttentionResidualSite);
+    }
+    const profile::ModuleScope scope("mlp");
     h = h + dropout(project("mlp_out", fc_out_, torch::gelu(project("mlp_in", fc_, ln2_(h)))),
                     kMlpResidualSite);
     return h.view({batch, length, -1});
@@ -295,7 +300,11 @@ std::vector<torch::Tensor> GptBlockImpl::forwardRouted(const torch::Tensor &x) {
     const std::int64_t batch = x.size(0);
     const std::int64_t length = x.size(1);
     torch::Tensor h = x.reshape({batch * length, x.size(2)});
-    h = h + dropout(attention(ln1_(h), batch, length), kAttentionResidualSite);
+    {
+        const profile::ModuleScope scope("attention");
+        h = h + dropout(attention(ln1_(h), batch, length), kAttentionResidualSite);
+    }
+    const profile::ModuleScope scope("moe");
     MoeOutput routed = moe_(ln2_(h).view({batch, length, -1}));
     h = h + dropout(routed.output.view({batch * length, -1}), kMlpResidualSite);
     return {h.view({batch, length, -1}), routed.aux_loss, routed.z_loss, routed.expert_counts,
@@ -395,10 +404,14 @@ torch::Tensor GptImpl::hidden(const torch::Tensor &tokens, MoeRouting *routing) 
     const std::int64_t length = tokens.size(1);
     TORCH_CHECK(length >= 1 && length <= options_.seq_len(), "GPT sequence length ", length,
                 " is outside 1..", options_.seq_len(), " (model.seq_len)");
-    // Positions 0..T-1 are the first T rows: a slice, not an index lookup.
-    torch::Tensor x = token_embedding_(tokens) + position_embedding_->weight.narrow(0, 0, length);
-    if (options_.dropout() > 0 && is_training()) {
-        x = keyedDropout(x, options_.dropout(), kEmbeddingDropoutSite);
+    torch::Tensor x;
+    {
+        const profile::ModuleScope scope("embeddings");
+        // Positions 0..T-1 are the first T rows: a slice, not an index lookup.
+        x = token_embedding_(tokens) + position_embedding_->weight.narrow(0, 0, length);
+        if (options_.dropout() > 0 && is_training()) {
+            x = keyedDropout(x, options_.dropout(), kEmbeddingDropoutSite);
+        }
     }
     std::vector<torch::Tensor> aux_losses;
     std::vector<torch::Tensor> z_losses;
@@ -406,19 +419,22 @@ torch::Tensor GptImpl::hidden(const torch::Tensor &tokens, MoeRouting *routing) 
         GptBlock &block = typed_blocks_[index];
         const bool recompute = checkpoint_every_ > 0 && is_training() &&
                                static_cast<std::int64_t>(index) % checkpoint_every_ == 0;
+        // The scope inside the function: a checkpointed block's recomputation in backward is
+        // the block's too.
+        const auto layer = static_cast<std::int64_t>(index);
         if (!block->isMoe()) {
-            x = recompute
-                    ? checkpointed(
-                          [&block](const torch::Tensor &input) { return block->forward(input); }, x)
-                    : block->forward(x);
+            const auto run = [&block, layer](const torch::Tensor &input) {
+                const profile::ModuleScope scope("blocks", layer);
+                return block->forward(input);
+            };
+            x = recompute ? checkpointed(run, x) : run(x);
             continue;
         }
-        const std::vector<torch::Tensor> parts =
-            recompute
-                ? checkpointedOutputs(
-                      [&block](const torch::Tensor &input) { return block->forwardRouted(input); },
-                      x)
-                : block->forwardRouted(x);
+        const auto run = [&block, layer](const torch::Tensor &input) {
+            const profile::ModuleScope scope("blocks", layer);
+            return block->forwardRouted(input);
+        };
+        const std::vector<torch::Tensor> parts = recompute ? checkpointedOutputs(run, x) : run(x);
         x = parts.at(0);
         if (routing != nullptr) {
             aux_losses.push_back(parts.at(1));
@@ -432,6 +448,7 @@ torch::Tensor GptImpl::hidden(const torch::Tensor &tokens, MoeRouting *routing) 
         routing->z_loss = torch::stack(z_losses).mean();
         routing->assignments = tokens.numel() * options_.moe().top_k();
     }
+    const profile::ModuleScope scope("ln_final");
     return ln_final_(x.view({-1, options_.dim()}));
 }
 
@@ -443,8 +460,10 @@ void GptImpl::setCheckpointEvery(std::int64_t every) {
 }
 
 torch::Tensor GptImpl::forward(const torch::Tensor &tokens) {
+    const torch::Tensor h = hidden(tokens);
+    const profile::ModuleScope scope("lm_head");
     // Output projection tied to the token embedding: logits = h E^T.
-    return torch::linear(hidden(tokens), token_embedding_->weight)
+    return torch::linear(h, token_embedding_->weight)
         .view({tokens.size(0), tokens.size(1), options_.vocab_size()});
 }
 
@@ -457,7 +476,9 @@ GptLoss GptImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &tar
                 " must have the shape of the inputs ", inputs.sizes());
     GptLoss result;
     MoeRouting routing;
-    const torch::Tensor logits = torch::linear(hidden(inputs, &routing), token_embedding_->weight);
+    const torch::Tensor h = hidden(inputs, &routing);
+    const profile::ModuleScope scope("lm_head");
+    const torch::Tensor logits = torch::linear(h, token_embedding_->weight);
     result.loss = torch::nn::functional::cross_entropy(logits, targets.reshape({-1}));
     if (!routing.expert_counts.empty()) {
         result.moe = std::move(routing);

@@ -96,8 +96,12 @@ RunResult TrainingRun::run() {
 
 void TrainingRun::setUp() {
     hub_.state(SessionState::Preparing, "opening " + request_.project_path);
-    launch_ = distributed::launchEnvironmentOfProcess();
-    if (writesProject()) {
+    if (profiling()) {
+        checkProfileRequest();
+    } else {
+        launch_ = distributed::launchEnvironmentOfProcess();
+    }
+    if (leadsRanks()) {
         project_.emplace(Project::open(request_.project_path));
         project_->markAbandonedRunsInterrupted();
     } else {
@@ -230,7 +234,11 @@ void TrainingRun::setUp() {
     eval_micro_batch_ = config.integer("train.micro_batch");
 
     stop_after_ = schedule_.total_steps;
-    if (request_.max_steps > 0) {
+    if (profiling()) {
+        // The schedule's learning rate past train.steps stays at its minimum: a profile may
+        // be longer than the run it measures.
+        stop_after_ = request_.profile->warmup_steps + request_.profile->steps;
+    } else if (request_.max_steps > 0) {
         if (step_ + request_.max_steps > schedule_.total_steps) {
             throw ConfigError(tooManyStepsMessage(plan_.config, request_.max_steps, step_,
                                                   schedule_.total_steps));
@@ -350,6 +358,10 @@ bool TrainingRun::waitWhilePaused() {
 }
 
 void TrainingRun::trainLoop() {
+    if (profiling()) {
+        profileLoop();
+        return;
+    }
     const std::int64_t checkpoint_every = plan_.config.integer("train.checkpoint_every");
     const std::int64_t eval_every = plan_.config.integer("train.eval_every");
     while (step_ < stop_after_) {

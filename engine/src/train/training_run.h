@@ -115,8 +115,14 @@ private:
                              double &loss_value);
     // Distributed runs: joins the other ranks and checks that they run the same configuration.
     void connectRanks();
-    // Only rank 0 of a distributed run writes to the project (runs, metrics, checkpoints).
-    bool writesProject() const { return !launch_ || launch_->rank == 0; }
+    // Only rank 0 of a distributed run opens the project for writing, and writes runs, metrics
+    // and checkpoints unless it profiles.
+    bool leadsRanks() const { return !launch_ || launch_->rank == 0; }
+    bool writesProject() const { return leadsRanks() && !profiling(); }
+    bool profiling() const { return request_.profile.has_value(); }
+    // profile.cpp: the warm-up and profiled steps, recorded by a profile::Recorder.
+    void checkProfileRequest() const;
+    void profileLoop();
     // Halves the micro-batch after an out-of-memory error, or pauses the run with a diagnosis
     // (RunFailure) when nothing is left to try.
     void recoverFromOutOfMemory(std::int64_t step, const std::string &error);

@@ -2,6 +2,7 @@
 #include "memory/cpu_allocator.h"
 #include "memory/oom.h"
 #include "models/keyed_dropout.h"
+#include "profile/scopes.h"
 #include "project/timestamps.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
@@ -21,6 +22,7 @@ namespace headroom::train {
 bool TrainingRun::trainOneStep() {
     const Clock::time_point step_started = Clock::now();
     const std::int64_t step = step_ + 1;
+    const profile::StepScope step_scope(step);
     const auto effective_batch = static_cast<std::size_t>(shape_.effective_batch);
 
     std::vector<data::Example> examples(effective_batch);
@@ -149,6 +151,7 @@ bool TrainingRun::trainOneStep() {
     scaler_->update(!finite);
     double grad_norm = std::numeric_limits<double>::quiet_NaN();
     if (finite) {
+        const profile::PhaseScope phase(profile::kOptimizerPhase);
         const double clip = plan_.config.real("train.grad_clip");
         grad_norm =
             optimizer_->clipGradNorm(clip > 0 ? clip : std::numeric_limits<double>::infinity());
@@ -234,6 +237,7 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
             all.push_back(&example);
         }
         const compat::ScopedAutocastState autocast(autocastState());
+        const profile::PhaseScope phase(profile::kForwardPhase);
         // A rank that trains only its share must not take the single pass of a whole step.
         recipe_->prepareStep(all, std::min(micro_batch, std::max<std::size_t>(1, share.count)),
                              dropout_seed, step);
@@ -254,6 +258,7 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         TrainingLoss terms;
         {
             const compat::ScopedAutocastState autocast(autocastState());
+            const profile::PhaseScope phase(profile::kForwardPhase);
             terms = recipe_->trainingLoss(batch);
         }
         torch::Tensor loss = terms.loss.to(torch::kFloat32);
@@ -264,7 +269,10 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         }
         terms.loss = torch::Tensor();
         terms.objective = torch::Tensor();
-        scaler_->scale(terms.step_total ? objective : objective * share).backward();
+        {
+            const profile::PhaseScope phase(profile::kBackwardPhase);
+            scaler_->scale(terms.step_total ? objective : objective * share).backward();
+        }
         objective = torch::Tensor();
         loss_value += loss.item<double>() * share;
         if (terms.moe) {
