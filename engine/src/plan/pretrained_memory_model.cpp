@@ -370,7 +370,7 @@ std::set<std::string> pretrainedLoraTargets(const std::string &text,
     for (const Site &site : sitesOf(architecture)) {
         names.insert(site.name);
     }
-    return hf::resolveLoraTargets(text, names, architecture.family == hf::ModelFamily::Gpt2);
+    return hf::resolveLoraTargets(text, names);
 }
 
 std::string describePretrained(const hf::ArchitectureConfig &a, std::int64_t seq_len,
