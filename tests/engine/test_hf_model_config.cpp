@@ -75,6 +75,18 @@ const char *const kMistral = R"({
   "use_cache": true, "vocab_size": 32000
 })";
 
+// mistralai/Mixtral-8x7B-v0.1's config.json.
+const char *const kMixtral = R"({
+  "architectures": ["MixtralForCausalLM"], "attention_dropout": 0.0, "bos_token_id": 1,
+  "eos_token_id": 2, "hidden_act": "silu", "hidden_size": 4096, "initializer_range": 0.02,
+  "intermediate_size": 14336, "max_position_embeddings": 32768, "model_type": "mixtral",
+  "num_attention_heads": 32, "num_experts_per_tok": 2, "num_hidden_layers": 32,
+  "num_key_value_heads": 8, "num_local_experts": 8, "output_router_logits": false,
+  "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "router_aux_loss_coef": 0.02,
+  "sliding_window": null, "tie_word_embeddings": false, "torch_dtype": "bfloat16",
+  "transformers_version": "4.36.0.dev0", "use_cache": true, "vocab_size": 32000
+})";
+
 ArchitectureConfig parse(const std::string &text) {
     return parseArchitectureConfig(text, kSource);
 }
@@ -110,6 +122,7 @@ private Q_SLOTS:
     void llama32WithLlama3Rope();
     void qwen25();
     void mistral();
+    void mixtral();
     void acceptedVariants();
     void badConfigsAreRejected_data();
     void badConfigsAreRejected();
@@ -226,6 +239,43 @@ void TestHfModelConfig::mistral() {
     QCOMPARE(c.parameterCount(), 7241732096);
 }
 
+void TestHfModelConfig::mixtral() {
+    ArchitectureConfig c = parse(kMixtral);
+    QCOMPARE(c.architecture, std::string("MixtralForCausalLM"));
+    QVERIFY(c.family == ModelFamily::Llama);
+    QCOMPARE(c.experts, 8);
+    QCOMPARE(c.experts_per_token, 2);
+    QCOMPARE(c.router_aux_loss_coef, 0.02);
+    QVERIFY(!c.output_router_logits);
+    QCOMPARE(c.router_jitter, 0.0);
+    QVERIFY(!c.sliding_window);
+    QCOMPARE(c.parameterCount(), 46702792704); // Mixtral-8x7B's 46.7 B
+    const std::vector<ExpectedTensor> tensors = expectedTensors(c);
+    QCOMPARE(tensors[6].name, std::string("model.layers.0.post_attention_layernorm.weight"));
+    QCOMPARE(tensors[7].name, std::string("model.layers.0.block_sparse_moe.gate.weight"));
+    QCOMPARE(tensors[7].shape, (std::vector<std::int64_t>{8, 4096}));
+    QCOMPARE(tensors[8].name, std::string("model.layers.0.block_sparse_moe.experts.0.w1.weight"));
+    QCOMPARE(tensors[8].shape, (std::vector<std::int64_t>{14336, 4096}));
+    QCOMPARE(tensors[9].name, std::string("model.layers.0.block_sparse_moe.experts.0.w2.weight"));
+    QCOMPARE(tensors[9].shape, (std::vector<std::int64_t>{4096, 14336}));
+    QCOMPARE(tensors[31].name, std::string("model.layers.0.block_sparse_moe.experts.7.w3.weight"));
+    QCOMPARE(tensors[32].name, std::string("model.layers.1.input_layernorm.weight"));
+    // MixtralConfig's defaults: rope_theta 1e6, rms_norm_eps 1e-5, 8 experts, top-2.
+    c = parse(R"({"model_type": "mixtral", "num_hidden_layers": 2, "num_local_experts": 4,
+                  "router_jitter_noise": 0.1, "output_router_logits": true})");
+    QCOMPARE(c.architecture, std::string("MixtralForCausalLM"));
+    QCOMPARE(c.rope_theta, 1e6);
+    QCOMPARE(c.norm_eps, 1e-5);
+    QCOMPARE(c.kv_heads, 8);
+    QCOMPARE(c.experts, 4);
+    QCOMPARE(c.experts_per_token, 2);
+    QCOMPARE(c.router_aux_loss_coef, 0.001);
+    QVERIFY(c.output_router_logits);
+    QCOMPARE(c.router_jitter, 0.1);
+    // A dense model has no experts whatever keys it carries.
+    QCOMPARE(parse(R"({"model_type": "mistral", "num_local_experts": 8})").experts, 0);
+}
+
 void TestHfModelConfig::acceptedVariants() {
     // No architectures: the model_type decides; transformers' defaults fill the rest.
     ArchitectureConfig c = parse(R"({"model_type": "mistral", "num_attention_heads": 8,
@@ -282,8 +332,9 @@ void TestHfModelConfig::badConfigsAreRejected_data() {
     QTest::addColumn<QString>("expected");
     const QString llama = R"({"architectures": ["LlamaForCausalLM"], %1})";
     const QString gpt2 = R"({"architectures": ["GPT2LMHeadModel"], %1})";
-    const QString supported =
-        "supported: GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM";
+    const QString mixtral = R"({"architectures": ["MixtralForCausalLM"], %1})";
+    const QString supported = "supported: GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, "
+                              "MistralForCausalLM, MixtralForCausalLM";
     QTest::newRow("malformed") << "{\n  \"model_type\": \"llama\",,\n}"
                                << "malformed JSON: parse error at line 2, column 25";
     QTest::newRow("not an object") << "[1]"
@@ -291,8 +342,28 @@ void TestHfModelConfig::badConfigsAreRejected_data() {
     QTest::newRow("bert") << R"({"architectures": ["BertForMaskedLM"], "model_type": "bert"})"
                           << "architectures names \"BertForMaskedLM\", which is not supported; " +
                                  supported;
-    QTest::newRow("mixtral") << R"({"architectures": ["MixtralForCausalLM"]})"
-                             << "\"MixtralForCausalLM\", which is not supported; " + supported;
+    QTest::newRow("qwen2 moe") << R"({"architectures": ["Qwen2MoeForCausalLM"]})"
+                               << "\"Qwen2MoeForCausalLM\", which is not supported; " + supported;
+    QTest::newRow("mixtral top-k above experts")
+        << mixtral.arg(R"("num_local_experts": 4, "num_experts_per_tok": 5)")
+        << "num_experts_per_tok is 5, expected at most num_local_experts 4";
+    QTest::newRow("mixtral default top-k above experts")
+        << mixtral.arg(R"("num_local_experts": 1)") << "num_experts_per_tok is 2 (the default)";
+    QTest::newRow("mixtral no experts")
+        << mixtral.arg(R"("num_local_experts": 0)") << "num_local_experts is 0";
+    QTest::newRow("mixtral experts as text")
+        << mixtral.arg(R"("num_local_experts": "8")") << "num_local_experts is \"8\"";
+    QTest::newRow("mixtral too many experts")
+        << mixtral.arg(R"("num_local_experts": 1024)") << "num_local_experts is 1024";
+    QTest::newRow("mixtral negative coefficient")
+        << mixtral.arg(R"("router_aux_loss_coef": -0.5)") << "router_aux_loss_coef is -0.5";
+    QTest::newRow("mixtral jitter 1")
+        << mixtral.arg(R"("router_jitter_noise": 1.0)") << "router_jitter_noise is 1";
+    QTest::newRow("mixtral router logits as text")
+        << mixtral.arg(R"("output_router_logits": "yes")") << "output_router_logits is \"yes\"";
+    QTest::newRow("mixtral as mistral") << mixtral.arg(R"("model_type": "mistral")")
+                                        << "model_type \"mistral\" does not fit architectures "
+                                           "\"MixtralForCausalLM\"";
     QTest::newRow("model_type only") << R"({"model_type": "t5"})"
                                      << "model_type is \"t5\", which is not supported";
     QTest::newRow("neither") << R"({"hidden_size": 64})"

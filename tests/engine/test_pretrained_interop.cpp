@@ -1,9 +1,11 @@
 // Imported Hugging Face models against an independent Python reference (Debian's python3-torch,
 // tests/interop/pretrained/reference_lm.py): tiny random GPT-2 (hub naming with mask buffers,
 // and prefixed F16), Llama (BF16, GQA, llama3 RoPE scaling, untied), a sharded Llama (linear
-// RoPE scaling, tied), Qwen2 (q/k/v bias, padded vocabulary) and Mistral (head_dim given). The
-// logits must match to 1e-4 in fp32 and greedy continuations must be identical, with and
-// without the KV cache. The folders are written by tests/interop/pretrained/setup.sh (CTest
+// RoPE scaling, tied), Qwen2 (q/k/v bias, padded vocabulary), Mistral (head_dim given) and
+// Mixtral (4 experts, top-2, GQA). The logits must match to 1e-4 in fp32 and greedy
+// continuations must be identical, with and without the KV cache. For Mixtral also the routing
+// decisions of every layer, the balancing loss and the training objective's gradient of every
+// weight (1e-5). The folders are written by tests/interop/pretrained/setup.sh (CTest
 // fixture pretrained_reference); without python3-torch this test skips and says why.
 #include "hf/architecture_config.h"
 #include "hf/generation_defaults.h"
@@ -12,6 +14,7 @@
 #include "hf/safetensors_file.h"
 #include "models/causal_lm.h"
 #include "models/generation.h"
+#include "models/sparse_moe_block.h"
 
 #include <QFile>
 #include <QtTest>
@@ -59,6 +62,7 @@ private Q_SLOTS:
     void initTestCase();
     void matchesReference_data();
     void matchesReference();
+    void mixtralRoutesAndTrainsAsTheReference();
 
 private:
     bool available_ = false;
@@ -80,7 +84,7 @@ void TestPretrainedInterop::initTestCase() {
 void TestPretrainedInterop::matchesReference_data() {
     QTest::addColumn<QString>("folder");
     for (const char *name :
-         {"gpt2", "gpt2-prefixed", "llama", "llama-sharded", "qwen2", "mistral"}) {
+         {"gpt2", "gpt2-prefixed", "llama", "llama-sharded", "qwen2", "mistral", "mixtral"}) {
         QTest::newRow(name) << referenceRoot() + "/reference/" + name;
     }
 }
@@ -121,6 +125,71 @@ void TestPretrainedInterop::matchesReference() {
         auto source = headroom::models::causalLmLogits(*model, torch::kCPU, use_cache);
         QCOMPARE(headroom::models::generateTokens(*source, prompt, greedy), expected);
     }
+}
+
+void TestPretrainedInterop::mixtralRoutesAndTrainsAsTheReference() {
+    const std::string path = (referenceRoot() + "/reference/mixtral").toStdString();
+    headroom::models::CausalLm model = headroom::hf::loadPretrainedModel(path);
+    const std::map<std::string, torch::Tensor> reference =
+        readReference(path + "/reference.safetensors");
+    const torch::Tensor inputs = reference.at("inputs");
+    const auto rows = inputs.size(0);
+    const auto maxDifference = [](const torch::Tensor &a, const torch::Tensor &b) {
+        return (a - b).abs().max().item<double>();
+    };
+
+    // Each layer's MoE block on the reference's input to it: the same experts for every token,
+    // in the same order, and the same output.
+    model->eval();
+    {
+        torch::NoGradGuard no_grad;
+        const double logits = maxDifference(model->forward(inputs), reference.at("logits"));
+        qInfo("mixtral logits: max |difference| %.3g", logits);
+        QVERIFY2(logits <= 1e-5, qPrintable(QString::number(logits)));
+        auto modules = model->named_modules();
+        for (int layer = 0; layer < 2; ++layer) {
+            const std::string name = "model.layers." + std::to_string(layer) + ".block_sparse_moe";
+            auto *block = modules[name]->as<headroom::models::SparseMoeBlockImpl>();
+            QVERIFY(block != nullptr);
+            const std::string index = std::to_string(layer);
+            const headroom::models::SparseMoeOutput routed =
+                block->forward(reference.at("moe_input." + index), rows);
+            QVERIFY2(torch::equal(routed.selected, reference.at("routing." + index)),
+                     qPrintable(QString("layer %1 routes differently").arg(layer)));
+            const double output = maxDifference(routed.output, reference.at("moe_output." + index));
+            QVERIFY2(output <= 1e-5, qPrintable(QString::number(output)));
+        }
+    }
+
+    // Training: cross-entropy plus router_aux_loss_coef x the balancing loss (output_router_logits
+    // is true in this folder), and its gradient of every weight.
+    model->train();
+    const headroom::hf::ArchitectureConfig config =
+        headroom::hf::readArchitectureConfig(headroom::hf::locateModelFolder(path).config_path);
+    QVERIFY(config.output_router_logits);
+    const headroom::models::CausalLmLoss terms = model->lossTerms(inputs, reference.at("targets"));
+    QVERIFY(terms.moe.has_value());
+    const double aux = maxDifference(terms.moe->aux_loss, reference.at("aux_loss"));
+    QVERIFY2(aux <= 1e-5, qPrintable(QString::number(aux)));
+    QCOMPARE(terms.moe->expert_counts.size(), std::size_t{2});
+    QCOMPARE(terms.moe->expert_counts[0].sum().item<std::int64_t>(), inputs.numel() * 2);
+    (terms.loss + config.router_aux_loss_coef * terms.moe->aux_loss).backward();
+    double worst = 0;
+    std::string worst_name;
+    int compared = 0;
+    for (const auto &item : model->named_parameters()) {
+        const double difference =
+            maxDifference(item.value().grad(), reference.at("grad." + item.key()));
+        if (difference > worst) {
+            worst = difference;
+            worst_name = item.key();
+        }
+        ++compared;
+    }
+    qInfo("mixtral gradients: %d weights, max |difference| %.3g (%s)", compared, worst,
+          worst_name.c_str());
+    QCOMPARE(compared, 2 + 2 * (6 + 1 + 4 * 3) + 1); // embedding, head, 2 layers, final norm
+    QVERIFY2(worst <= 1e-5, worst_name.c_str());
 }
 
 QTEST_GUILESS_MAIN(TestPretrainedInterop)

@@ -1,8 +1,8 @@
 // The estimator on pretrained bases against the ground truth: the counting CPU allocator's peak
 // over real training steps of tiny GPT-2, Llama (grouped-query attention; one with a vocabulary of
-// 32 000, whose head runs in blocks; one wide enough that its weights dominate) and Qwen2 folders
-// written here, over precisions, checkpointing, LoRA on bases held in fp32, bf16, int8 and nf4,
-// full fine-tuning, optimizers and shapes.
+// 32 000, whose head runs in blocks; one wide enough that its weights dominate), Qwen2 and Mixtral
+// (4 experts, top-2) folders written here, over precisions, checkpointing, LoRA on bases held in
+// fp32, bf16, int8 and nf4, full fine-tuning, optimizers and shapes.
 #include "export/safetensors.h"
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
@@ -61,6 +61,13 @@ const char *const kQwen2 =
   "num_attention_heads": 6, "num_key_value_heads": 1, "max_position_embeddings": 512,
   "tie_word_embeddings": true, "use_sliding_window": false, "bos_token_id": 340,
   "eos_token_id": 340})";
+
+const char *const kMixtral =
+    R"({"architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
+  "vocab_size": 512, "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+  "num_attention_heads": 4, "num_key_value_heads": 2, "max_position_embeddings": 512,
+  "num_local_experts": 4, "num_experts_per_tok": 2, "output_router_logits": true,
+  "tie_word_embeddings": false, "bos_token_id": 343, "eos_token_id": 340})";
 
 void writeText(const std::filesystem::path &path, const std::string &text) {
     std::ofstream(path, std::ios::binary) << text;
@@ -144,14 +151,13 @@ private:
     QString qwen2_;
     QString large_;
     QString wide_;
+    QString mixtral_;
     QString llama_base_;
 
     QString project(const QString &name) const {
-        const std::map<QString, QString> projects = {{"gpt2", gpt2_},
-                                                     {"llama", llama_},
-                                                     {"qwen2", qwen2_},
-                                                     {"llama32k", large_},
-                                                     {"llamawide", wide_}};
+        const std::map<QString, QString> projects = {{"gpt2", gpt2_},      {"llama", llama_},
+                                                     {"qwen2", qwen2_},    {"llama32k", large_},
+                                                     {"llamawide", wide_}, {"mixtral", mixtral_}};
         return projects.at(name);
     }
 
@@ -171,6 +177,8 @@ private Q_SLOTS:
                                     writeModelFolder(folder, "llama32k", kLlamaLargeVocabulary));
         wide_ = createPretrainedProject(folder.filePath("llamawide.headroom"), data_,
                                         writeModelFolder(folder, "llamawide", kLlamaWide));
+        mixtral_ = createPretrainedProject(folder.filePath("mixtral.headroom"), data_,
+                                           writeModelFolder(folder, "mixtral", kMixtral));
     }
 
     void predictsTheAllocatorPeak_data() {
@@ -250,6 +258,25 @@ private Q_SLOTS:
             {"lora.rank=8", "model.base_dtype=nf4", "precision=bf16", "checkpointing=1"});
         row("wide lora int8 all bf16", "llamawide",
             {"lora.rank=16", "lora.targets=all-linear", "model.base_dtype=int8", "precision=bf16"});
+        // Mixtral: the experts' weights and activations, the router's and the dispatch's buffers.
+        row("mixtral fp32", "mixtral", {});
+        row("mixtral bf16", "mixtral", {"precision=bf16", "train.micro_batch=2"});
+        row("mixtral checkpointing", "mixtral", {"checkpointing=1", "train.micro_batch=8"});
+        row("mixtral 8-bit seq 128", "mixtral", {"optimizer=adamw8bit", "model.seq_len=128"});
+        row("mixtral lora q,v", "mixtral", {"lora.rank=8", "lora.targets=q_proj,v_proj"});
+        row("mixtral lora all bf16", "mixtral",
+            {"lora.rank=4", "lora.targets=all-linear", "lora.dropout=0", "precision=bf16"});
+        row("mixtral lora experts ckpt", "mixtral",
+            {"lora.rank=8", "lora.targets=experts_in,experts_out", "checkpointing=1"});
+        row("mixtral lora nf4 all", "mixtral",
+            {"lora.rank=4", "lora.targets=all-linear", "model.base_dtype=nf4"});
+        row("mixtral 8 x 256", "mixtral", {"train.micro_batch=8", "model.seq_len=256"});
+        row("mixtral lora all 8 x 128", "mixtral",
+            {"lora.rank=8", "lora.targets=all-linear", "train.micro_batch=8", "model.seq_len=128"});
+        row("mixtral lora bf16 8 x 256", "mixtral",
+            {"lora.rank=8", "precision=bf16", "train.micro_batch=8", "model.seq_len=256"});
+        row("mixtral lora int8 bf16 ckpt", "mixtral",
+            {"lora.rank=8", "model.base_dtype=int8", "precision=bf16", "checkpointing=1"});
     }
 
     // Every prediction within 10 % of the measured peak.

@@ -95,9 +95,11 @@ MemoryEstimate estimateMemory(const PlanRequest &request);
 // A pretrained base's architecture (model.base's config.json), in the sizes the estimator needs.
 struct PretrainedArchitecture {
     std::string name;  // "LlamaForCausalLM", "GPT2LMHeadModel", "Qwen2ForCausalLM", ...
-    bool gpt2 = false; // the GPT-2 family; else the Llama family (Llama, Qwen2, Mistral)
+    bool gpt2 = false; // the GPT-2 family; else the Llama family (Llama, Qwen2, Mistral, Mixtral)
     std::int64_t dim = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0, hidden = 0,
                  max_positions = 0;
+    // Mixtral: experts per layer (each of width `hidden`) and experts per token; 0 = dense.
+    std::int64_t experts = 0, experts_per_token = 0;
     bool qkv_bias = false, o_bias = false, mlp_bias = false, tied_embeddings = false;
     double embedding_dropout = 0, residual_dropout = 0, attention_dropout = 0;
     // A BERT-family masked language model (recipe=splade): `hidden` is its intermediate size,

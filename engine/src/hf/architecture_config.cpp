@@ -23,6 +23,7 @@ constexpr std::int64_t kMaxHeadDim = 4096;
 constexpr std::int64_t kMaxIntermediate = 1 << 20;
 constexpr std::int64_t kMaxPositions = 1 << 24;
 constexpr std::uint64_t kMaxConfigBytes = 16ULL << 20;
+constexpr std::int64_t kMaxExperts = 256; // models::kMaxSparseExperts
 
 struct Kind {
     const char *architecture;
@@ -30,11 +31,12 @@ struct Kind {
     ModelFamily family;
 };
 
-constexpr std::array<Kind, 4> kKinds = {{
+constexpr std::array<Kind, 5> kKinds = {{
     {"GPT2LMHeadModel", "gpt2", ModelFamily::Gpt2},
     {"LlamaForCausalLM", "llama", ModelFamily::Llama},
     {"Qwen2ForCausalLM", "qwen2", ModelFamily::Llama},
     {"MistralForCausalLM", "mistral", ModelFamily::Llama},
+    {"MixtralForCausalLM", "mixtral", ModelFamily::Llama},
 }};
 
 // transformers' defaults for the keys a config.json may leave out, per model_type.
@@ -44,6 +46,8 @@ struct Defaults {
     std::int64_t max_positions;
     std::optional<std::int64_t> bos, eos;
     std::optional<std::int64_t> sliding_window;
+    double norm_eps = 1e-6;
+    double rope_theta = 10000.0;
 };
 
 Defaults defaultsFor(const std::string &model_type) {
@@ -52,6 +56,9 @@ Defaults defaultsFor(const std::string &model_type) {
     }
     if (model_type == "mistral") {
         return {32000, 4096, 14336, 32, 32, 8, 4096 * 32, 1, 2, 4096};
+    }
+    if (model_type == "mixtral") {
+        return {32000, 4096, 14336, 32, 32, 8, 4096 * 32, 1, 2, std::nullopt, 1e-5, 1e6};
     }
     return {32000, 4096, 11008, 32, 32, std::nullopt, 2048, 1, 2, std::nullopt}; // llama
 }
@@ -117,14 +124,19 @@ void readKind(const JsonFields &fields, ArchitectureConfig &config) {
         if (by_model_type == nullptr) {
             fail(fields.source(), "model_type is " + describeJson(json(*model_type)) +
                                       ", which is not supported; supported: gpt2, llama, qwen2, "
-                                      "mistral");
+                                      "mistral, mixtral");
         }
     }
     if (by_architecture == nullptr && by_model_type == nullptr) {
         fail(fields.source(), "names neither architectures nor model_type" + supported);
     }
+    // Within the Llama family the configs are interchangeable, but not with Mixtral's experts.
+    const auto sparse = [](const Kind *kind) {
+        return std::string(kind->model_type) == "mixtral";
+    };
     if (by_architecture != nullptr && by_model_type != nullptr &&
-        by_architecture->family != by_model_type->family) {
+        (by_architecture->family != by_model_type->family ||
+         sparse(by_architecture) != sparse(by_model_type))) {
         fail(fields.source(), "model_type \"" + std::string(by_model_type->model_type) +
                                   "\" does not fit architectures \"" +
                                   by_architecture->architecture + "\"");
@@ -165,14 +177,14 @@ std::vector<std::int64_t> readTokenIds(const JsonFields &fields, const std::stri
     return ids;
 }
 
-void readRope(const JsonFields &fields, ArchitectureConfig &config) {
+void readRope(const JsonFields &fields, ArchitectureConfig &config, double default_theta) {
     const json &root = fields.object();
     // transformers 5 writes rope_parameters {rope_type, rope_theta, ...}; older versions wrote
     // rope_theta and rope_scaling {rope_type or type, factor, ...} at the top level.
     const char *scaling_key = fields.has("rope_scaling")      ? "rope_scaling"
                               : fields.has("rope_parameters") ? "rope_parameters"
                                                               : nullptr;
-    config.rope_theta = fields.optionalNumber("rope_theta", 1.0, 1e12).value_or(10000.0);
+    config.rope_theta = fields.optionalNumber("rope_theta", 1.0, 1e12).value_or(default_theta);
     if (scaling_key == nullptr) {
         return;
     }
@@ -182,7 +194,7 @@ void readRope(const JsonFields &fields, ArchitectureConfig &config) {
     }
     const JsonFields rope(scaling, fields.source(), std::string(scaling_key) + ".");
     if (!fields.has("rope_theta")) {
-        config.rope_theta = rope.number("rope_theta", 10000.0, 1.0, 1e12);
+        config.rope_theta = rope.number("rope_theta", default_theta, 1.0, 1e12);
     }
     const std::string type_key = rope.has("rope_type") ? "rope_type" : "type";
     std::string type = rope.optionalString(type_key).value_or("default");
@@ -261,7 +273,8 @@ void readGpt2(const JsonFields &fields, ArchitectureConfig &config) {
 
 void readSlidingWindow(const JsonFields &fields, ArchitectureConfig &config,
                        const Defaults &defaults) {
-    if (config.architecture == "MistralForCausalLM") {
+    if (config.architecture == "MistralForCausalLM" ||
+        config.architecture == "MixtralForCausalLM") {
         config.sliding_window = fields.object().contains("sliding_window")
                                     ? fields.optionalInteger("sliding_window", 1, kMaxPositions)
                                     : defaults.sliding_window;
@@ -284,6 +297,20 @@ void readSlidingWindow(const JsonFields &fields, ArchitectureConfig &config,
     config.sliding_window = fields.object().contains("sliding_window")
                                 ? fields.optionalInteger("sliding_window", 1, kMaxPositions)
                                 : defaults.sliding_window;
+}
+
+// MixtralForCausalLM's sparse MoE blocks, with transformers' MixtralConfig defaults.
+void readExperts(const JsonFields &fields, ArchitectureConfig &config) {
+    config.experts = fields.integer("num_local_experts", 8, 1, kMaxExperts);
+    config.experts_per_token = fields.integer("num_experts_per_tok", 2, 1, kMaxExperts);
+    if (config.experts_per_token > config.experts) {
+        failSize(fields, "num_experts_per_tok", config.experts_per_token,
+                 "at most num_local_experts " + std::to_string(config.experts) +
+                     " (each token is routed to that many different experts)");
+    }
+    config.router_aux_loss_coef = fields.number("router_aux_loss_coef", 0.001, 0.0, 1000.0);
+    config.output_router_logits = fields.boolean("output_router_logits", false);
+    config.router_jitter = fields.number("router_jitter_noise", 0.0, 0.0, 0.99);
 }
 
 void readLlama(const JsonFields &fields, ArchitectureConfig &config) {
@@ -331,8 +358,8 @@ void readLlama(const JsonFields &fields, ArchitectureConfig &config) {
                     "\"silu\" (the only activation supported for " + config.architecture + ")");
     }
     config.activation = "silu";
-    config.norm_eps = fields.number("rms_norm_eps", 1e-6, 1e-12, 1.0);
-    readRope(fields, config);
+    config.norm_eps = fields.number("rms_norm_eps", defaults.norm_eps, 1e-12, 1.0);
+    readRope(fields, config, defaults.rope_theta);
     config.attention_dropout = fields.number("attention_dropout", 0.0, 0.0, 0.99);
     if (config.architecture == "LlamaForCausalLM") {
         config.qkv_bias = config.o_bias = fields.boolean("attention_bias", false);
@@ -341,6 +368,9 @@ void readLlama(const JsonFields &fields, ArchitectureConfig &config) {
         config.qkv_bias = true; // Qwen2's q, k and v projections always have a bias
     }
     readSlidingWindow(fields, config, defaults);
+    if (config.architecture == "MixtralForCausalLM") {
+        readExperts(fields, config);
+    }
     config.tie_word_embeddings = fields.boolean("tie_word_embeddings", false);
     config.bos_token_ids = readTokenIds(fields, "bos_token_id", defaults.bos, config.vocab_size);
     config.eos_token_ids = readTokenIds(fields, "eos_token_id", defaults.eos, config.vocab_size);

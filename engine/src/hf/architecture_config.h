@@ -9,7 +9,7 @@
 
 namespace headroom::hf {
 
-enum class ModelFamily { Gpt2, Llama }; // Llama covers llama, qwen2 and mistral
+enum class ModelFamily { Gpt2, Llama }; // Llama covers llama, qwen2, mistral and mixtral
 
 struct RopeScaling {
     std::string type; // "" (none), "linear" or "llama3"
@@ -21,8 +21,8 @@ struct RopeScaling {
 
 struct ArchitectureConfig {
     std::string architecture; // "GPT2LMHeadModel", "LlamaForCausalLM", "Qwen2ForCausalLM",
-                              // "MistralForCausalLM"
-    std::string model_type;   // "gpt2", "llama", "qwen2", "mistral"
+                              // "MistralForCausalLM", "MixtralForCausalLM"
+    std::string model_type;   // "gpt2", "llama", "qwen2", "mistral", "mixtral"
     ModelFamily family = ModelFamily::Llama;
     std::int64_t vocab_size = 0, hidden_size = 0, layers = 0, heads = 0, kv_heads = 0, head_dim = 0,
                  intermediate_size = 0, max_positions = 0;
@@ -37,12 +37,21 @@ struct ArchitectureConfig {
     std::string torch_dtype; // as written ("bfloat16", "float16", "float32") or ""
     std::vector<std::int64_t> bos_token_ids, eos_token_ids;
     std::optional<std::int64_t> pad_token_id; // absent also when outside the vocabulary (-1)
+    // Mixtral: every layer's MLP is a sparse Mixture-of-Experts block (num_local_experts
+    // experts of width intermediate_size, num_experts_per_tok per token); 0 = dense MLPs.
+    std::int64_t experts = 0;
+    std::int64_t experts_per_token = 0;
+    double router_aux_loss_coef = 0;
+    // transformers adds router_aux_loss_coef x the balancing loss to the training loss only
+    // when this is true.
+    bool output_router_logits = false;
+    double router_jitter = 0; // router_jitter_noise
 
     // Parameters of the model, from the shapes of expectedTensors (tied weights counted once).
     std::int64_t parameterCount() const;
 };
 
-// "GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM"
+// "GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM, MixtralForCausalLM"
 std::string supportedArchitectures();
 
 // Parses config.json text. `source` (the file's path) starts every message. Throws

@@ -33,6 +33,17 @@ void addLlamaLayer(const ArchitectureConfig &c, std::int64_t layer,
     linear("self_attn.v_proj", kv, c.hidden_size, c.qkv_bias);
     linear("self_attn.o_proj", c.hidden_size, q, c.o_bias);
     tensors.push_back({prefix + "post_attention_layernorm.weight", {c.hidden_size}});
+    if (c.experts > 0) {
+        // Mixtral: the router, then each expert's w1, w2, w3 (transformers' state_dict order).
+        linear("block_sparse_moe.gate", c.experts, c.hidden_size, false);
+        for (std::int64_t e = 0; e < c.experts; ++e) {
+            const std::string expert = "block_sparse_moe.experts." + std::to_string(e) + ".";
+            linear(expert + "w1", c.intermediate_size, c.hidden_size, false);
+            linear(expert + "w2", c.hidden_size, c.intermediate_size, false);
+            linear(expert + "w3", c.intermediate_size, c.hidden_size, false);
+        }
+        return;
+    }
     linear("mlp.gate_proj", c.intermediate_size, c.hidden_size, c.mlp_bias);
     linear("mlp.up_proj", c.intermediate_size, c.hidden_size, c.mlp_bias);
     linear("mlp.down_proj", c.hidden_size, c.intermediate_size, c.mlp_bias);
@@ -84,7 +95,9 @@ std::string shapeSource(const ArchitectureConfig &c, const std::string &name) {
             keys = {hidden, keyValue("num_attention_heads", c.heads), head_dim};
         } else if (contains(name, "k_proj") || contains(name, "v_proj")) {
             keys = {hidden, keyValue("num_key_value_heads", c.kv_heads), head_dim};
-        } else if (contains(name, "mlp.")) {
+        } else if (contains(name, "block_sparse_moe.gate")) {
+            keys = {hidden, keyValue("num_local_experts", c.experts)};
+        } else if (contains(name, "mlp.") || contains(name, "block_sparse_moe.experts.")) {
             keys = {hidden, keyValue("intermediate_size", c.intermediate_size)};
         } else {
             keys = {hidden};
@@ -142,10 +155,15 @@ std::string otherToolsQuantization(const std::string &name, const std::string &d
     std::string hint;
     if (contains(name, "lora_") || contains(name, "base_layer")) {
         hint = " (a LoRA adapter's weight: merge the adapter into the model first)";
+    } else if (config.experts > 0 && contains(name, "mlp.experts")) {
+        hint = " (fused expert tensors as newer transformers versions keep them; Headroom reads "
+               "the block_sparse_moe.experts.N.w1/w2/w3 layout of Mixtral checkpoints)";
     }
+    const std::string experts =
+        config.experts > 0 ? " and " + std::to_string(config.experts) + " experts per layer" : "";
     throw ModelFolderError(path + ": unexpected tensor " + name + ": a " + config.architecture +
-                           " with " + std::to_string(config.layers) +
-                           " layers as config.json describes has no such weight" + hint);
+                           " with " + std::to_string(config.layers) + " layers" + experts +
+                           " as config.json describes has no such weight" + hint);
 }
 
 } // namespace

@@ -217,6 +217,9 @@ models::CausalLmOptions causalLmOptions(const ArchitectureConfig &config) {
     options.embedding_dropout = config.embedding_dropout;
     options.residual_dropout = config.residual_dropout;
     options.attention_dropout = config.attention_dropout;
+    options.experts = config.experts;
+    options.experts_per_token = config.experts_per_token;
+    options.router_jitter = config.router_jitter;
     return options;
 }
 

@@ -17,14 +17,9 @@ namespace {
 
 constexpr double kInitStd = 0.02;
 // Dropout sites (models/keyed_dropout.h), as in the GPT recipe: the embedding's, then a
-// stride per layer for its attention weights, two residuals and its adapters.
+// stride per layer (models/decoder_layer.cpp numbers the sites within it).
 constexpr std::uint64_t kEmbeddingDropoutSite = 1;
 constexpr std::uint64_t kLayerSiteStride = 1000;
-constexpr std::uint64_t kAttentionWeightsSite = 1;
-constexpr std::uint64_t kAttentionResidualSite = 2;
-constexpr std::uint64_t kMlpResidualSite = 3;
-constexpr std::uint64_t kAttentionLoraSites = 10;
-constexpr std::uint64_t kMlpLoraSites = 20;
 
 bool isGpt2(const CausalLmOptions &options) {
     return options.family == LmFamily::Gpt2;
@@ -77,128 +72,24 @@ void validateCausalLmOptions(const CausalLmOptions &options) {
     requireProbability(options.embedding_dropout, "embedding_dropout");
     requireProbability(options.residual_dropout, "residual_dropout");
     requireProbability(options.attention_dropout, "attention_dropout");
+    requireProbability(options.router_jitter, "router_jitter");
+    if (options.experts != 0) {
+        if (isGpt2(options) || options.experts < 1 || options.experts > kMaxSparseExperts) {
+            throw std::invalid_argument("model option experts must be 0 (dense) or 1 to " +
+                                        std::to_string(kMaxSparseExperts) +
+                                        " (Llama family), got " + std::to_string(options.experts));
+        }
+        if (options.experts_per_token < 1 || options.experts_per_token > options.experts) {
+            throw std::invalid_argument("model option experts_per_token must be in 1.." +
+                                        std::to_string(options.experts) + ", got " +
+                                        std::to_string(options.experts_per_token));
+        }
+    }
     if (!isGpt2(options)) {
         RopeOptions rope = options.rope;
         rope.head_dim = options.head_dim;
         validateRopeOptions(rope);
     }
-}
-
-LmNormImpl::LmNormImpl(std::int64_t dim, double eps, bool rms) : eps_(eps), rms_(rms) {
-    weight_ = register_parameter("weight", torch::ones({dim}));
-    if (!rms_) {
-        bias_ = register_parameter("bias", torch::zeros({dim}));
-    }
-}
-
-torch::Tensor LmNormImpl::forward(const torch::Tensor &x) {
-    if (!rms_) {
-        return torch::layer_norm(x, {x.size(-1)}, weight_, bias_, eps_);
-    }
-    // In float32 whatever the compute dtype, then back, then the weight: the reference order.
-    const torch::Tensor wide = x.to(torch::kFloat);
-    const torch::Tensor normed = wide * torch::rsqrt(wide.pow(2).mean(-1, true) + eps_);
-    return weight_ * normed.to(x.scalar_type());
-}
-
-DecoderLayerImpl::DecoderLayerImpl(const CausalLmOptions &options, std::uint64_t dropout_site)
-    : options_(options), dropout_site_(dropout_site) {
-    const bool gpt2 = isGpt2(options_);
-    const std::int64_t dim = options_.dim;
-    const std::int64_t width = options_.heads * options_.head_dim;
-    attention_norm_ =
-        register_module(gpt2 ? "ln_1" : "input_layernorm", LmNorm(dim, options_.norm_eps, !gpt2));
-    attention_ = register_module(attentionName(), Projections());
-    mlp_norm_ = register_module(gpt2 ? "ln_2" : "post_attention_layernorm",
-                                LmNorm(dim, options_.norm_eps, !gpt2));
-    mlp_ = register_module("mlp", Projections());
-    const bool deferred = options_.deferred_projections;
-    if (gpt2) {
-        attention_->addLinear("c_attn", dim, 3 * dim, true, deferred);
-        attention_->addLinear("c_proj", dim, dim, true, deferred);
-        mlp_->addLinear("c_fc", dim, options_.hidden, true, deferred);
-        mlp_->addLinear("c_proj", options_.hidden, dim, true, deferred);
-        return;
-    }
-    const std::int64_t kv_width = options_.kv_heads * options_.head_dim;
-    attention_->addLinear("q_proj", dim, width, options_.qkv_bias, deferred);
-    attention_->addLinear("k_proj", dim, kv_width, options_.qkv_bias, deferred);
-    attention_->addLinear("v_proj", dim, kv_width, options_.qkv_bias, deferred);
-    attention_->addLinear("o_proj", width, dim, options_.o_bias, deferred);
-    mlp_->addLinear("gate_proj", dim, options_.hidden, options_.mlp_bias, deferred);
-    mlp_->addLinear("up_proj", dim, options_.hidden, options_.mlp_bias, deferred);
-    mlp_->addLinear("down_proj", options_.hidden, dim, options_.mlp_bias, deferred);
-}
-
-std::string DecoderLayerImpl::attentionName() const {
-    return isGpt2(options_) ? "attn" : "self_attn";
-}
-
-torch::Tensor DecoderLayerImpl::dropout(const torch::Tensor &x, double p, std::uint64_t which) {
-    return p > 0 && is_training() ? keyedDropout(x, p, dropout_site_ + which) : x;
-}
-
-torch::Tensor DecoderLayerImpl::attend(const torch::Tensor &x, std::int64_t batch,
-                                       const RopeTables &rope, torch::Tensor *keys,
-                                       torch::Tensor *values) {
-    const std::int64_t length = x.size(0) / batch;
-    const std::int64_t heads = options_.heads;
-    const std::int64_t head_dim = options_.head_dim;
-    const auto split_heads = [&](const torch::Tensor &t, std::int64_t count) {
-        return t.view({batch, length, count, head_dim}).transpose(1, 2); // [B, H, T, D]
-    };
-    torch::Tensor q;
-    torch::Tensor k;
-    torch::Tensor v;
-    std::int64_t kv_heads = heads;
-    std::string output = "c_proj";
-    if (isGpt2(options_)) {
-        const torch::Tensor qkv = attention_->project("c_attn", x).view({batch, length, 3, -1});
-        q = split_heads(qkv.select(2, 0), heads);
-        k = split_heads(qkv.select(2, 1), heads);
-        v = split_heads(qkv.select(2, 2), heads);
-    } else {
-        kv_heads = options_.kv_heads;
-        output = "o_proj";
-        q = applyRope(split_heads(attention_->project("q_proj", x), heads), rope);
-        k = applyRope(split_heads(attention_->project("k_proj", x), kv_heads), rope);
-        v = split_heads(attention_->project("v_proj", x), kv_heads);
-    }
-    if (keys != nullptr) {
-        *keys = keys->defined() ? torch::cat({*keys, k}, 2) : k;
-        *values = values->defined() ? torch::cat({*values, v}, 2) : v;
-        k = *keys;
-        v = *values;
-    }
-    const double p = is_training() ? options_.attention_dropout : 0.0;
-    const std::uint64_t site = dropout_site_ + kAttentionWeightsSite;
-    const torch::Tensor attended = compat::causalAttention(
-        q, k, v, 1.0 / std::sqrt(static_cast<double>(head_dim)), p,
-        [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); });
-    return attention_->project(
-        output, attended.transpose(1, 2).reshape({batch * length, heads * head_dim}));
-}
-
-torch::Tensor DecoderLayerImpl::forward(const torch::Tensor &x, std::int64_t batch,
-                                        const RopeTables &rope, torch::Tensor *keys,
-                                        torch::Tensor *values) {
-    const double p = options_.residual_dropout;
-    torch::Tensor h;
-    {
-        const profile::ModuleScope scope("attention");
-        h = x + dropout(attend(attention_norm_(x), batch, rope, keys, values), p,
-                        kAttentionResidualSite);
-    }
-    const profile::ModuleScope scope("mlp");
-    const torch::Tensor normed = mlp_norm_(h);
-    torch::Tensor mlp_out;
-    if (isGpt2(options_)) {
-        mlp_out = mlp_->project("c_proj", torch::gelu(mlp_->project("c_fc", normed), "tanh"));
-    } else {
-        mlp_out = mlp_->project("down_proj", torch::silu(mlp_->project("gate_proj", normed)) *
-                                                 mlp_->project("up_proj", normed));
-    }
-    return h + dropout(mlp_out, p, kMlpResidualSite);
 }
 
 CausalLmImpl::CausalLmImpl(CausalLmOptions options) : options_(std::move(options)) {
@@ -259,7 +150,8 @@ const torch::Tensor &CausalLmImpl::inverseFrequencies(const torch::Device &devic
     return inverse_frequencies_;
 }
 
-torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache) {
+torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache,
+                                   MoeRouting *routing) {
     TORCH_CHECK(tokens.dim() == 2 && tokens.scalar_type() == torch::kLong,
                 "the model expects int64 tokens [B, T], got ", tokens.sizes(), " ",
                 tokens.scalar_type());
@@ -290,6 +182,9 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache) 
     if (inverse_frequencies_.defined()) {
         rope = ropeTables(inverseFrequencies(tokens.device()), offset, length);
     }
+    std::vector<torch::Tensor> probability_sums;
+    std::vector<torch::Tensor> counts;
+    std::vector<torch::Tensor> z_losses;
     for (std::size_t index = 0; index < layers_.size(); ++index) {
         DecoderLayer &layer = layers_[index];
         if (cache != nullptr) {
@@ -298,12 +193,34 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache) 
         }
         const bool recompute = checkpoint_every_ > 0 && is_training() &&
                                static_cast<std::int64_t>(index) % checkpoint_every_ == 0;
-        // By value: a checkpointed layer runs again in backward, after this function returned.
+        if (routing == nullptr || !layer->isSparseMoe()) {
+            // By value: a checkpointed layer runs again in backward, after this function
+            // returned.
+            const auto run = [&layer, batch, rope, index](const torch::Tensor &input) {
+                const profile::ModuleScope scope("layers", static_cast<std::int64_t>(index));
+                return layer->forward(input, batch, rope, nullptr, nullptr);
+            };
+            x = recompute ? checkpointed(run, x) : run(x);
+            continue;
+        }
         const auto run = [&layer, batch, rope, index](const torch::Tensor &input) {
             const profile::ModuleScope scope("layers", static_cast<std::int64_t>(index));
-            return layer->forward(input, batch, rope, nullptr, nullptr);
+            return layer->forwardRouted(input, batch, rope);
         };
-        x = recompute ? checkpointed(run, x) : run(x);
+        const std::vector<torch::Tensor> parts = recompute ? checkpointedOutputs(run, x) : run(x);
+        x = parts.at(0);
+        probability_sums.push_back(parts.at(1));
+        counts.push_back(parts.at(2));
+        z_losses.push_back(parts.at(3));
+    }
+    if (!counts.empty()) {
+        routing->aux_loss = sparseMoeBalancingLoss(probability_sums, counts, length);
+        routing->z_loss = torch::stack(z_losses).mean().detach();
+        for (const torch::Tensor &layer_counts : counts) {
+            routing->expert_counts.push_back(layer_counts.sum(0).to(torch::kCPU));
+            routing->dropped.push_back(torch::zeros({}, torch::kLong));
+        }
+        routing->assignments = batch * length * options_.experts_per_token;
     }
     if (cache != nullptr) {
         cache->length += length;
@@ -325,16 +242,26 @@ torch::Tensor CausalLmImpl::forward(const torch::Tensor &tokens, KvCache *cache,
 }
 
 torch::Tensor CausalLmImpl::loss(const torch::Tensor &inputs, const torch::Tensor &targets) {
+    return lossTerms(inputs, targets).loss;
+}
+
+CausalLmLoss CausalLmImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets) {
     TORCH_CHECK(targets.sizes() == inputs.sizes(), "targets ", targets.sizes(),
                 " must have the shape of the inputs ", inputs.sizes());
     const torch::Tensor &head = lm_head_ ? lm_head_->weight : embedding_->weight;
-    const torch::Tensor h = hidden(inputs, nullptr);
+    MoeRouting routing;
+    const torch::Tensor h = hidden(inputs, nullptr, &routing);
     const profile::ModuleScope scope("lm_head");
     // Each row weighs the same whatever its number of targets, so a step cut into smaller
     // micro-batches (out-of-memory recovery) sums to the same loss.
     const torch::Tensor losses = tokenLosses(h, head, targets.reshape({-1})).view(targets.sizes());
     const torch::Tensor counts = targets.ne(-100).sum(1).clamp_min(1).to(losses.scalar_type());
-    return (losses.sum(1) / counts).mean();
+    CausalLmLoss result;
+    result.loss = (losses.sum(1) / counts).mean();
+    if (!routing.expert_counts.empty()) {
+        result.moe = std::move(routing);
+    }
+    return result;
 }
 
 void CausalLmImpl::setCheckpointEvery(std::int64_t every) {
@@ -346,7 +273,7 @@ void CausalLmImpl::setCheckpointEvery(std::int64_t every) {
 
 std::set<std::string> CausalLmImpl::projectionNames() const {
     std::set<std::string> names;
-    for (const Projections &projections : {layers_.front()->attention(), layers_.front()->mlp()}) {
+    for (const auto &[path, projections] : layers_.front()->projectionGroups()) {
         for (const auto &item : projections->linears()) {
             names.insert(item.first);
         }
@@ -374,10 +301,8 @@ void CausalLmImpl::enableLora(const LoraOptions &options) {
         }
     }
     freezeParameters(*this);
-    for (std::size_t index = 0; index < layers_.size(); ++index) {
-        const std::uint64_t site = kLayerSiteStride * (index + 1);
-        layers_[index]->attention()->enableLora(options, site + kAttentionLoraSites);
-        layers_[index]->mlp()->enableLora(options, site + kMlpLoraSites);
+    for (DecoderLayer &layer : layers_) {
+        layer->enableLora(options);
     }
     lora_ = options;
 }
@@ -387,9 +312,9 @@ std::vector<std::pair<std::string, Projections>> CausalLmImpl::projectionGroups(
     const std::string layers = isGpt2(options_) ? "transformer.h." : "model.layers.";
     for (std::size_t index = 0; index < layers_.size(); ++index) {
         const std::string prefix = layers + std::to_string(index) + ".";
-        const DecoderLayer &layer = layers_[index];
-        groups.emplace_back(prefix + layer->attentionName(), layer->attention());
-        groups.emplace_back(prefix + "mlp", layer->mlp());
+        for (auto &[path, projections] : layers_[index]->projectionGroups()) {
+            groups.emplace_back(prefix + path, projections);
+        }
     }
     return groups;
 }

@@ -1,15 +1,19 @@
 // Decoder-only language models in the layouts of pretrained Hugging Face checkpoints: GPT-2
 // (LayerNorm, learned positions, fused query/key/value, tanh GELU) and the Llama family
 // (RMSNorm, rotary positions, grouped-query attention, SwiGLU), which covers Qwen2 (q/k/v
-// biases) and Mistral. The module tree mirrors the checkpoint's, so named_parameters() are the
-// tensor names of the safetensors file ("model.layers.0.self_attn.q_proj.weight",
-// "transformer.h.0.attn.c_attn.weight"). GPT-2's Conv1D weights are held as Linear weights
+// biases), Mistral and Mixtral (sparse Mixture-of-Experts MLPs). The module tree mirrors the
+// checkpoint's, so named_parameters() are the tensor names of the safetensors file
+// ("model.layers.0.self_attn.q_proj.weight", "transformer.h.0.attn.c_attn.weight"). GPT-2's Conv1D
+// weights are held as Linear weights
 // ([out, in]); import and export transpose them.
 #pragma once
 
 #include "models/base_quantization.h"
 #include "models/lora.h"
+#include "models/moe_routing.h"
+#include "models/projections.h"
 #include "models/rope.h"
+#include "models/sparse_moe_block.h"
 
 #include <torch/torch.h>
 
@@ -47,6 +51,12 @@ struct CausalLmOptions {
     double embedding_dropout = 0;
     double residual_dropout = 0;
     double attention_dropout = 0;
+    // Mixtral (Llama family): every layer's MLP is a sparse MoE block of `experts` SwiGLU
+    // experts of width `hidden`, each token routed to experts_per_token of them
+    // (models/sparse_moe_block.h); 0 = dense MLPs.
+    std::int64_t experts = 0;
+    std::int64_t experts_per_token = 0;
+    double router_jitter = 0; // router_jitter_noise: input noise in training
 };
 
 // Throws std::invalid_argument naming the bad option.
@@ -72,41 +82,6 @@ private:
 };
 TORCH_MODULE(LmNorm);
 
-// A module owning named Linear projections that LoRA can adapt (attention and MLP).
-class ProjectionsImpl : public torch::nn::Module {
-public:
-    torch::nn::Linear addLinear(const std::string &name, std::int64_t in, std::int64_t out,
-                                bool bias, bool deferred = false);
-    torch::Tensor project(const std::string &name, const torch::Tensor &x);
-    // Adds an adapter "lora_<name>" to each projection named in `targets`.
-    void enableLora(const LoraOptions &options, std::uint64_t first_dropout_site);
-    // Holds a projection's frozen weight in `format`: bf16/fp16 as the converted parameter,
-    // int8/nf4 quantized in buffers of the Linear ("weight_codes", "weight_scales", ...) with
-    // the weight parameter emptied. fp32 leaves it as it is. From `full` ([out, in] float)
-    // when given, else from the weight as it is held now.
-    void storeBaseWeight(const std::string &name, BaseFormat format,
-                         const torch::Tensor &full = {});
-    // Holds an already quantized (int8/nf4) weight, e.g. from the quantized-base cache.
-    // Throws std::invalid_argument when its shape is not the projection's.
-    void installQuantized(const std::string &name, QuantizedWeight weight);
-    const std::map<std::string, QuantizedWeight> &quantized() const { return quantized_; }
-    // The projection's base weight [out, in] in float32 whatever its storage; detached.
-    torch::Tensor baseWeight(const std::string &name) const;
-    bool holdsQuantized(const std::string &name) const { return quantized_.count(name) != 0; }
-    const std::vector<std::pair<std::string, torch::nn::Linear>> &linears() const {
-        return linears_;
-    }
-    const std::map<std::string, LoraAdapter> &adapters() const { return adapters_; }
-
-private:
-    torch::nn::Linear linear(const std::string &name) const;
-
-    std::vector<std::pair<std::string, torch::nn::Linear>> linears_;
-    std::map<std::string, LoraAdapter> adapters_;
-    std::map<std::string, QuantizedWeight> quantized_;
-};
-TORCH_MODULE(Projections);
-
 class DecoderLayerImpl : public torch::nn::Module {
 public:
     DecoderLayerImpl(const CausalLmOptions &options, std::uint64_t dropout_site);
@@ -114,24 +89,41 @@ public:
     // (Llama family); with a cache, this layer's keys and values are appended to keys/values.
     torch::Tensor forward(const torch::Tensor &x, std::int64_t batch, const RopeTables &rope,
                           torch::Tensor *keys, torch::Tensor *values);
-    Projections attention() const { return attention_; }
-    Projections mlp() const { return mlp_; }
-    // "self_attn" / "attn" and "mlp": where the projections sit below the layer.
-    std::string attentionName() const;
+    // A sparse MoE layer's forward pass with its routing: {output, probability_sums, counts,
+    // z_loss} (SparseMoeOutput's); {output} for a dense layer.
+    std::vector<torch::Tensor> forwardRouted(const torch::Tensor &x, std::int64_t batch,
+                                             const RopeTables &rope);
+    bool isSparseMoe() const { return !moe_.is_empty(); }
+    // The layer's projections under their paths below the layer: "self_attn" / "attn", then
+    // "mlp" or each expert's "block_sparse_moe.experts.N".
+    std::vector<std::pair<std::string, Projections>> projectionGroups() const;
+    // Adapters on the projections named in options.targets, dropout sites keyed below the
+    // layer's.
+    void enableLora(const LoraOptions &options);
 
 private:
+    std::string attentionName() const;
     torch::Tensor attend(const torch::Tensor &x, std::int64_t batch, const RopeTables &rope,
                          torch::Tensor *keys, torch::Tensor *values);
     torch::Tensor dropout(const torch::Tensor &x, double p, std::uint64_t which);
+    // The MLP half (norm, MLP or sparse MoE block, residual) after the attention's residual h;
+    // a sparse MoE block's routing goes to `routing` when given.
+    torch::Tensor feedForward(const torch::Tensor &h, std::int64_t batch, SparseMoeOutput *routing);
 
     CausalLmOptions options_;
     std::uint64_t dropout_site_;
     LmNorm attention_norm_{nullptr};
     Projections attention_{nullptr};
     LmNorm mlp_norm_{nullptr};
-    Projections mlp_{nullptr};
+    Projections mlp_{nullptr};    // dense layers
+    SparseMoeBlock moe_{nullptr}; // Mixtral: "block_sparse_moe"
 };
 TORCH_MODULE(DecoderLayer);
+
+struct CausalLmLoss {
+    torch::Tensor loss;
+    std::optional<MoeRouting> moe; // with sparse MoE layers
+};
 
 class CausalLmImpl : public torch::nn::Module {
 public:
@@ -146,6 +138,10 @@ public:
     // Next-token cross-entropy: the mean over each row's targets that are not -100 (masked
     // positions), then the mean over rows.
     torch::Tensor loss(const torch::Tensor &inputs, const torch::Tensor &targets);
+    // The same with the sparse MoE layers' routing (Mixtral): the balancing loss
+    // (sparseMoeBalancingLoss), z-losses and expert counts of the one forward pass, also with
+    // activation checkpointing. No routing for a dense model.
+    CausalLmLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets);
 
     const CausalLmOptions &options() const { return options_; }
     void setCheckpointEvery(std::int64_t every);
@@ -153,7 +149,8 @@ public:
     // normal(0, 0.02) weights, zero biases, unit norms: a fresh model (tests, benchmarks).
     void resetParameters();
 
-    // Projection names LoRA can target in this family (q_proj, …, c_attn, c_proj, c_fc).
+    // Projection names LoRA can target in this family (q_proj, …, c_attn, c_proj, c_fc; a
+    // sparse MoE layer's experts' w1, w2, w3 — never its router).
     std::set<std::string> projectionNames() const;
     // Freezes every base parameter and adapts the projections named in options.targets.
     void enableLora(const LoraOptions &options);
@@ -183,7 +180,8 @@ private:
     // Each layer's projections with the checkpoint path they sit under
     // ("model.layers.0.self_attn").
     std::vector<std::pair<std::string, Projections>> projectionGroups() const;
-    torch::Tensor hidden(const torch::Tensor &tokens, KvCache *cache);
+    torch::Tensor hidden(const torch::Tensor &tokens, KvCache *cache,
+                         MoeRouting *routing = nullptr);
     const torch::Tensor &inverseFrequencies(const torch::Device &device);
 
     CausalLmOptions options_;

@@ -52,15 +52,6 @@ GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t 
 // instead of 12*d^2 + 13*d.
 std::int64_t gptParameterCount(const GptOptions &options);
 
-// The routing of one forward pass over a GPT's MoE blocks (models/moe.h).
-struct MoeRouting {
-    torch::Tensor aux_loss; // mean over the MoE blocks of their balancing losses, attached
-    torch::Tensor z_loss;   // the same for the router z-losses
-    std::vector<torch::Tensor> expert_counts; // per MoE block: int64 [experts], before drops
-    std::vector<torch::Tensor> dropped;       // per MoE block: int64 scalar
-    std::int64_t assignments = 0;             // per MoE block: tokens * top_k
-};
-
 struct GptLoss {
     torch::Tensor loss;            // mean next-token cross-entropy
     std::optional<MoeRouting> moe; // with MoE blocks

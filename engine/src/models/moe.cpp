@@ -1,10 +1,9 @@
 #include "models/moe.h"
 
-#include "compat/autocast.h"
+#include "models/expert_dispatch.h"
 #include "models/keyed_dropout.h"
 
 #include <cmath>
-#include <optional>
 #include <stdexcept>
 
 namespace headroom::models {
@@ -157,21 +156,12 @@ std::map<std::string, torch::Tensor> MoeLayerImpl::mergedLinearWeights() const {
 }
 
 torch::Tensor MoeLayerImpl::routerLogits(const torch::Tensor &flat) {
-    // Routing decisions are sensitive to rounding: the router runs in fp32 even under
-    // autocast (Switch Transformer's selective precision).
-    std::optional<compat::ScopedAutocastState> full_precision;
-    if (compat::activeAutocastDtype(flat.device().type())) {
-        compat::AutocastState off = compat::currentAutocastState();
-        off.cpu_enabled = false;
-        off.cuda_enabled = false;
-        full_precision.emplace(off);
-    }
     torch::Tensor input = flat.to(torch::kFloat);
     if (options_.jitter() > 0 && is_training()) {
         input = input *
                 keyedUniform(input, 1.0 - options_.jitter(), 1.0 + options_.jitter(), jitter_site_);
     }
-    return torch::linear(input, router->weight.to(torch::kFloat));
+    return models::routerLogits(input, router->weight);
 }
 
 MoeOutput MoeLayerImpl::forward(const torch::Tensor &x) {
@@ -191,72 +181,25 @@ MoeOutput MoeLayerImpl::forward(const torch::Tensor &x) {
     const torch::Tensor gates =
         k == 1 ? top_probabilities : top_probabilities / top_probabilities.sum(-1, true);
 
-    // Assignment a = n * k + slot of token n = row * T + t. Its sort key orders by expert,
-    // then row, then slot, then token: each (expert, row) group is contiguous and in GShard's
-    // priority order, and each expert's groups are contiguous.
-    const torch::TensorOptions index_options =
-        torch::TensorOptions(torch::kLong).device(x.device());
-    const torch::Tensor expert = std::get<1>(top).reshape({-1});
-    const torch::Tensor assignment = torch::arange(tokens * k, index_options);
-    const torch::Tensor token = assignment.div(k, "floor");
-    const torch::Tensor slot = assignment.remainder(k);
-    const torch::Tensor row = token.div(length, "floor");
-    const torch::Tensor position = token.remainder(length);
-    const torch::Tensor group = expert * rows + row;
-    const torch::Tensor order = ((group * k + slot) * length + position).argsort();
-    const torch::Tensor group_sizes = torch::bincount(group, {}, experts_count * rows);
-    const torch::Tensor group_start = group_sizes.cumsum(0) - group_sizes;
-
-    const std::int64_t capacity = expertCapacity(options_, length);
-    torch::Tensor kept = order;
-    if (capacity > 0) {
-        const torch::Tensor rank =
-            assignment - group_start.index_select(0, group.index_select(0, order));
-        kept = order.masked_select(rank < capacity);
-    }
-
-    // The counts decide the slices: one small copy to the host.
-    const torch::Tensor sizes = group_sizes.to(torch::kCPU).view({experts_count, rows});
-    const torch::Tensor expert_counts = sizes.sum(1);
-    const torch::Tensor kept_counts =
-        capacity > 0 ? sizes.clamp_max(capacity).sum(1) : expert_counts;
-    const auto *kept_per_expert = kept_counts.data_ptr<std::int64_t>();
-
-    const torch::Tensor kept_token = kept.div(k, "floor");
-    const torch::Tensor kept_gate = gates.reshape({-1}).index_select(0, kept);
-    const torch::Tensor inputs = flat.index_select(0, kept_token); // [kept, dim], by expert
-    torch::Tensor output;
-    std::int64_t offset = 0;
-    for (std::int64_t e = 0; e < experts_count; ++e) {
-        const std::int64_t count = kept_per_expert[e];
-        if (count == 0) {
-            continue;
-        }
-        const torch::Tensor where = kept_token.narrow(0, offset, count);
-        torch::Tensor y = typed_experts_[static_cast<std::size_t>(e)]->forward(
-            inputs.narrow(0, offset, count), where, tokens);
-        y = y * kept_gate.narrow(0, offset, count).to(y.scalar_type()).unsqueeze(1);
-        if (!output.defined()) {
-            output = torch::zeros({tokens, dim}, y.options());
-        }
-        output.index_add_(0, where, y);
-        offset += count;
-    }
-    if (!output.defined()) {
-        output = torch::zeros({tokens, dim}, flat.options());
-    }
+    const ExpertAssignments assignments = sortAssignments(
+        std::get<1>(top), rows, length, experts_count, expertCapacity(options_, length));
+    const torch::Tensor output = runExperts(
+        flat, assignments, gates,
+        [this, tokens](std::int64_t e, const torch::Tensor &inputs, const torch::Tensor &where) {
+            return typed_experts_[static_cast<std::size_t>(e)]->forward(inputs, where, tokens);
+        });
 
     MoeOutput result;
     result.output = output.view({rows, length, dim});
-    const torch::Tensor shares = group_sizes.view({experts_count, rows}).t().to(torch::kFloat) /
-                                 static_cast<double>(length * k);
+    const torch::Tensor shares =
+        assignments.group_sizes.t().to(torch::kFloat) / static_cast<double>(length * k);
     const torch::Tensor mean_probability =
         probabilities.view({rows, length, experts_count}).mean(1);
     result.aux_loss =
         (shares * mean_probability).sum(1).mean() * static_cast<double>(experts_count);
     result.z_loss = torch::logsumexp(logits, -1).pow(2).view({rows, length}).mean(1).mean();
-    result.expert_counts = expert_counts;
-    result.dropped = torch::scalar_tensor(tokens * k - kept.size(0), torch::kLong);
+    result.expert_counts = assignments.expert_counts;
+    result.dropped = torch::scalar_tensor(tokens * k - assignments.kept.size(0), torch::kLong);
     return result;
 }
 

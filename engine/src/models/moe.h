@@ -4,6 +4,7 @@
 #pragma once
 
 #include "models/lora.h"
+#include "models/moe_routing.h"
 
 #include <torch/torch.h>
 

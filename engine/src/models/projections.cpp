@@ -1,4 +1,6 @@
-#include "models/causal_lm.h"
+#include "models/projections.h"
+
+#include "models/keyed_dropout.h"
 #include "models/linear_storage.h"
 #include "models/quantized_linear.h"
 
@@ -65,6 +67,11 @@ torch::nn::Linear ProjectionsImpl::linear(const std::string &name) const {
 }
 
 torch::Tensor ProjectionsImpl::project(const std::string &name, const torch::Tensor &x) {
+    return project(name, x, {}, 0);
+}
+
+torch::Tensor ProjectionsImpl::project(const std::string &name, const torch::Tensor &x,
+                                       const torch::Tensor &positions, std::int64_t tokens) {
     torch::nn::Linear base = linear(name);
     torch::Tensor out;
     const auto quantized = quantized_.find(name);
@@ -79,7 +86,15 @@ torch::Tensor ProjectionsImpl::project(const std::string &name, const torch::Ten
     if (!adapters_.empty()) {
         const auto adapter = adapters_.find(name);
         if (adapter != adapters_.end()) {
-            out = out + adapter->second->delta(x);
+            LoraAdapter &lora = adapter->second;
+            if (!positions.defined()) {
+                return out + lora->delta(x);
+            }
+            const double p = lora->dropoutProbability();
+            const bool drop = p > 0 && lora->is_training();
+            out = out +
+                  lora->deltaWithoutDropout(
+                      drop ? keyedDropoutRows(x, p, lora->dropoutSite(), positions, tokens) : x);
         }
     }
     return out;

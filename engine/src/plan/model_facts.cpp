@@ -41,6 +41,8 @@ ModelFacts pretrainedFacts(const hf::ArchitectureConfig &a) {
     pretrained.embedding_dropout = a.embedding_dropout;
     pretrained.residual_dropout = a.residual_dropout;
     pretrained.attention_dropout = a.attention_dropout;
+    pretrained.experts = a.experts;
+    pretrained.experts_per_token = a.experts_per_token;
     ModelFacts facts = gptFacts(a.vocab_size);
     facts.pretrained = pretrained;
     return facts;
@@ -66,6 +68,8 @@ hf::ArchitectureConfig architectureOf(const PretrainedArchitecture &pretrained,
     a.embedding_dropout = pretrained.embedding_dropout;
     a.residual_dropout = pretrained.residual_dropout;
     a.attention_dropout = pretrained.attention_dropout;
+    a.experts = pretrained.experts;
+    a.experts_per_token = pretrained.experts_per_token;
     return a;
 }
 

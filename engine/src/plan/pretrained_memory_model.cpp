@@ -3,6 +3,7 @@
 #include "compat/torch_compat.h"
 #include "hf/checkpoint_layout.h"
 #include "hf/lora_targets.h"
+#include "plan/pretrained_layer_memory.h"
 #include "util/base_format.h"
 
 #include <algorithm>
@@ -15,208 +16,16 @@ namespace headroom::plan {
 
 namespace {
 
-using Bytes = double; // products of shapes; rounded at the end
+using lm_memory::Bytes;
+using lm_memory::LayerMemory;
+using lm_memory::layerMemory;
+using lm_memory::layerNorm;
+using lm_memory::layerPeak;
+using lm_memory::Lm;
+using lm_memory::rmsNorm;
 
 // The CPU generator's state that a checkpointed layer keeps to replay its dropout.
 constexpr Bytes kRngStateBytes = 5056;
-
-// The step's shapes and switches. Names as in docs/PLANNER.md: N = micro_batch x seq_len tokens, d
-// the model width, dq and dkv = (key/value) heads x head_dim, h the MLP width, A = micro_batch x
-// heads x seq_len^2 attention weights, V the vocabulary.
-struct Lm {
-    bool gpt2 = false;
-    Bytes B = 0, T = 0, N = 0, d = 0, hd = 0, dq = 0, dkv = 0, hidden = 0, V = 0, A = 0;
-    Bytes e = 4;       // bytes of a projection's output: 4 in fp32, 2 under autocast
-    bool half = false; // autocast: projections read low-precision copies of inputs, weights
-    bool full = true;  // every parameter trains; else LoRA adapters only
-    // model.base_dtype other than fp32 (LoRA only): the frozen projections run through
-    // models/quantized_linear.cpp, which keeps nothing for backward but the stored weight.
-    bool compact_base = false;
-    Bytes rank = 0;
-    double lora_dropout = 0;
-    std::set<std::string> targets;
-    double embedding_dropout = 0, residual_dropout = 0, attention_dropout = 0;
-    // LibTorch 2.1+ without attention dropout attends through scaled_dot_product_attention
-    // (compat/attention.cpp), which keeps its inputs, its output and a log-sum-exp per row
-    // instead of the weights.
-    bool sdpa = false;
-};
-
-// A [N, width] activation of `element` bytes; grad: it needs a gradient.
-struct Activation {
-    Bytes width = 0;
-    Bytes element = 4;
-    bool grad = false;
-};
-
-struct Projection {
-    Bytes saved = 0;
-    bool input_saved = false; // the input tensor itself (shared by the projections reading it)
-    bool output_grad = false;
-};
-
-// A Linear (and its LoRA adapter) reading `input`. Ops keep only what the gradients that are needed
-// use: a weight that trains keeps the input (under autocast its own low-precision copy of an fp32
-// input); under autocast the weight's copy is kept when the input needs a gradient. An adapter
-// keeps its dropout mask and dropped input (or the input), the rank-r activation between A and B,
-// and under autocast the copies of A and B.
-Projection project(const Lm &lm, const std::string &name, const Activation &input, Bytes out) {
-    Projection projection;
-    const bool adapted = !lm.full && lm.targets.count(name) != 0;
-    const bool cast = lm.half && input.element > 2;
-    const Bytes in = lm.N * input.width;
-    if (lm.full) {
-        projection.saved += cast ? 2 * in : 0;
-        projection.input_saved = !cast;
-    }
-    if (lm.half && input.grad && !lm.compact_base) {
-        projection.saved += 2 * input.width * out;
-    }
-    if (adapted) {
-        if (lm.lora_dropout > 0) {
-            projection.saved +=
-                (input.grad ? input.element * in : 0) + (cast ? 2 : input.element) * in;
-        } else if (cast) {
-            projection.saved += 2 * in;
-        } else {
-            projection.input_saved = true;
-        }
-        projection.saved += lm.e * lm.N * lm.rank;
-        if (lm.half) {
-            projection.saved += 2 * lm.rank * out + (input.grad ? 2 * lm.rank * input.width : 0);
-        }
-    }
-    projection.output_grad = input.grad || lm.full || adapted;
-    return projection;
-}
-
-// Projections reading one input: what they keep, the input counted once.
-Bytes saveAll(const Lm &lm, const Activation &input, std::initializer_list<Projection> readers) {
-    Bytes saved = 0;
-    bool input_saved = false;
-    for (const Projection &projection : readers) {
-        saved += projection.saved;
-        input_saved = input_saved || projection.input_saved;
-    }
-    return saved + (input_saved ? input.element * lm.N * input.width : 0);
-}
-
-// Softmax output (kept for its own backward), and with attention dropout the mask and the dropped
-// weights that the product with v keeps.
-Bytes attentionWeights(const Lm &lm, bool scores_grad, bool v_grad) {
-    if (lm.sdpa) {
-        return scores_grad || v_grad ? 4 * lm.A / lm.T : 0;
-    }
-    if (lm.attention_dropout > 0) {
-        return (scores_grad ? 2 * lm.e * lm.A : 0) + (v_grad ? lm.e * lm.A : 0);
-    }
-    return scores_grad || v_grad ? lm.e * lm.A : 0;
-}
-
-Bytes residualDropout(const Lm &lm, bool grad) {
-    return lm.residual_dropout > 0 && grad ? lm.e * lm.N * lm.d : 0;
-}
-
-// RMSNorm computes in fp32: with a gradient it keeps its input, the square (LibTorch 1.13's mean
-// keeps its input) and 1/rms; a weight that trains keeps the normalised input too.
-Bytes rmsNorm(const Lm &lm, bool input_grad) {
-    return (input_grad ? 8 * lm.N * lm.d + 4 * lm.N : 0) + (lm.full ? 4 * lm.N * lm.d : 0);
-}
-
-// LayerNorm keeps its input, mean and 1/std whenever anything about it needs a gradient.
-Bytes layerNorm(const Lm &lm, bool input_grad) {
-    return input_grad || lm.full ? 4 * lm.N * lm.d + 8 * lm.N : 0;
-}
-
-struct LayerMemory {
-    Bytes saved = 0;
-    Bytes attention = 0; // of saved: up to the attention weights (left after the MLP's backward)
-    bool output_grad = false;
-};
-
-LayerMemory llamaLayer(const Lm &lm, bool input_grad) {
-    const Bytes N = lm.N, e = lm.e;
-    LayerMemory layer;
-    Bytes &s = layer.saved;
-    s += rmsNorm(lm, input_grad);
-    const Activation normed{lm.d, 4, input_grad || lm.full};
-    const Projection q = project(lm, "q_proj", normed, lm.dq);
-    const Projection k = project(lm, "k_proj", normed, lm.dkv);
-    const Projection v = project(lm, "v_proj", normed, lm.dkv);
-    s += saveAll(lm, normed, {q, k, v});
-    // Under autocast each rotation keeps its low-precision cos and sin [T, head_dim] (the fp32
-    // tables are shared by all layers, see headSaved). The score product keeps the rotated q and k:
-    // grouped-query attention multiplies a group's query heads with their one key/value head, never
-    // repeated. The product with v keeps a contiguous copy of v.
-    const Bytes rotation = lm.half ? 4 * lm.T * lm.hd : 0;
-    const bool scores_grad = q.output_grad || k.output_grad;
-    const bool attention_grad = scores_grad || v.output_grad;
-    if (lm.sdpa) {
-        // It keeps the rotated q, k and v and its output, whichever of them needs the gradient.
-        // Counting k and v at their own width, not repeated to every query head as
-        // compat/attention.cpp passes them, is what LibTorch 2.6's CPU kernels measured.
-        s += (q.output_grad ? rotation : 0) + (k.output_grad ? rotation : 0) +
-             (attention_grad ? e * N * (lm.dq + 2 * lm.dkv) : 0);
-    } else {
-        s += (q.output_grad ? rotation + e * N * lm.dkv : 0) +
-             (k.output_grad ? rotation + e * N * lm.dq : 0) + (scores_grad ? e * N * lm.dkv : 0);
-    }
-    s += attentionWeights(lm, scores_grad, v.output_grad);
-    layer.attention = s;
-    const Activation attended{lm.dq, e, attention_grad};
-    const Projection o = project(lm, "o_proj", attended, lm.d);
-    s += saveAll(lm, attended, {o}) + residualDropout(lm, o.output_grad);
-    if (lm.sdpa && attention_grad && !o.input_saved) {
-        s += e * N * lm.dq; // the output, which o_proj does not keep
-    }
-    const bool residual_grad = input_grad || o.output_grad;
-    s += rmsNorm(lm, residual_grad);
-    const Activation normed2{lm.d, 4, residual_grad || lm.full};
-    const Projection gate = project(lm, "gate_proj", normed2, lm.hidden);
-    const Projection up = project(lm, "up_proj", normed2, lm.hidden);
-    s += saveAll(lm, normed2, {gate, up});
-    // silu keeps its input; the product keeps silu's output and up's.
-    s += (gate.output_grad ? 2 * e * N * lm.hidden : 0) + (up.output_grad ? e * N * lm.hidden : 0);
-    const Activation product{lm.hidden, e, gate.output_grad || up.output_grad};
-    const Projection down = project(lm, "down_proj", product, lm.d);
-    s += saveAll(lm, product, {down}) + residualDropout(lm, down.output_grad);
-    layer.output_grad = residual_grad || down.output_grad;
-    return layer;
-}
-
-LayerMemory gpt2Layer(const Lm &lm, bool input_grad) {
-    const Bytes N = lm.N, e = lm.e;
-    LayerMemory layer;
-    Bytes &s = layer.saved;
-    s += layerNorm(lm, input_grad);
-    const Activation normed{lm.d, 4, input_grad || lm.full};
-    const Projection qkv = project(lm, "c_attn", normed, 3 * lm.d);
-    s += saveAll(lm, normed, {qkv});
-    // Attention copies the strided q, k and v into batches of matrices; the products keep them.
-    s += (qkv.output_grad ? 3 * e * N * lm.d : 0) +
-         attentionWeights(lm, qkv.output_grad, qkv.output_grad);
-    layer.attention = s;
-    const Activation attended{lm.d, e, qkv.output_grad};
-    const Projection o = project(lm, "c_proj", attended, lm.d);
-    s += saveAll(lm, attended, {o}) + residualDropout(lm, o.output_grad);
-    if (lm.sdpa && qkv.output_grad && !o.input_saved) {
-        s += e * N * lm.d; // scaled_dot_product_attention's output, which c_proj does not keep
-    }
-    const bool residual_grad = input_grad || o.output_grad;
-    s += layerNorm(lm, residual_grad);
-    const Activation normed2{lm.d, 4, residual_grad || lm.full};
-    const Projection fc = project(lm, "c_fc", normed2, lm.hidden);
-    s += saveAll(lm, normed2, {fc}) + (fc.output_grad ? e * N * lm.hidden : 0); // gelu's input
-    const Activation activated{lm.hidden, e, fc.output_grad};
-    const Projection out = project(lm, "c_proj", activated, lm.d);
-    s += saveAll(lm, activated, {out}) + residualDropout(lm, out.output_grad);
-    layer.output_grad = residual_grad || out.output_grad;
-    return layer;
-}
-
-LayerMemory layerMemory(const Lm &lm, bool input_grad) {
-    return lm.gpt2 ? gpt2Layer(lm, input_grad) : llamaLayer(lm, input_grad);
-}
 
 // models/token_losses.cpp: the head and the cross-entropy run on blocks of rows whose fp32 logits
 // take at most 16 MiB.
@@ -304,36 +113,6 @@ Bytes headBackward(const Lm &lm) {
     return peak;
 }
 
-// The peak of one layer's backward from its saved set and its own weights' gradients: the larger of
-// two moments, measured per family, precision and LoRA. MLP: the incoming gradient and the MLP's
-// activation gradients while its saved tensors are alive (and the last projection's weight gradient
-// when it trains). Attention: the MLP's saved tensors are gone; the softmax backward holds the
-// gradients of the weights and the scores beside the attention half's saved set and a few [N, d]
-// gradients (the coefficient of N d is the largest measured).
-Bytes layerPeak(const Lm &lm, const LayerMemory &layer, Bytes own_gradients) {
-    const Bytes N = lm.N, e = lm.e, Nd = N * lm.d, Nh = N * lm.hidden, dh = lm.d * lm.hidden;
-    Bytes mlp = 0;
-    Bytes nd = 0;
-    if (lm.gpt2) {
-        mlp = lm.full ? e * Nh + 4 * dh : 2 * e * Nh;
-        if (lm.full && lm.half) { // c_fc's backward: fp32 and low-precision [N, d] gradients
-            mlp = std::max(mlp, 6 * Nd + 2 * Nh + 3 * dh);
-        }
-        nd = lm.full ? (lm.half ? 7 : 9) : (lm.half ? 10 : 12);
-    } else {
-        mlp = lm.full ? 2 * e * Nh + e * dh : 3 * e * Nh;
-        nd = lm.full ? 6 : 8;
-    }
-    // With attention dropout the dropped weights are freed before the softmax backward.
-    const bool dropout = lm.attention_dropout > 0;
-    const Bytes weights_grad = lm.sdpa ? 0 : (dropout ? 1 : 2) * e * lm.A;
-    if (dropout) {
-        nd = std::max(nd, Bytes{lm.gpt2 ? 14.0 : 17.0});
-    }
-    return std::max(layer.saved + 4 * Nd + mlp,
-                    layer.attention + weights_grad + own_gradients + nd * Nd);
-}
-
 struct Site {
     const char *name;
     std::int64_t in;
@@ -346,8 +125,16 @@ std::vector<Site> sitesOf(const hf::ArchitectureConfig &a) {
         return {{"c_attn", d, 3 * d}, {"c_proj", d, d}, {"c_fc", d, h}, {"c_proj", h, d}};
     }
     const std::int64_t q = a.heads * a.head_dim, kv = a.kv_heads * a.head_dim;
-    return {{"q_proj", d, q},    {"k_proj", d, kv}, {"v_proj", d, kv},  {"o_proj", q, d},
-            {"gate_proj", d, h}, {"up_proj", d, h}, {"down_proj", h, d}};
+    std::vector<Site> sites = {
+        {"q_proj", d, q}, {"k_proj", d, kv}, {"v_proj", d, kv}, {"o_proj", q, d}};
+    if (a.experts == 0) {
+        sites.insert(sites.end(), {{"gate_proj", d, h}, {"up_proj", d, h}, {"down_proj", h, d}});
+    }
+    // Mixtral: every expert's projections (the router stays fp32 and is never adapted).
+    for (std::int64_t expert = 0; expert < a.experts; ++expert) {
+        sites.insert(sites.end(), {{"w1", d, h}, {"w2", h, d}, {"w3", d, h}});
+    }
+    return sites;
 }
 
 std::string formatCount(std::int64_t count) {
@@ -370,16 +157,20 @@ std::set<std::string> pretrainedLoraTargets(const std::string &text,
     for (const Site &site : sitesOf(architecture)) {
         names.insert(site.name);
     }
-    return hf::resolveLoraTargets(text, names, architecture.family == hf::ModelFamily::Gpt2);
+    return hf::resolveLoraTargets(text, names);
 }
 
 std::string describePretrained(const hf::ArchitectureConfig &a, std::int64_t seq_len,
                                std::int64_t parameters) {
+    const std::string experts = a.experts > 0
+                                    ? " · MoE " + std::to_string(a.experts) + " experts, top-" +
+                                          std::to_string(a.experts_per_token)
+                                    : "";
     return a.architecture + " · " + std::to_string(a.layers) + " layers · dim " +
            std::to_string(a.hidden_size) + " · " + std::to_string(a.heads) + " heads (" +
            std::to_string(a.kv_heads) + " key/value) · context " + std::to_string(seq_len) +
            " · vocab " + std::to_string(a.vocab_size) + " · " + formatCount(parameters) +
-           " parameters";
+           " parameters" + experts;
 }
 
 StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConfig &architecture,
@@ -397,6 +188,8 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
     lm.hidden = static_cast<Bytes>(a.intermediate_size);
     lm.V = static_cast<Bytes>(a.vocab_size);
     lm.A = lm.B * static_cast<Bytes>(a.heads) * lm.T * lm.T;
+    lm.experts = static_cast<Bytes>(a.experts);
+    lm.top_k = static_cast<Bytes>(a.experts_per_token);
     lm.half = techniques.precision != EstimatePrecision::Fp32;
     lm.e = lm.half ? 2 : 4;
     if (config.real("model.dropout") > 0) { // model.dropout=0 switches the base's dropout off

@@ -150,8 +150,7 @@ models::CausalLmImpl *pretrainedOf(Recipe &recipe) {
 
 void enablePretrainedLora(const Config &config, models::CausalLmImpl &model,
                           models::LoraOptions options) {
-    options.targets(hf::resolveLoraTargets(config.text("lora.targets"), model.projectionNames(),
-                                           model.options().family == models::LmFamily::Gpt2));
+    options.targets(hf::resolveLoraTargets(config.text("lora.targets"), model.projectionNames()));
     try {
         model.enableLora(options);
     } catch (const std::invalid_argument &error) {

@@ -31,12 +31,24 @@ public:
         model_->to(device_);
     }
 
-    torch::Tensor loss(const ExampleBatch &batch) override {
-        const torch::Tensor tokens = collate(batch);
-        using torch::indexing::Slice;
-        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
-        maskUntrainedTargets(targets, batch);
-        return model_->loss(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
+    torch::Tensor loss(const ExampleBatch &batch) override { return lossTerms(batch).loss; }
+
+    TrainingLoss trainingLoss(const ExampleBatch &batch) override {
+        models::CausalLmLoss terms = lossTerms(batch);
+        TrainingLoss result;
+        result.loss = terms.loss;
+        result.objective = terms.loss;
+        if (terms.moe) {
+            // As transformers' MixtralForCausalLM: the balancing loss joins the training loss
+            // only with output_router_logits; it is measured and reported either way.
+            const double weight =
+                architecture_.output_router_logits ? architecture_.router_aux_loss_coef : 0.0;
+            if (weight > 0) {
+                result.objective = result.objective + weight * terms.moe->aux_loss;
+            }
+            result.moe = std::move(terms.moe);
+        }
+        return result;
     }
 
     void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
@@ -78,13 +90,26 @@ public:
                       static_cast<long long>(options.max_positions),
                       static_cast<long long>(options.vocab_size),
                       static_cast<double>(architecture_.parameterCount()) / 1e6);
-        if (model_->baseFormat() != BaseFormat::Fp32) {
-            return text + (" · frozen projections held as " + baseFormatName(model_->baseFormat()));
+        std::string description = text;
+        if (options.experts > 0) {
+            description += " · MoE " + std::to_string(options.experts) + " experts, top-" +
+                           std::to_string(options.experts_per_token);
         }
-        return text;
+        if (model_->baseFormat() != BaseFormat::Fp32) {
+            description += " · frozen projections held as " + baseFormatName(model_->baseFormat());
+        }
+        return description;
     }
 
 private:
+    models::CausalLmLoss lossTerms(const ExampleBatch &batch) {
+        const torch::Tensor tokens = collate(batch);
+        using torch::indexing::Slice;
+        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
+        maskUntrainedTargets(targets, batch);
+        return model_->lossTerms(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
+    }
+
     torch::Tensor collate(const ExampleBatch &batch) const {
         const auto rows = static_cast<std::int64_t>(batch.size());
         const std::int64_t width = seq_len_ + 1;

@@ -3,7 +3,8 @@
 
   make_reference.py OUT_DIR
 
-Under OUT_DIR, one folder per model (gpt2, gpt2-prefixed, llama, llama-sharded, qwen2, mistral),
+Under OUT_DIR, one folder per model (gpt2, gpt2-prefixed, llama, llama-sharded, qwen2, mistral,
+mixtral),
 each what `save_pretrained` plus a tokenizer would leave: config.json, generation_config.json,
 tokenizer_config.json, tokenizer.json (tests/data/tokenizers/bpe_byte_level, 345 ids),
 model.safetensors (or two shards and model.safetensors.index.json), and reference.safetensors
@@ -13,6 +14,13 @@ model.safetensors (or two shards and model.safetensors.index.json), and referenc
   greedy_prompt  I64 [8]            bos, then 7 random ids
   greedy_tokens  I64 [N]            greedy continuation, at most 32 new tokens, ending after the
                                     first token in eos_token_id (that token included)
+and for mixtral also, for the training objective at `inputs` (transformers' cross-entropy plus
+router_aux_loss_coef x the balancing loss, applied per row and averaged):
+  targets        I64 [3, 24]        random ids < 345
+  aux_loss       F32 []             the balancing loss
+  grad.NAME      F32                the objective's gradient of every weight
+  routing.L      I64 [72, k]        layer L's selected experts per token (in topk order)
+  moe_input.L    F32 [72, dim]      layer L's MoE block input, and its output moe_output.L
 Deterministic: fixed seeds, and the same bytes on every run.
 """
 
@@ -131,6 +139,12 @@ def llama_like_config(kind, disk, **sizes):
                   "sliding_window": 4096, "use_sliding_window": False},
         "mistral": {"architectures": ["MistralForCausalLM"], "model_type": "mistral",
                     "rms_norm_eps": 1e-05, "rope_theta": 1000000.0, "sliding_window": 4096},
+        # output_router_logits true: training adds the balancing loss, as transformers does then.
+        "mixtral": {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral",
+                    "num_experts_per_tok": 2, "num_local_experts": 4,
+                    "output_router_logits": True, "rms_norm_eps": 1e-05,
+                    "rope_theta": 1000000.0, "router_aux_loss_coef": 0.02,
+                    "router_jitter_noise": 0.0, "sliding_window": None},
     }[kind]
     config = dict(base)
     config.update({
@@ -169,6 +183,16 @@ def llama_like_weights(config, seed, qkv_bias=False):
             w[p + "self_attn.v_proj.bias"] = init.normal(kv_heads * head_dim, 0.2)
         w[p + "self_attn.o_proj.weight"] = init.normal((dim, heads * head_dim), 0.15)
         w[p + "post_attention_layernorm.weight"] = init.norm(dim)
+        if config["model_type"] == "mixtral":
+            # A wide router: clear gaps between each token's chosen and next-best expert.
+            experts = config["num_local_experts"]
+            w[p + "block_sparse_moe.gate.weight"] = init.normal((experts, dim), 0.6)
+            for e in range(experts):
+                q = f"{p}block_sparse_moe.experts.{e}."
+                w[q + "w1.weight"] = init.normal((inter, dim), 0.2)
+                w[q + "w2.weight"] = init.normal((dim, inter), 0.15)
+                w[q + "w3.weight"] = init.normal((inter, dim), 0.2)
+            continue
         w[p + "mlp.gate_proj.weight"] = init.normal((inter, dim), 0.15)
         w[p + "mlp.up_proj.weight"] = init.normal((inter, dim), 0.15)
         w[p + "mlp.down_proj.weight"] = init.normal((dim, inter), 0.1)
@@ -216,6 +240,11 @@ def models():
         "mistral", "F32", hidden_size=64, intermediate_size=160, num_hidden_layers=2,
         num_attention_heads=8, num_key_value_heads=2, head_dim=8, max_position_embeddings=512)
     out.append(("mistral", config, llama_like_weights(config, 106), "F32", 1))
+    # Tiny Mixtral: 2 layers of 4 experts, top-2, hidden 32, grouped-query attention.
+    config = llama_like_config(
+        "mixtral", "F32", hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+        num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512)
+    out.append(("mixtral", config, llama_like_weights(config, 107), "F32", 1))
     return out
 
 
@@ -239,7 +268,7 @@ def tokenizer_config(config):
     bos = config.get("bos_token_id")
     eos = ref.eos_ids(config)[0]
     return {
-        "add_bos_token": kind in ("llama", "mistral"),
+        "add_bos_token": kind in ("llama", "mistral", "mixtral"),
         "add_eos_token": False,
         "added_tokens_decoder": added,
         "bos_token": None if kind == "qwen2" else TOKEN_TEXT[bos],
@@ -346,10 +375,45 @@ def make_model(out_dir, name, config, weights, disk, shards, seed):
     write_json(os.path.join(folder, "generation_config.json"), generation)
     write_json(os.path.join(folder, "tokenizer_config.json"), tokenizer_config(config))
     shutil.copyfile(TOKENIZER, os.path.join(folder, "tokenizer.json"))
-    ref.save_safetensors(os.path.join(folder, "reference.safetensors"), {
-        "inputs": inputs, "logits": logits.contiguous(), "greedy_prompt": prompt,
-        "greedy_tokens": greedy}, {"max_new_tokens": MAX_NEW_TOKENS})
+    tensors = {"inputs": inputs, "logits": logits.contiguous(), "greedy_prompt": prompt,
+               "greedy_tokens": greedy}
+    if config["model_type"] == "mixtral":
+        tensors.update(mixtral_training_reference(model, inputs, inputs_gen))
+    ref.save_safetensors(os.path.join(folder, "reference.safetensors"), tensors,
+                         {"max_new_tokens": MAX_NEW_TOKENS})
     return logits, greedy, min(margins)
+
+
+MIN_ROUTING_GAP = 1e-3  # smallest gap between a token's k-th and (k+1)-th router logit
+
+
+def mixtral_training_reference(model, inputs, gen):
+    """The training objective's gradients and each layer's routing at `inputs`."""
+    targets = torch.randint(0, TOKENIZER_VOCAB, inputs.shape, generator=gen)
+    for tensor in model.state.values():
+        tensor.requires_grad_(True)
+    logits = model(inputs)
+    aux = model.load_balancing_loss(rows=inputs.shape[0])
+    loss = torch.nn.functional.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                                             targets.reshape(-1))
+    (loss + model.config["router_aux_loss_coef"] * aux).backward()
+    top_k = model.config["num_experts_per_tok"]
+    out = {"targets": targets, "aux_loss": aux.detach().reshape([])}
+    for layer, router_logits in enumerate(model.router_logits):
+        ordered = router_logits.detach().sort(dim=-1).values
+        gap = (ordered[:, -top_k] - ordered[:, -top_k - 1]).min()
+        assert gap >= MIN_ROUTING_GAP, f"layer {layer}: routing gap {gap:.2e} is too small"
+        out[f"routing.{layer}"] = model.selected_experts[layer]
+        out[f"moe_input.{layer}"] = model.moe_inputs[layer].detach()
+        out[f"moe_output.{layer}"] = model.moe_outputs[layer].detach()
+    for name, tensor in model.state.items():
+        out["grad." + name] = tensor.grad.detach().clone()
+        tensor.requires_grad_(False)
+        tensor.grad = None
+    print(f"mixtral: balancing loss {float(aux):.4f}, routing per layer "
+          + ", ".join(str(torch.bincount(s.reshape(-1), minlength=4).tolist())
+                      for s in model.selected_experts))
+    return out
 
 
 def main():

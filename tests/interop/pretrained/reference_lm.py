@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Independent pure-torch reference for Hugging Face causal LMs: GPT-2, Llama, Qwen2, Mistral.
+"""Independent pure-torch reference for Hugging Face causal LMs: GPT-2, Llama, Qwen2, Mistral,
+Mixtral.
 
 What the C++ import (pretrained safetensors folders) is checked against. Written from the math of
 the transformers modeling code, not copied from it, and without transformers or safetensors:
@@ -22,6 +23,13 @@ Model math (all fp32):
           scores * head_dim^-0.5; SwiGLU MLP down(silu(gate(x)) * up(x)); final norm; lm_head or
           the tied embedding. Qwen2 adds q/k/v biases (attention_bias for Llama); Mistral (and
           Qwen2 with use_sliding_window) may limit attention to the last sliding_window keys.
+  Mixtral Mistral's attention; the MLP is a sparse MoE block (transformers' modeling_mixtral):
+          router logits = gate(x) (no bias); routing weights = softmax over all experts in fp32,
+          the top num_experts_per_tok of them (torch.topk), divided by their sum; each expert
+          runs w2(silu(w1(x)) * w3(x)) on the tokens routed to it (torch.where over a one-hot
+          expert mask, experts in order), scaled by the token's weight and index-added back.
+          load_balancing_loss(): transformers' load_balancing_loss_func over the layers' router
+          logits (fraction of assignments times mean probability per expert, times experts).
   RoPE    default: inv_freq = 1 / theta^(2i/d); "linear": inv_freq / factor; "llama3": wavelengths
           above original_max / low_freq_factor divided by factor, below original_max /
           high_freq_factor kept, in between blended by s = (original_max / wavelen - low) /
@@ -162,7 +170,7 @@ def load_folder(folder, dtype=torch.float32):
 # ---------------------------------------------------------------------------------------------
 # model
 
-LLAMA_LIKE = ("llama", "qwen2", "mistral")
+LLAMA_LIKE = ("llama", "qwen2", "mistral", "mixtral")
 
 
 def rope_inv_freq(config, head_dim):
@@ -261,6 +269,12 @@ class ReferenceLM:
         # LoRA: {linear name (without .weight): (A [r, in], B [out, r], scale)}.
         self.adapters = {}
         self.masks = {}
+        # Mixtral: per layer of the last forward pass, the router logits [B*T, E], the selected
+        # experts [B*T, k] and the MoE block's input and output [B*T, dim].
+        self.router_logits = []
+        self.selected_experts = []
+        self.moe_inputs = []
+        self.moe_outputs = []
 
     # -- pieces
 
@@ -269,8 +283,13 @@ class ReferenceLM:
         if self.kind == "gpt2":
             parts = ("attn.c_attn", "attn.c_proj", "mlp.c_fc", "mlp.c_proj")
             return [f"h.{i}.{p}" for i in range(self.layers) for p in parts]
-        parts = ("self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj",
-                 "mlp.gate_proj", "mlp.up_proj", "mlp.down_proj")
+        parts = ["self_attn.q_proj", "self_attn.k_proj", "self_attn.v_proj", "self_attn.o_proj"]
+        if self.kind == "mixtral":
+            parts += [f"block_sparse_moe.experts.{e}.{w}"
+                      for e in range(self.config.get("num_local_experts", 8))
+                      for w in ("w1", "w2", "w3")]
+        else:
+            parts += ["mlp.gate_proj", "mlp.up_proj", "mlp.down_proj"]
         return [f"model.layers.{i}.{p}" for i in range(self.layers) for p in parts]
 
     def linear_shape(self, name):
@@ -372,6 +391,8 @@ class ReferenceLM:
         angles = torch.cat((freqs, freqs), dim=-1)
         cos, sin = angles.cos(), angles.sin()  # [T, D]
         x = s["model.embed_tokens.weight"][ids]
+        self.router_logits, self.selected_experts = [], []
+        self.moe_inputs, self.moe_outputs = [], []
         for i in range(self.layers):
             p = f"model.layers.{i}."
             h = rms_norm(x, s[p + "input_layernorm.weight"], eps)
@@ -385,10 +406,52 @@ class ReferenceLM:
             k = k * cos + rotate_half(k) * sin
             x = x + self.linear(p + "self_attn.o_proj", self.attend(q, k, v, i))
             h = rms_norm(x, s[p + "post_attention_layernorm.weight"], eps)
+            if self.kind == "mixtral":
+                x = x + self.sparse_moe(p + "block_sparse_moe.", h)
+                continue
             gate = self.linear(p + "mlp.gate_proj", h)
             up = self.linear(p + "mlp.up_proj", h)
             x = x + self.linear(p + "mlp.down_proj", F.silu(gate) * up)
         return rms_norm(x, s["model.norm.weight"], eps)
+
+    def sparse_moe(self, p, h):
+        """Mixtral's MixtralSparseMoeBlock on h [B, T, dim] (router_jitter_noise is training-only
+        and not modelled)."""
+        c = self.config
+        experts, top_k = c.get("num_local_experts", 8), c.get("num_experts_per_tok", 2)
+        batch, length, dim = h.shape
+        flat = h.reshape(-1, dim)
+        router_logits = F.linear(flat, self.state[p + "gate.weight"])
+        routing_weights = torch.softmax(router_logits, dim=1, dtype=torch.float)
+        routing_weights, selected = torch.topk(routing_weights, top_k, dim=-1)
+        routing_weights = routing_weights / routing_weights.sum(dim=-1, keepdim=True)
+        out = torch.zeros_like(flat)
+        expert_mask = F.one_hot(selected, num_classes=experts).permute(2, 1, 0)
+        for e in range(experts):
+            idx, top_x = torch.where(expert_mask[e])
+            state = flat[top_x]
+            q = f"{p}experts.{e}."
+            y = self.linear(q + "w2", F.silu(self.linear(q + "w1", state)) *
+                            self.linear(q + "w3", state))
+            out.index_add_(0, top_x, y * routing_weights[top_x, idx, None])
+        self.router_logits.append(router_logits)
+        self.selected_experts.append(selected)
+        self.moe_inputs.append(flat)
+        self.moe_outputs.append(out)
+        return out.view(batch, length, dim)
+
+    def load_balancing_loss(self, rows=None):
+        """transformers' load_balancing_loss_func over the last forward pass's router logits (no
+        attention mask). rows: the batch's rows, to apply it to each row (sequence) alone and
+        average, as Headroom does so a step cut into micro-batches gives the same loss."""
+        c = self.config
+        experts, top_k = c.get("num_local_experts", 8), c.get("num_experts_per_tok", 2)
+        if rows is not None:
+            parts = [[logits.view(rows, -1, experts)[r] for logits in self.router_logits]
+                     for r in range(rows)]
+            return torch.stack([load_balancing_loss_func(part, experts, top_k)
+                                for part in parts]).mean()
+        return load_balancing_loss_func(self.router_logits, experts, top_k)
 
     # -- generation
 
@@ -412,6 +475,34 @@ class ReferenceLM:
         return torch.tensor(new, dtype=torch.int64)
 
 
+def load_balancing_loss_func(gate_logits, num_experts, top_k):
+    concatenated = torch.cat(list(gate_logits), dim=0)
+    routing_weights = torch.softmax(concatenated, dim=-1)
+    _, selected_experts = torch.topk(routing_weights, top_k, dim=-1)
+    expert_mask = F.one_hot(selected_experts, num_experts)
+    tokens_per_expert = torch.mean(expert_mask.float(), dim=0)
+    router_prob_per_expert = torch.mean(routing_weights, dim=0)
+    overall_loss = torch.sum(tokens_per_expert * router_prob_per_expert.unsqueeze(0))
+    return overall_loss * num_experts
+
+
+def load_peft_adapter(model, folder):
+    """PEFT LoRA adapter folder (adapter_config.json, adapter_model.safetensors) onto the model."""
+    with open(os.path.join(folder, "adapter_config.json")) as f:
+        config = json.load(f)
+    scale = float(config["lora_alpha"]) / float(config["r"])
+    tensors = load_safetensors(os.path.join(folder, "adapter_model.safetensors"))
+    prefix = "base_model.model."
+    for name, a in tensors.items():
+        if not name.endswith(".lora_A.weight"):
+            continue
+        linear = name[len(prefix):-len(".lora_A.weight")]
+        if model.kind == "gpt2" and linear.startswith("transformer."):
+            linear = linear[len("transformer."):]
+        b = tensors[name.replace(".lora_A.", ".lora_B.")]
+        model.adapters[linear] = (a.float(), b.float(), scale)
+
+
 def eos_ids(config):
     """eos_token_id of a config (an int, a list, or absent) as a list."""
     eos = config.get("eos_token_id")
@@ -421,8 +512,16 @@ def eos_ids(config):
 
 
 if __name__ == "__main__":
-    # reference_lm.py FOLDER [ids...]: greedy continuation of the given ids (default: bos).
-    cfg, weights = load_folder(sys.argv[1])
+    # reference_lm.py FOLDER [--adapter PEFT_DIR] [ids...]: greedy continuation of the given ids
+    # (default: bos), with a PEFT LoRA adapter when given.
+    args = sys.argv[1:]
+    adapter = None
+    if len(args) > 2 and args[1] == "--adapter":
+        adapter = args[2]
+        del args[1:3]
+    cfg, weights = load_folder(args[0])
     model = ReferenceLM(cfg, weights)
-    start = [int(t) for t in sys.argv[2:]] or [cfg.get("bos_token_id") or 0]
+    if adapter:
+        load_peft_adapter(model, adapter)
+    start = [int(t) for t in args[1:]] or [cfg.get("bos_token_id") or 0]
     print(model.greedy(torch.tensor(start), 32, eos_ids(cfg)).tolist())
