@@ -43,6 +43,10 @@
         <source>A masked language model: it trains as a &lt;b&gt;SPLADE sparse retrieval encoder&lt;/b&gt; (queries and passages become weighted vocabulary terms; every weight is fine-tuned).</source>
         <translation>Ein maskiertes Sprachmodell: Es wird als &lt;b&gt;SPLADE-Encoder für dünnbesetzte Suche&lt;/b&gt; trainiert (Anfragen und Passagen werden zu gewichteten Vokabularbegriffen; alle Gewichte werden feinabgestimmt).</translation>
     </message>
+    <message>
+        <source>Mixture of Experts: %1 experts in every layer, each token routed to %2 of them (all experts are held in memory)</source>
+        <translation>Mixture of Experts: %1 Experten in jeder Schicht, jedes Token wird an %2 davon geleitet (alle Experten liegen im Speicher)</translation>
+    </message>
 </context>
 <context>
     <name>ConfigKeys</name>

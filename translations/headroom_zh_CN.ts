@@ -43,6 +43,10 @@
         <source>A masked language model: it trains as a &lt;b&gt;SPLADE sparse retrieval encoder&lt;/b&gt; (queries and passages become weighted vocabulary terms; every weight is fine-tuned).</source>
         <translation>掩码语言模型：将训练为 &lt;b&gt;SPLADE 稀疏检索编码器&lt;/b&gt;（查询和段落变为加权的词表词项；所有权重都会微调）。</translation>
     </message>
+    <message>
+        <source>Mixture of Experts: %1 experts in every layer, each token routed to %2 of them (all experts are held in memory)</source>
+        <translation>混合专家（MoE）：每层 %1 个专家，每个词元路由到其中 %2 个（所有专家都常驻内存）</translation>
+    </message>
 </context>
 <context>
     <name>ConfigKeys</name>

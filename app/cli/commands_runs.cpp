@@ -34,13 +34,13 @@ nlohmann::json moeStepJson(const StepMetrics &step) {
 }
 
 // The Mixture-of-Experts routing of a run, from its step metrics: the last step's figures and
-// the means over its steps (per-step values: export --metrics). Null for a dense run.
+// the means over its steps (per-step values: export --metrics). Null for a dense run. MoE blocks
+// come from moe.experts, or from a pretrained base with them (Mixtral), which the steps show.
 nlohmann::json moeJson(const Project &project, const RunRecord &run) {
     const nlohmann::json config =
         nlohmann::json::parse(run.config_json.empty() ? "{}" : run.config_json, nullptr, false);
-    if (!config.is_object() || config.value("moe.experts", std::string("0")) == "0") {
-        return nullptr;
-    }
+    const bool configured =
+        config.is_object() && config.value("moe.experts", std::string("0")) != "0";
     const StepMetrics *last = nullptr;
     const std::vector<StepMetrics> steps = project.metrics(run.id);
     MoeStepMetrics sum;
@@ -68,7 +68,7 @@ nlohmann::json moeJson(const Project &project, const RunRecord &run) {
         }
     }
     if (last == nullptr) {
-        return {{"steps", 0}};
+        return configured ? nlohmann::json{{"steps", 0}} : nlohmann::json();
     }
     const double n = static_cast<double>(count);
     for (std::vector<double> &block : sum.expert_load) {

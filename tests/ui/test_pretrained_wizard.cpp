@@ -52,6 +52,7 @@ private Q_SLOTS:
     void loraOffOrWithoutTargets();
     void backToANewModelDropsTheBase();
     void droppingAModelFolderChoosesIt();
+    void mixtralOffersItsExperts();
 
 private:
     // Hardware with the defaults, then the data page with the corpus and `base`.
@@ -321,6 +322,21 @@ void TestPretrainedWizard::droppingAModelFolderChoosesIt() {
     QCOMPARE(wizard.findChild<QLineEdit *>("baseFolder")->text(), gpt2_);
     QCOMPARE(wizard.findChild<QLineEdit *>("dataPath")->text(), QString()); // still to choose
     QTRY_VERIFY_WITH_TIMEOUT(page->baseModelBox()->isReady(), kTimeout);
+}
+
+void TestPretrainedWizard::mixtralOffersItsExperts() {
+    headroom::PretrainedInfo info;
+    info.architecture = "MixtralForCausalLM";
+    info.model_type = "mixtral";
+    info.experts = 8;
+    info.experts_per_token = 2;
+    QCOMPARE(headroom::ui::loraProjectionNames(info),
+             (QStringList{"q_proj", "k_proj", "v_proj", "o_proj", "w1", "w2", "w3"}));
+    QCOMPARE(headroom::ui::defaultLoraTargets(info), QString("q_proj,v_proj"));
+    const QString summary = headroom::ui::BaseModelText::summaryHtml(info);
+    QVERIFY2(
+        summary.contains("Mixture of Experts: 8 experts in every layer, each token routed to 2"),
+        qPrintable(summary));
 }
 
 QTEST_MAIN(TestPretrainedWizard)

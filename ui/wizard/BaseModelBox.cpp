@@ -91,6 +91,12 @@ QString BaseModelText::summaryHtml(const PretrainedInfo &info) {
         tr("Tokenizer: %1").arg(tokenizer.toHtmlEscaped()),
         tr("Memory for the weights: %1 in fp32 · %2 in bf16")
             .arg(DisplayText::bytes(count * 4), DisplayText::bytes(count * 2))};
+    if (info.experts > 0) {
+        lines.insert(2, tr("Mixture of Experts: %1 experts in every layer, each token routed to "
+                           "%2 of them (all experts are held in memory)")
+                            .arg(info.experts)
+                            .arg(info.experts_per_token));
+    }
     if (info.encoder) {
         lines.insert(1, tr("A masked language model: it trains as a <b>SPLADE sparse retrieval "
                            "encoder</b> (queries and passages become weighted vocabulary "

@@ -21,9 +21,14 @@ QStringList loraProjectionNames(const PretrainedInfo &info) {
     if (info.model_type == "gpt2") {
         return {QStringLiteral("c_attn"), QStringLiteral("c_proj"), QStringLiteral("c_fc")};
     }
-    return {QStringLiteral("q_proj"),   QStringLiteral("k_proj"),    QStringLiteral("v_proj"),
-            QStringLiteral("o_proj"),   QStringLiteral("gate_proj"), QStringLiteral("up_proj"),
-            QStringLiteral("down_proj")};
+    QStringList names = {QStringLiteral("q_proj"), QStringLiteral("k_proj"),
+                         QStringLiteral("v_proj"), QStringLiteral("o_proj")};
+    if (info.experts > 0) { // Mixtral: every expert's SwiGLU projections
+        return names +
+               QStringList{QStringLiteral("w1"), QStringLiteral("w2"), QStringLiteral("w3")};
+    }
+    return names + QStringList{QStringLiteral("gate_proj"), QStringLiteral("up_proj"),
+                               QStringLiteral("down_proj")};
 }
 
 QString defaultLoraTargets(const PretrainedInfo &info) {

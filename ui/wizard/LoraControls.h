@@ -17,7 +17,8 @@ class QSpinBox;
 namespace headroom::ui {
 
 // The projections of a pretrained model that can carry LoRA adapters, by the names its
-// checkpoint uses (GPT-2: c_attn, c_proj, c_fc; Llama, Qwen2, Mistral: q_proj ... down_proj).
+// checkpoint uses (GPT-2: c_attn, c_proj, c_fc; Llama, Qwen2, Mistral: q_proj ... down_proj;
+// Mixtral: q_proj ... o_proj and the experts' w1, w2, w3).
 QStringList loraProjectionNames(const PretrainedInfo &info);
 // What the wizard proposes: the attention's query and value projections (PEFT's default).
 QString defaultLoraTargets(const PretrainedInfo &info);

@@ -8,11 +8,14 @@
 namespace headroom {
 
 // How the Mixture-of-Experts blocks routed the tokens of one optimizer step (gpt with
-// moe.experts > 0). The losses are the unweighted values, averaged over the step's sequences
-// and over the MoE blocks; moe.aux_loss and moe.z_loss weigh them in the objective.
+// moe.experts > 0, or a pretrained Mixtral base). The losses are the unweighted values, averaged
+// over the step's sequences (and over a GPT's MoE blocks); moe.aux_loss and moe.z_loss weigh a
+// GPT's in the objective, router_aux_loss_coef a Mixtral's (with output_router_logits).
 struct MoeStepMetrics {
-    double aux_loss = 0;         // load balancing (Switch/GShard): 1 = perfectly balanced
-    double z_loss = 0;           // router z-loss (ST-MoE)
+    // Load balancing: the GPT recipe's Switch/GShard form (1 = perfectly balanced), or an
+    // imported Mixtral's transformers form (top_k = perfectly balanced).
+    double aux_loss = 0;
+    double z_loss = 0;           // router z-loss (ST-MoE; measured only for Mixtral)
     double dropped_fraction = 0; // share of token-to-expert assignments over capacity
     // Per MoE block (in model order), the share of its assignments each expert received before
     // capacity dropped any; each row sums to 1.

@@ -23,6 +23,9 @@ struct PretrainedInfo {
     std::int64_t dim = 0;
     std::int64_t heads = 0;
     std::int64_t kv_heads = 0;
+    // Mixtral: experts per layer and experts each token is routed to; 0 = dense.
+    std::int64_t experts = 0;
+    std::int64_t experts_per_token = 0;
     std::int64_t vocab_size = 0;
     std::int64_t context = 0; // max_position_embeddings / n_positions
     std::string dtype;        // of the stored weights: "BF16", or "F16, F32" when mixed

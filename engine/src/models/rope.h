@@ -1,6 +1,6 @@
 // Rotary position embeddings as Llama-family checkpoints expect them: the two halves of each
 // head are rotated as pairs (x_i, x_{i+D/2}), the "rotate_half" layout Hugging Face stores
-// Llama, Qwen2 and Mistral weights in.
+// Llama, Qwen2, Mistral and Mixtral weights in.
 #pragma once
 
 #include <torch/torch.h>

@@ -62,10 +62,14 @@ std::vector<std::string> describeBase(const PretrainedInfo &info) {
         std::snprintf(text, sizeof text, "%.1f M", static_cast<double>(count) / 1e6);
         return std::string(text);
     };
+    const std::string experts = info.experts > 0 ? ", " + std::to_string(info.experts) +
+                                                       " experts per layer, top-" +
+                                                       std::to_string(info.experts_per_token)
+                                                 : "";
     return {"base     " + info.architecture + " from " + info.folder,
             "         " + std::to_string(info.layers) + " layers, dim " + std::to_string(info.dim) +
                 ", " + std::to_string(info.heads) + " heads (" + std::to_string(info.kv_heads) +
-                " key/value), context " + std::to_string(info.context) + ", " +
+                " key/value)" + experts + ", context " + std::to_string(info.context) + ", " +
                 millions(info.parameters) + " parameters, " + info.dtype + " on disk (" +
                 formatBytes(info.weight_bytes) + ")",
             "tokenizer " + info.tokenizer};

@@ -99,6 +99,8 @@ PretrainedInfo inspectPretrained(const std::string &folder_path) {
     info.dim = config.hidden_size;
     info.heads = config.heads;
     info.kv_heads = config.kv_heads;
+    info.experts = config.experts;
+    info.experts_per_token = config.experts_per_token;
     info.vocab_size = config.vocab_size;
     info.context = config.max_positions;
     info.tied_embeddings = config.tie_word_embeddings;
