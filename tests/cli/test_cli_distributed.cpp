@@ -157,14 +157,9 @@ void TestCliDistributed::twoRanksTrainLikeOne() {
     const QList<QJsonObject> expected = stepLines(one.out);
     const QList<QJsonObject> actual = stepLines(two.out);
     QCOMPARE(actual.size(), 6);
-    QCOMPARE(actual.size(), expected.size());
+    const QString difference = differenceInSteps(expected, actual);
+    QVERIFY2(difference.isEmpty(), qPrintable(difference));
     for (int i = 0; i < expected.size(); ++i) {
-        const double a = expected[i].value("loss").toDouble();
-        const double b = actual[i].value("loss").toDouble();
-        QVERIFY2(
-            std::abs(a - b) <= kRelativeLossTolerance * std::abs(a),
-            qPrintable(QString("step %1: one rank %2, two ranks %3").arg(i + 1).arg(a).arg(b)));
-        QCOMPARE(actual[i].value("samples_digest"), expected[i].value("samples_digest"));
         // Each rank's peak memory and the throughput of its share, on rank 0's line.
         QVERIFY(!expected[i].contains("ranks"));
         const QJsonArray ranks = actual[i].value("ranks").toArray();
@@ -258,12 +253,9 @@ void TestCliDistributed::outOfMemoryOnOneRankHalvesEveryRank() {
     QVERIFY2(one.exit_code == 0 && two.exit_code == 0, qPrintable(one.err + two.err));
     const QList<QJsonObject> expected = stepLines(one.out);
     const QList<QJsonObject> actual = stepLines(two.out);
-    QCOMPARE(actual.size(), expected.size());
+    const QString difference = differenceInSteps(expected, actual);
+    QVERIFY2(difference.isEmpty(), qPrintable(difference));
     for (int i = 0; i < expected.size(); ++i) {
-        const double a = expected[i].value("loss").toDouble();
-        const double b = actual[i].value("loss").toDouble();
-        QVERIFY2(std::abs(a - b) <= kRelativeLossTolerance * std::abs(a),
-                 qPrintable(QString("step %1: %2 vs %3").arg(i + 1).arg(a).arg(b)));
         // The step that recovered reports the shape it ends with, as in one process.
         QCOMPARE(actual[i].value("micro_batch").toInt(), i < 1 ? 4 : 2);
     }

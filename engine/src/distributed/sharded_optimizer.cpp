@@ -208,10 +208,6 @@ void ShardedOptimizer::saveState(torch::serialize::OutputArchive &archive) {
 }
 
 void ShardedOptimizer::loadState(torch::serialize::InputArchive &archive) {
-    if (isPerParameterState(archive)) {
-        loadPerParameterState(archive, *this);
-        return;
-    }
     if (!inner_) {
         return;
     }

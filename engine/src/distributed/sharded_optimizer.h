@@ -47,8 +47,9 @@ public:
     // Rank 0 writes every rank's state, parameter by parameter (collectShards() first); a
     // checkpoint of this kind resumes on any number of ranks, sharded or not.
     void saveState(torch::serialize::OutputArchive &archive) override;
-    // Reads the owned parameters' state from a per-parameter checkpoint or from one written
-    // without sharding (then the whole state is loaded once into a temporary optimizer).
+    // Reads the owned parameters' state from a checkpoint written without sharding (the whole
+    // state is loaded once into a temporary optimizer). Per-parameter checkpoints go through
+    // loadPerParameterState (train/checkpoint.cpp picks).
     void loadState(torch::serialize::InputArchive &archive) override;
     // Global parameter indices; empty / ignored for parameters another rank owns.
     std::vector<torch::Tensor> parameterState(std::size_t index) const override;
