@@ -5,6 +5,7 @@
 #include "causal_lm_support.h"
 #include "hf/lora_targets.h"
 #include "models/causal_lm.h"
+#include "models/keyed_dropout.h"
 #include "models/sparse_moe_block.h"
 
 #include <headroom/config.h>
@@ -27,9 +28,11 @@ models::CausalLmOptions mixtralOptions() {
     return options;
 }
 
-models::CausalLm freshMixtral(std::uint64_t seed = 5) {
+models::CausalLm freshMixtral(std::uint64_t seed = 5, double jitter = 0) {
     torch::manual_seed(seed);
-    models::CausalLm model(mixtralOptions());
+    models::CausalLmOptions options = mixtralOptions();
+    options.router_jitter = jitter;
+    models::CausalLm model(options);
     model->resetParameters();
     torch::NoGradGuard no_grad;
     // Wider than the 0.02 initialisation, so experts and routing differ visibly.
@@ -82,6 +85,7 @@ private Q_SLOTS:
     void checkpointingGivesTheSameGradients();
     void microBatchesSumToTheStep();
     void compactBaseHoldsTheExperts();
+    void jitterNoisesTrainingOnly();
 };
 
 void TestMixtral::routesAsTransformersDefinesIt() {
@@ -296,6 +300,28 @@ void TestMixtral::compactBaseHoldsTheExperts() {
     QCOMPARE(model->quantizedParameterCount(),
              std::int64_t{2 * (64 * 64 * 2 + 32 * 64 * 2 + 4 * 3 * 48 * 64)});
     QVERIFY(torch::isfinite(model->forward(inputs)).all().item<bool>());
+}
+
+void TestMixtral::jitterNoisesTrainingOnly() {
+    // router_jitter_noise: evaluation is the plain model's; training noise is keyed per example,
+    // so the same step sees the same noise again (replay, recomputation).
+    models::CausalLm plain = freshMixtral(7);
+    models::CausalLm jittered = freshMixtral(7, 0.5);
+    torch::manual_seed(8);
+    const torch::Tensor inputs = tokens(2, 8);
+    torch::NoGradGuard no_grad;
+    plain->eval();
+    jittered->eval();
+    const torch::Tensor evaluated = plain->forward(inputs);
+    QVERIFY(torch::equal(jittered->forward(inputs), evaluated));
+    jittered->train();
+    const auto trained = [&] {
+        models::ScopedDropoutKey key(models::dropoutStepSeed(1, 3), 0, 2);
+        return jittered->forward(inputs);
+    };
+    const torch::Tensor first = trained();
+    QVERIFY(!torch::allclose(first, evaluated));
+    QVERIFY(torch::equal(trained(), first));
 }
 
 QTEST_GUILESS_MAIN(TestMixtral)
