@@ -51,6 +51,7 @@ int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &e
     runners["new"] = addNewCommand(app, streams);
     runners["profiles"] = addProfilesCommand(app, streams);
     runners["estimate"] = addEstimateCommand(app, streams);
+    runners["plan"] = runners["estimate"]; // its alias
     runners["fit"] = addFitCommand(app, streams);
     runners["train"] = addTrainCommand(app, streams);
     runners["runs"] = addRunsCommand(app, streams);

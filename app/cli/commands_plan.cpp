@@ -118,6 +118,45 @@ void printEstimate(std::ostream &out, const MemoryEstimate &estimate) {
     }
 }
 
+std::string joined(const std::vector<std::string> &items) {
+    std::string text;
+    for (const std::string &item : items) {
+        text += (text.empty() ? "" : " ") + item;
+    }
+    return text;
+}
+
+// "12.34 M" parameters.
+std::string millions(std::int64_t count) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.2f M", static_cast<double>(count) / 1e6);
+    return text;
+}
+
+// Model changes the planner prices but never makes (MoE: fewer experts, lower top-k, ...).
+void printVariants(std::ostream &out, const Plan &plan) {
+    if (plan.variants.empty()) {
+        return;
+    }
+    std::size_t width = 32;
+    for (const PlanVariant &variant : plan.variants) {
+        width = std::max(width, columnsOf(variant.change));
+    }
+    out << "\nchanges to the model, each alone, with the plan's techniques and micro-batch:\n"
+        << line("  %s %12s %12s %7s %-5s %s", padded("change", width).c_str(), "parameters", "peak",
+                "speed", "fits", "set");
+    for (const PlanVariant &variant : plan.variants) {
+        char speed[16] = "-";
+        if (variant.relative_speed > 0) {
+            std::snprintf(speed, sizeof speed, "%.2fx", variant.relative_speed);
+        }
+        out << line("  %s %12s %12s %7s %-5s %s", padded(variant.change, width).c_str(),
+                    millions(variant.parameters).c_str(), formatBytes(variant.peak).c_str(), speed,
+                    variant.fits ? "yes" : "no", joined(variant.overrides).c_str());
+    }
+    out << "(speed relative to the plan's model; --set KEY=VALUE to try one)\n";
+}
+
 void printPlan(std::ostream &out, const Plan &plan) {
     out << "\nrecommendation";
     if (!plan.profile.label.empty()) {
@@ -152,14 +191,7 @@ void printPlan(std::ostream &out, const Plan &plan) {
         out << "; predicted step time of the plan: " << stepTime(plan.step_seconds);
     }
     out << '\n';
-}
-
-std::string joined(const std::vector<std::string> &items) {
-    std::string text;
-    for (const std::string &item : items) {
-        text += (text.empty() ? "" : " ") + item;
-    }
-    return text;
+    printVariants(out, plan);
 }
 
 std::string describeProbe(std::size_t number, const FitProbe &probe) {
@@ -188,13 +220,21 @@ nlohmann::json profilesJson() {
 
 void printProfiles(std::ostream &out) {
     const std::vector<HardwareProfile> detected = detectedProfiles(detectDevices());
-    out << line("%-18s %-28s %10s %10s %s", "id", "label", "memory", "budget", "precision");
+    std::size_t width = 5;
+    for (const auto *group : {&hardwareProfiles(), &detected}) {
+        for (const HardwareProfile &profile : *group) {
+            width = std::max(width, columnsOf(profile.label));
+        }
+    }
+    out << line("%-18s %s %10s %10s %s", "id", padded("label", width).c_str(), "memory", "budget",
+                "precision");
     for (const auto *group : {&hardwareProfiles(), &detected}) {
         for (const HardwareProfile &profile : *group) {
             const std::string precision = std::string(profile.bf16 ? "bf16 " : "") +
                                           (profile.fp16 ? "fp16" : "") +
                                           (profile.bf16 || profile.fp16 ? "" : "fp32 only");
-            out << line("%-18s %-28s %10s %10s %s", profile.id.c_str(), profile.label.c_str(),
+            out << line("%-18s %s %10s %10s %s", profile.id.c_str(),
+                        padded(profile.label, width).c_str(),
                         formatBytes(profile.memory_bytes).c_str(),
                         formatBytes(profile.budget_bytes).c_str(), precision.c_str());
         }
@@ -208,6 +248,7 @@ void printProfiles(std::ostream &out) {
 CommandRunner addEstimateCommand(CLI::App &app, Streams streams) {
     CLI::App *command = app.add_subcommand(
         "estimate", "Predict the peak memory of a training step and recommend a plan");
+    command->alias("plan");
     const std::shared_ptr<PlanOptions> options = addPlanOptions(*command);
     return [streams, options]() {
         const MemoryEstimate estimate = estimateMemory(options->request);

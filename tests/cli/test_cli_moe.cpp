@@ -10,7 +10,7 @@
 #include <cmath>
 
 // Mixture-of-Experts through the binary: the moe.* keys, the routing figures in `train --json`,
-// `runs --json` and `export --metrics`, and the refusals.
+// `runs --json` and `export --metrics`, the model changes `plan` prices, and the refusals.
 class TestCliMoe : public QObject {
     Q_OBJECT
 
@@ -19,6 +19,7 @@ private Q_SLOTS:
     void trainPrintsRoutingPerStep();
     void runsJsonIncludesRouting();
     void metricsExportHasRoutingColumns();
+    void planPricesModelChanges();
     void badMoeSettingsAreRefused_data();
     void badMoeSettingsAreRefused();
 
@@ -155,6 +156,27 @@ void TestCliMoe::metricsExportHasRoutingColumns() {
     }
     QVERIFY(!header.contains("moe_load_1_0")); // one MoE block
     QCOMPARE(lines[4].split(',').size(), header.size());
+}
+
+// `plan` (estimate's alias) lists half the experts and top-1; capacity 1 and two layers leave
+// no capacity or every-other-block change.
+void TestCliMoe::planPricesModelChanges() {
+    const auto json = test_support::runCli({"plan", project_, "--json"});
+    QVERIFY2(json.exit_code == 0, qPrintable(json.err));
+    const QJsonObject plan = QJsonDocument::fromJson(json.out).object()["plan"].toObject();
+    const QJsonArray variants = plan["variants"].toArray();
+    QCOMPARE(variants.size(), 2);
+    QCOMPARE(variants[0].toObject()["overrides"].toArray()[0].toString(), QString("moe.experts=2"));
+    QCOMPARE(variants[1].toObject()["overrides"].toArray()[0].toString(), QString("moe.top_k=1"));
+    QVERIFY(variants[0].toObject()["parameters"].toDouble() <
+            plan["estimate"].toObject()["parameters"].toDouble());
+    QVERIFY(variants[0].toObject()["peak"].toDouble() > 0);
+
+    const auto text = test_support::runCli({"plan", project_});
+    QVERIFY2(text.exit_code == 0, qPrintable(text.err));
+    QVERIFY2(text.out.contains("changes to the model") &&
+                 text.out.contains("2 experts instead of 4") && text.out.contains("moe.top_k=1"),
+             text.out.constData());
 }
 
 void TestCliMoe::badMoeSettingsAreRefused_data() {

@@ -193,6 +193,60 @@ private Q_SLOTS:
         }
         QVERIFY(plan.alternatives.front().pareto);
     }
+
+    // A MoE GPT's model changes, each priced alone with the plan's techniques; dense models,
+    // and changes that would leave no choice (2 experts halved), get none.
+    void expertModelsListTheirModelChanges() {
+        const std::uint64_t budget = 64 * 1024 * 1024;
+        const Config moe =
+            withBudget(tinyGpt({"model.seq_len=64", "model.layers=4", "moe.experts=8",
+                                "moe.top_k=2", "moe.capacity_factor=1.5"}),
+                       budget);
+        const Plan plan = recommendPlan(moe, plan::gptFacts(257), cpuWithBudget(budget));
+        QVERIFY(plan.feasible);
+        std::vector<std::string> offered;
+        for (const PlanVariant &variant : plan.variants) {
+            QCOMPARE(variant.overrides.size(), std::size_t(1));
+            offered.push_back(variant.overrides.front());
+            // Priced with the plan's techniques and micro-batch, as its own estimate would be.
+            Config changed = moe;
+            for (const std::string &assignment : plan.overrides) {
+                changed.setAssignment(assignment);
+            }
+            changed.setAssignment(variant.overrides.front());
+            const MemoryEstimate estimate = estimateMemory(changed, plan::gptFacts(257));
+            QCOMPARE(variant.peak, estimate.peak);
+            QCOMPARE(variant.parameters, estimate.parameters);
+            QVERIFY(variant.fits);
+            // Every change is a smaller model or fewer routed tokens.
+            QVERIFY2(variant.peak <= plan.estimate.peak, variant.change.c_str());
+        }
+        QCOMPARE(offered, (std::vector<std::string>{"moe.experts=4", "moe.top_k=1",
+                                                    "moe.capacity_factor=1", "moe.every=2"}));
+        // Half the experts halves the experts' weights; top-1 keeps them.
+        QVERIFY(plan.variants[0].parameters < plan.estimate.parameters);
+        QCOMPARE(plan.variants[1].parameters, plan.estimate.parameters);
+
+        const Plan dense = recommendPlan(withBudget(tinyGpt({}), budget), plan::gptFacts(257),
+                                         cpuWithBudget(budget));
+        QVERIFY(dense.variants.empty());
+        const Plan two =
+            recommendPlan(withBudget(tinyGpt({"moe.experts=2", "moe.top_k=1",
+                                              "moe.capacity_factor=1", "model.layers=1"}),
+                                     budget),
+                          plan::gptFacts(257), cpuWithBudget(budget));
+        QVERIFY2(two.variants.empty(), two.variants.empty() ? "" : two.variants[0].change.c_str());
+    }
+
+    // Below a capacity factor of 1 the experts hold fewer tokens, and the estimate says so;
+    // above 1 nothing changes (tokens are gathered, not padded to capacity).
+    void capacityBelowOneShrinksTheExpertActivations() {
+        const Config moe = tinyGpt({"model.seq_len=64", "moe.experts=4", "moe.top_k=2"});
+        const std::uint64_t at_one = peakWith(moe, {"moe.capacity_factor=1"});
+        QCOMPARE(peakWith(moe, {"moe.capacity_factor=1.25"}), at_one);
+        QCOMPARE(peakWith(moe, {"moe.capacity_factor=0"}), at_one);
+        QVERIFY(peakWith(moe, {"moe.capacity_factor=0.5"}) < at_one);
+    }
 };
 
 QTEST_GUILESS_MAIN(TestPlanChooser)

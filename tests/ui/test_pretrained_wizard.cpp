@@ -10,6 +10,7 @@
 #include "wizard/MemoryBarsWidget.h"
 #include "wizard/MemoryPlanPage.h"
 #include "wizard/ModelSizePage.h"
+#include "wizard/PlanChoiceTable.h"
 #include "wizard/ReviewPage.h"
 
 #include <headroom/config.h>
@@ -50,6 +51,7 @@ private Q_SLOTS:
     void aBadFolderBlocksNextWithTheReason();
     void wholeWizardCreatesAPretrainedProject();
     void loraOffOrWithoutTargets();
+    void thePlanTableComparesBaseFormats();
     void backToANewModelDropsTheBase();
     void droppingAModelFolderChoosesIt();
     void mixtralOffersItsExperts();
@@ -247,6 +249,39 @@ void TestPretrainedWizard::wholeWizardCreatesAPretrainedProject() {
     for (const auto &[key, value] : expected) {
         QCOMPARE(QString::fromStdString(config.text(key)), QString::fromStdString(value));
     }
+}
+
+// Under LoRA the frozen base's format is one more technique in the planner's table: every
+// combination lists fp32, half, int8 and nf4 bases, and using an nf4 row sets the format.
+void TestPretrainedWizard::thePlanTableComparesBaseFormats() {
+    ConfigWizard wizard;
+    QVERIFY(toDataPage(wizard, llama_));
+    QVERIFY(next(wizard));
+    QVERIFY(next(wizard));
+    QCOMPARE(wizard.currentId(), int(ConfigWizard::MemoryPlan));
+    headroom::ui::PlanChoiceTable *choices = wizard.memoryPlanPage()->planChoices();
+    choices->findChild<QCheckBox *>("showAllChoices")->setChecked(true);
+    QSet<QString> formats;
+    int nf4_row = -1;
+    for (int row = 0; row < choices->rowCount(); ++row) {
+        for (const QString &assignment : choices->assignmentsOf(row)) {
+            if (assignment.startsWith("model.base_dtype=")) {
+                formats.insert(assignment.section('=', 1));
+                if (assignment.endsWith("=nf4") && nf4_row < 0) {
+                    nf4_row = row;
+                }
+            }
+        }
+    }
+    QVERIFY2(formats.contains("fp32") && formats.contains("int8") && formats.contains("nf4") &&
+                 (formats.contains("bf16") || formats.contains("fp16")),
+             qPrintable(QStringList(formats.values()).join(',')));
+    QVERIFY(nf4_row >= 0);
+    choices->use(nf4_row);
+    QCOMPARE(wizard.settings().config.text("model.base_dtype"), std::string("nf4"));
+    QCOMPARE(wizard.findChild<QComboBox *>("baseFormat")->currentData().toString(), QString("nf4"));
+    // A pretrained base has no model changes to price.
+    QCOMPARE(wizard.memoryPlanPage()->modelChanges()->rowCount(), 0);
 }
 
 void TestPretrainedWizard::loraOffOrWithoutTargets() {

@@ -5,6 +5,7 @@
 #include "DisplayText.h"
 #include "LoraControls.h"
 #include "MemoryBarsWidget.h"
+#include "PlanChoiceTable.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
 
@@ -20,6 +21,7 @@
 #include <QScrollArea>
 #include <QSpinBox>
 #include <QStandardItemModel>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QVBoxLayout>
 
@@ -148,14 +150,24 @@ MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
     auto *lora_layout = new QVBoxLayout(lora_box_);
     lora_layout->addWidget(lora_);
 
-    auto *middle = new QHBoxLayout;
+    // The techniques beside the recommendation; the planner's whole table and the model
+    // changes it priced (MoE) on their own tabs, full width.
+    auto *settings_tab = new QWidget(this);
+    auto *middle = new QHBoxLayout(settings_tab);
     middle->addWidget(techniques, 1);
     middle->addWidget(recommended, 1);
+    choices_ = new PlanChoiceTable(PlanChoiceTable::Kind::Techniques, this);
+    model_changes_ = new PlanChoiceTable(PlanChoiceTable::Kind::ModelChanges, this);
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("planTabs"));
+    tabs_->addTab(settings_tab, tr("&Techniques"));
+    tabs_->addTab(choices_, tr("Compare p&lans"));
+    tabs_->addTab(model_changes_, tr("Model c&hanges"));
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(bars_);
     layout->addWidget(verdict_label_);
     layout->addWidget(lora_box_);
-    layout->addLayout(middle);
+    layout->addWidget(tabs_);
     layout->addWidget(verify_box);
     layout->addStretch();
 
@@ -168,6 +180,8 @@ MemoryPlanPage::MemoryPlanPage(WizardSettings &settings, QWidget *parent)
     connect(accumulation_, &QSpinBox::valueChanged, this, &MemoryPlanPage::onControlChanged);
     connect(lora_, &LoraControls::changed, this, &MemoryPlanPage::onControlChanged);
     connect(use_recommended_, &QPushButton::clicked, this, &MemoryPlanPage::useRecommendedPlan);
+    connect(choices_, &PlanChoiceTable::chosen, this, &MemoryPlanPage::applyAssignments);
+    connect(model_changes_, &PlanChoiceTable::chosen, this, &MemoryPlanPage::applyAssignments);
     connect(verify_, &QPushButton::clicked, this, &MemoryPlanPage::verify);
     connect(cancel_, &QPushButton::clicked, this, &MemoryPlanPage::cancelVerify);
     updateButtons();
@@ -251,11 +265,17 @@ void MemoryPlanPage::refreshRecommendation() {
     try {
         plan_ = recommendPlan(settings_.config, settings_.facts, settings_.profile);
         recommendation_->setText(DisplayText::planHtml(plan_));
+        choices_->setPlan(plan_, settings_.config);
+        model_changes_->setPlan(plan_, settings_.config);
+        tabs_->setTabVisible(tabs_->indexOf(model_changes_), !plan_.variants.empty());
         use_recommended_->setEnabled(!plan_.overrides.empty() && !isVerifying());
     } catch (const std::exception &failure) {
         plan_ = Plan();
         recommendation_->setText(QString::fromUtf8(failure.what()).toHtmlEscaped());
         use_recommended_->setEnabled(false);
+        choices_->setPlan(plan_, settings_.config);
+        model_changes_->setPlan(plan_, settings_.config);
+        tabs_->setTabVisible(tabs_->indexOf(model_changes_), false);
     }
 }
 
@@ -319,6 +339,27 @@ void MemoryPlanPage::useRecommendedPlan() {
     }
     loadControls();
     reestimate();
+}
+
+void MemoryPlanPage::applyAssignments(const QStringList &assignments) {
+    if (isVerifying()) {
+        return;
+    }
+    Config changed = settings_.config;
+    try {
+        for (const QString &assignment : assignments) {
+            changed.setAssignment(assignment.toStdString());
+        }
+        changed.validate();
+    } catch (const std::exception &failure) {
+        showVerifyStatus(tr("Cannot use that plan: %1").arg(QString::fromUtf8(failure.what())),
+                         true);
+        return;
+    }
+    settings_.config = changed;
+    loadControls();
+    reestimate();
+    Q_EMIT completeChanged();
 }
 
 void MemoryPlanPage::verify() {

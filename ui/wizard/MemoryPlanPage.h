@@ -14,12 +14,14 @@ class QGroupBox;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QTabWidget;
 
 namespace headroom::ui {
 
 class BackgroundJob;
 class LoraControls;
 class MemoryBarsWidget;
+class PlanChoiceTable;
 
 // Page (d): the estimator's predicted peak by role against the budget, a verdict, the planner's
 // recommended techniques as toggles that re-estimate at once, and Verify: auto-fit with real
@@ -36,6 +38,8 @@ public:
     ~MemoryPlanPage() override;
 
     MemoryBarsWidget *bars() const { return bars_; }
+    PlanChoiceTable *planChoices() const { return choices_; }
+    PlanChoiceTable *modelChanges() const { return model_changes_; }
     Verdict verdict() const { return verdict_; }
     bool isVerifying() const;
     // The estimate the bars show.
@@ -47,6 +51,8 @@ public:
 
 public Q_SLOTS:
     void useRecommendedPlan();
+    // Sets "key=value" assignments (a row of the plan or model-change table) and re-plans.
+    void applyAssignments(const QStringList &assignments);
     void verify();
     void cancelVerify();
 
@@ -87,6 +93,9 @@ private:
     QPushButton *cancel_ = nullptr;
     QLabel *verify_status_ = nullptr;
     QLabel *probes_ = nullptr;
+    QTabWidget *tabs_ = nullptr;
+    PlanChoiceTable *choices_ = nullptr;
+    PlanChoiceTable *model_changes_ = nullptr;
     QGroupBox *lora_box_ = nullptr;
     LoraControls *lora_ = nullptr;
     std::string lora_model_;     // the base whose projections lora_ offers

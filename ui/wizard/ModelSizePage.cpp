@@ -4,9 +4,11 @@
 #include "WizardColors.h"
 #include "WizardForms.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QGroupBox>
 #include <QLabel>
 #include <QLineEdit>
 #include <QLocale>
@@ -73,6 +75,7 @@ ModelSizePage::ModelSizePage(WizardSettings &settings, QWidget *parent)
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
+    layout->addWidget(createMoeBox());
     layout->addSpacing(8);
     layout->addWidget(result_);
     layout->addStretch();
@@ -82,6 +85,75 @@ ModelSizePage::ModelSizePage(WizardSettings &settings, QWidget *parent)
             &ModelSizePage::refreshParameterCount);
     connect(context_, &QSpinBox::valueChanged, this, &ModelSizePage::refreshParameterCount);
     connect(hidden_, &QLineEdit::textChanged, this, &ModelSizePage::refreshParameterCount);
+}
+
+// The GPT's MLPs as routed experts (moe.*): off is the dense model.
+QGroupBox *ModelSizePage::createMoeBox() {
+    moe_box_ = new QGroupBox(tr("&Mixture of Experts: routed expert MLPs"), this);
+    moe_box_->setObjectName(QStringLiteral("moe"));
+    moe_box_->setCheckable(true);
+    moe_box_->setChecked(false);
+    moe_box_->setToolTip(tr("Each MoE block replaces its MLP by several experts and a router that "
+                            "sends each token to a few of them: more parameters for the same "
+                            "work per token, and more memory."));
+    experts_ = new QSpinBox(moe_box_);
+    experts_->setObjectName(QStringLiteral("moeExperts"));
+    experts_->setAccessibleName(tr("Experts per MoE block"));
+    experts_->setRange(2, 256);
+    experts_->setValue(4);
+    top_k_ = new QSpinBox(moe_box_);
+    top_k_->setObjectName(QStringLiteral("moeTopK"));
+    top_k_->setAccessibleName(tr("Experts each token is routed to"));
+    top_k_->setRange(1, 4);
+    top_k_->setValue(2);
+    capacity_ = new QDoubleSpinBox(moe_box_);
+    capacity_->setObjectName(QStringLiteral("moeCapacity"));
+    capacity_->setAccessibleName(tr("Capacity factor"));
+    capacity_->setRange(0, 16);
+    capacity_->setSingleStep(0.25);
+    capacity_->setDecimals(2);
+    capacity_->setValue(1.25);
+    capacity_->setSpecialValueText(tr("no limit"));
+    capacity_->setToolTip(tr("Tokens an expert takes per sequence, as a multiple of an even "
+                             "share; tokens over it skip the experts (0: no limit)."));
+    every_ = new QSpinBox(moe_box_);
+    every_->setObjectName(QStringLiteral("moeEvery"));
+    every_->setAccessibleName(tr("MoE in every k-th block"));
+    every_->setRange(1, 128);
+    every_->setValue(1);
+    auto *form = new QFormLayout(moe_box_);
+    addBuddyRow(form, tr("E&xperts:"), experts_, this);
+    addBuddyRow(form, tr("Experts &per token (top-k):"), top_k_, this);
+    addBuddyRow(form, tr("Ca&pacity factor:"), capacity_, this);
+    addBuddyRow(form, tr("MoE in e&very k-th block:"), every_, this);
+    connect(moe_box_, &QGroupBox::toggled, this, &ModelSizePage::refreshParameterCount);
+    connect(experts_, &QSpinBox::valueChanged, this, [this](int experts) {
+        top_k_->setMaximum(experts);
+        refreshParameterCount();
+    });
+    for (QSpinBox *spin : {top_k_, every_}) {
+        connect(spin, &QSpinBox::valueChanged, this, &ModelSizePage::refreshParameterCount);
+    }
+    connect(capacity_, &QDoubleSpinBox::valueChanged, this, &ModelSizePage::refreshParameterCount);
+    return moe_box_;
+}
+
+void ModelSizePage::loadMoe() {
+    const Config &config = settings_.config;
+    const QSignalBlocker box(moe_box_);
+    const std::int64_t experts = config.integer("moe.experts");
+    moe_box_->setChecked(experts > 0);
+    if (experts > 0) {
+        const QSignalBlocker blocker(experts_);
+        experts_->setValue(int(experts));
+        top_k_->setMaximum(int(experts));
+    }
+    const QSignalBlocker top_k(top_k_);
+    top_k_->setValue(int(config.integer("moe.top_k")));
+    const QSignalBlocker capacity(capacity_);
+    capacity_->setValue(config.real("moe.capacity_factor"));
+    const QSignalBlocker every(every_);
+    every_->setValue(int(config.integer("moe.every")));
 }
 
 void ModelSizePage::fillPresets() {
@@ -136,6 +208,8 @@ void ModelSizePage::initializePage() {
          {static_cast<QWidget *>(params_label_), static_cast<QWidget *>(target_params_)}) {
         widget->setVisible(gpt);
     }
+    moe_box_->setVisible(gpt);
+    loadMoe();
     size_label_->setVisible(!pretrained);
     preset_->setVisible(!pretrained);
     context_label_->setVisible(gpt || pretrained);
@@ -189,6 +263,13 @@ Config ModelSizePage::configWithSize() const {
         config.set("model.seq_len", std::to_string(context_->value()));
     } else if (recipe_ == QLatin1String("gpt")) {
         config.set("model.seq_len", std::to_string(context_->value()));
+        const bool moe = moe_box_->isChecked();
+        config.set("moe.experts", moe ? std::to_string(experts_->value()) : "0");
+        if (moe) {
+            config.set("moe.top_k", std::to_string(top_k_->value()));
+            config.set("moe.capacity_factor", QString::number(capacity_->value()).toStdString());
+            config.set("moe.every", std::to_string(every_->value()));
+        }
         if (id == QLatin1String("custom")) {
             config.set("model.params", std::to_string(std::llround(target_params_->value() * 1e6)));
         } else {
@@ -203,6 +284,14 @@ Config ModelSizePage::configWithSize() const {
         }
     } else {
         config.set("model.hidden", hidden_->text().trimmed().toStdString());
+    }
+    if (recipe_ != QLatin1String("gpt")) {
+        // Left from a GPT chosen before: only a GPT has experts.
+        for (const KeySpec &spec : configKeys()) {
+            if (spec.name.rfind("moe.", 0) == 0) {
+                config.set(spec.name, spec.default_value);
+            }
+        }
     }
     config.validate();
     return config;

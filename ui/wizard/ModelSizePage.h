@@ -6,6 +6,7 @@
 
 class QComboBox;
 class QDoubleSpinBox;
+class QGroupBox;
 class QLabel;
 class QLineEdit;
 class QSpinBox;
@@ -15,7 +16,7 @@ namespace headroom::ui {
 // Page (c): the model's size as a preset (gpt: layers, heads, width and context; tabular:
 // hidden widths) or a target parameter count, with the resulting parameter count shown live.
 // A pretrained model's size is its own: the page shows it and offers the context length (at
-// most the base's).
+// most the base's). A GPT's MLPs can be routed experts (Mixture of Experts).
 class ModelSizePage : public QWizardPage {
     Q_OBJECT
 
@@ -32,6 +33,8 @@ public:
     bool validatePage() override;
 
 private:
+    QGroupBox *createMoeBox();
+    void loadMoe();
     void fillPresets();
     void onPresetChanged();
     void refreshParameterCount();
@@ -47,6 +50,11 @@ private:
     QSpinBox *context_ = nullptr;
     QLabel *hidden_label_ = nullptr;
     QLineEdit *hidden_ = nullptr;
+    QGroupBox *moe_box_ = nullptr;
+    QSpinBox *experts_ = nullptr;
+    QSpinBox *top_k_ = nullptr;
+    QDoubleSpinBox *capacity_ = nullptr;
+    QSpinBox *every_ = nullptr;
     QLabel *result_ = nullptr;
     QString recipe_;
     qint64 parameters_ = 0;

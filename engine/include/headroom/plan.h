@@ -141,6 +141,18 @@ struct PlanAlternative {
     std::vector<std::string> overrides; // "key=value" that select it
 };
 
+// A change to the model itself rather than a technique, priced with the plan's techniques and
+// micro-batch: for a Mixture-of-Experts GPT, fewer experts, a lower top-k, a capacity factor of
+// 1 or MoE in every other block (the memory guides' advice). The planner never applies one.
+struct PlanVariant {
+    std::string change;                 // "4 experts instead of 8"
+    std::vector<std::string> overrides; // "moe.experts=4"
+    std::uint64_t peak = 0;             // predicted, with the plan's techniques
+    std::int64_t parameters = 0;
+    double relative_speed = 0; // step speed against the plan's model; 0 = not modelled
+    bool fits = false;
+};
+
 struct Plan {
     bool feasible = false;              // some option fits within the budget and margin
     std::string summary;                // "fits as configured" / "needs bf16 and checkpointing" /
@@ -151,6 +163,7 @@ struct Plan {
     std::vector<PlanDecision> decisions;
     MemoryEstimate estimate;                   // of the chosen plan
     std::vector<PlanAlternative> alternatives; // fastest first
+    std::vector<PlanVariant> variants;         // model changes to consider (MoE); may be empty
     // Speeds come from a calibration of the planned device (else constant factors per
     // technique): step_seconds is the chosen plan's predicted seconds per optimizer step (0
     // when uncalibrated or not modelled for the recipe); speed_note says where speeds come from.

@@ -5,6 +5,7 @@
 #include "train/recipe.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <sstream>
 
@@ -81,15 +82,23 @@ std::vector<std::int64_t> gptParameterSizes(const models::GptOptions &options) {
 // each of their top_k experts, the experts' fc and GELU outputs (h wide) and their gated
 // outputs. `act` is the bytes of an activation in the compute precision; the router and the
 // gathered tokens stay fp32.
+// Tokens over capacity are not gathered: below a capacity factor of 1 the experts hold at most
+// E x ceil(cf x T x k / E) of a sequence's T x k assignments.
 Bytes moeBlockDelta(const models::GptOptions &options, Bytes N, Bytes linear_input, Bytes act) {
     const models::MoeOptions &moe = options.moe();
     const auto d = static_cast<Bytes>(options.dim());
     const auto k = static_cast<Bytes>(moe.top_k());
     const auto E = static_cast<Bytes>(moe.experts());
     const auto h = static_cast<Bytes>(models::expertHidden(moe, options.dim()));
+    const auto T = static_cast<Bytes>(options.seq_len());
+    Bytes kept = N * k;
+    if (moe.capacity_factor() > 0) {
+        const Bytes capacity = std::ceil(moe.capacity_factor() * T * k / E);
+        kept = std::min(kept, N / T * E * capacity);
+    }
     const Bytes dense_mlp = N * d * (linear_input + 2 * 4 * act);
     const Bytes router = N * d * 4 + 4 * N * E * 4 + 3 * 8 * N * k;
-    const Bytes experts = N * k * d * (linear_input + act) + 2 * N * k * h * act + N * k * act;
+    const Bytes experts = kept * d * (linear_input + act) + 2 * kept * h * act + kept * act;
     return router + experts - dense_mlp;
 }
 

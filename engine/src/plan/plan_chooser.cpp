@@ -4,6 +4,7 @@
 // CPU, see docs/BENCHMARKS.md; published figures elsewhere), times a batch-efficiency term;
 // with a calibration of the device, precision speeds and step times come from it instead.
 #include "plan/model_facts.h"
+#include "plan/model_variants.h"
 #include "plan/planner_request.h"
 #include "plan/step_time.h"
 #include "util/base_format.h"
@@ -257,6 +258,18 @@ PlanDecision loraDecision(const Config &base, const ModelFacts &facts, const Opt
     return {"lora.rank", "0", reason};
 }
 
+// The model changes priced with `option`'s techniques and micro-batch.
+std::vector<PlanVariant> variantsAt(const Config &base, const ModelFacts &facts,
+                                    const Option &option, double limit,
+                                    const std::vector<MemoryHistoryRecord> &history,
+                                    const std::optional<SpeedCalibration> &calibration) {
+    Config planned = base;
+    for (const std::string &assignment : optionOverrides(option)) {
+        planned.setAssignment(assignment);
+    }
+    return plan::modelVariants(planned, facts, limit, history, calibration);
+}
+
 } // namespace
 
 namespace plan {
@@ -437,10 +450,13 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
                                        baseFormats(base, profile), factors, budget == 0 ? 0 : limit)
                             : "make the model smaller") +
                        " or plan for a larger profile";
+        plan.variants =
+            variantsAt(base, facts, *smallest, budget == 0 ? 0 : limit, history, calibration);
         return plan;
     }
 
     plan.feasible = true;
+    plan.variants = variantsAt(base, facts, *best, budget == 0 ? 0 : limit, history, calibration);
     plan.estimate = best->estimate;
     plan.step_seconds = best->step_seconds;
     plan.overrides = optionOverrides(*best);

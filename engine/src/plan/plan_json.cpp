@@ -58,6 +58,15 @@ json alternativeJson(const PlanAlternative &alternative) {
             {"overrides", alternative.overrides}};
 }
 
+json variantJson(const PlanVariant &variant) {
+    return {{"change", variant.change},
+            {"overrides", variant.overrides},
+            {"peak", variant.peak},
+            {"parameters", variant.parameters},
+            {"relative_speed", variant.relative_speed},
+            {"fits", variant.fits}};
+}
+
 json planJson(const Plan &plan) {
     json decisions = json::array();
     for (const PlanDecision &decision : plan.decisions) {
@@ -69,6 +78,10 @@ json planJson(const Plan &plan) {
     for (const PlanAlternative &alternative : plan.alternatives) {
         alternatives.push_back(alternativeJson(alternative));
     }
+    json variants = json::array();
+    for (const PlanVariant &variant : plan.variants) {
+        variants.push_back(variantJson(variant));
+    }
     return {{"feasible", plan.feasible},
             {"summary", plan.summary},
             {"profile", profileJson(plan.profile)},
@@ -77,6 +90,7 @@ json planJson(const Plan &plan) {
             {"decisions", std::move(decisions)},
             {"estimate", estimateJson(plan.estimate)},
             {"alternatives", std::move(alternatives)},
+            {"variants", std::move(variants)},
             {"speed",
              {{"calibrated", plan.speed_calibrated},
               {"step_seconds", plan.step_seconds},
