@@ -204,23 +204,32 @@ void TestBaseQuantization::linearMatchesDequantizedProduct() {
     torch::manual_seed(8);
     const QuantizedWeight quantized = headroom::models::quantizeWeight(
         torch::randn({48, 80}) * 0.1, headroom::models::parseBaseFormat(format.toStdString()));
-    const torch::Tensor x = torch::randn({6, 80}).requires_grad_(true);
-    const torch::Tensor grad = torch::randn({6, 48});
-    torch::Tensor y;
-    {
-        const headroom::compat::AutocastGuard guard(torch::kCPU, torch::kBFloat16, autocast);
-        y = headroom::models::quantizedLinear(x, quantized);
+    // Rows of a batch, and the single token of generation (a matrix-vector product), flat and
+    // as [batch, time, features].
+    const std::vector<std::vector<std::int64_t>> shapes{{6, 80}, {1, 80}, {1, 1, 80}};
+    for (const std::vector<std::int64_t> &shape : shapes) {
+        const torch::Tensor x = torch::randn(shape).requires_grad_(true);
+        std::vector<std::int64_t> out_shape = shape;
+        out_shape.back() = 48;
+        const torch::Tensor grad = torch::randn(out_shape);
+        torch::Tensor y;
+        {
+            const headroom::compat::AutocastGuard guard(torch::kCPU, torch::kBFloat16, autocast);
+            y = headroom::models::quantizedLinear(x, quantized);
+        }
+        QCOMPARE(y.scalar_type(), autocast ? torch::kBFloat16 : torch::kFloat);
+        QCOMPARE(y.sizes().vec(), out_shape);
+        y.backward(grad.to(y.scalar_type()));
+        const torch::ScalarType dtype = y.scalar_type();
+        const torch::Tensor weight = headroom::models::dequantize(quantized, dtype);
+        const torch::Tensor expected = torch::matmul(x.detach().to(dtype), weight.t());
+        const double tolerance = autocast ? 2e-2 : 1e-5;
+        QVERIFY(
+            torch::allclose(y.to(torch::kFloat), expected.to(torch::kFloat), tolerance, tolerance));
+        const torch::Tensor expected_grad = torch::matmul(grad.to(dtype), weight).to(torch::kFloat);
+        QVERIFY(x.grad().defined());
+        QVERIFY(torch::allclose(x.grad(), expected_grad, tolerance, tolerance));
     }
-    QCOMPARE(y.scalar_type(), autocast ? torch::kBFloat16 : torch::kFloat);
-    y.backward(grad.to(y.scalar_type()));
-    const torch::ScalarType dtype = y.scalar_type();
-    const torch::Tensor weight = headroom::models::dequantize(quantized, dtype);
-    const torch::Tensor expected = torch::matmul(x.detach().to(dtype), weight.t());
-    const double tolerance = autocast ? 2e-2 : 1e-5;
-    QVERIFY(torch::allclose(y.to(torch::kFloat), expected.to(torch::kFloat), tolerance, tolerance));
-    const torch::Tensor expected_grad = torch::matmul(grad.to(dtype), weight).to(torch::kFloat);
-    QVERIFY(x.grad().defined());
-    QVERIFY(torch::allclose(x.grad(), expected_grad, tolerance, tolerance));
     QVERIFY(headroom::models::dequantizationBufferBytes() > 0);
 }
 

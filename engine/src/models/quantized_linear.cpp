@@ -1,6 +1,7 @@
 #include "models/quantized_linear.h"
 
 #include "compat/autocast.h"
+#include "models/linear_storage.h"
 
 #include <map>
 #include <utility>
@@ -63,7 +64,14 @@ public:
         ctx->saved_data["out"] = out;
         ctx->saved_data["in"] = in;
         const QuantizedWeight weight = weightFrom({codes, scales, group_offsets, group_steps}, ctx);
-        return torch::matmul(x, dequantizedInBuffer(weight, x.scalar_type()).t());
+        const torch::Tensor matrix = dequantizedInBuffer(weight, x.scalar_type());
+        if (x.numel() == in) {
+            // One token being generated: a matrix-vector product (see applyLinear).
+            std::vector<std::int64_t> shape = x.sizes().vec();
+            shape.back() = out;
+            return applyLinear(x.reshape({1, in}), matrix, {}).view(shape);
+        }
+        return torch::matmul(x, matrix.t());
     }
 
     static variable_list backward(AutogradContext *ctx, variable_list grad_outputs) {
