@@ -1,6 +1,8 @@
 // Training-step throughput of the GPT recipe: forward, cross-entropy, backward, clip the
 // gradient norm to 1, AdamW step, zero_grad (set to none). gpt_reference.py is the same model
-// in PyTorch; run_benchmarks.sh runs both side by side. Prints one JSON line.
+// in PyTorch; run_benchmarks.sh runs both side by side. With --experts N the blocks' MLPs are
+// Mixture-of-Experts layers (models/moe.h) and the objective adds the recipe's aux and z losses
+// (moe.sh runs it against the same model in gpt_reference.py). Prints one JSON line.
 #include "models/gpt.h"
 #include "train/fused_adamw.h"
 
@@ -38,6 +40,13 @@ struct Settings {
     double dropout = 0.0;
     double lr = 3e-4;
     double weight_decay = 0.01;
+    std::int64_t experts = 0; // 0: dense
+    std::int64_t top_k = 2;
+    std::int64_t expert_hidden = 0; // 0: 4 * dim
+    std::int64_t every = 1;
+    double capacity_factor = 1.25;
+    double aux_loss = 0.01;
+    double z_loss = 0.001;
     std::string optimizer = "fused"; // fused | torch
     bool phases = false;             // time forward / backward / optimizer separately
     std::string turn_in;             // FIFOs of the turn ring (see Turns)
@@ -92,6 +101,13 @@ Settings parseSettings(int argc, char **argv) {
     integer("threads", s.threads);
     integer("seed", s.seed);
     integer("turn-steps", s.turn_steps);
+    integer("experts", s.experts);
+    integer("top-k", s.top_k);
+    integer("expert-hidden", s.expert_hidden);
+    integer("every", s.every);
+    real("capacity-factor", s.capacity_factor);
+    real("aux-loss", s.aux_loss);
+    real("z-loss", s.z_loss);
     real("dropout", s.dropout);
     real("lr", s.lr);
     real("weight-decay", s.weight_decay);
@@ -224,17 +240,54 @@ double median(std::vector<double> values) {
     return values.size() % 2 == 1 ? values[middle] : 0.5 * (values[middle - 1] + values[middle]);
 }
 
+// The cross-entropy plus, with MoE blocks, the weighted balancing and z losses, as the GPT
+// recipe's objective (train/gpt_recipe.cpp).
+torch::Tensor objective(headroom::models::Gpt &model, const torch::Tensor &inputs,
+                        const torch::Tensor &targets) {
+    headroom::models::GptLoss terms = model->lossTerms(inputs, targets);
+    torch::Tensor loss = terms.loss;
+    if (terms.moe) {
+        const headroom::models::MoeOptions &moe = model->options().moe();
+        loss = loss + moe.aux_loss() * terms.moe->aux_loss + moe.z_loss() * terms.moe->z_loss;
+    }
+    return loss;
+}
+
+// Parameters a token passes through: an MoE block's unchosen experts left out.
+std::int64_t activeParameters(const headroom::models::GptOptions &options) {
+    std::int64_t active = headroom::models::gptParameterCount(options);
+    const headroom::models::MoeOptions &moe = options.moe();
+    if (moe.experts() == 0) {
+        return active;
+    }
+    const std::int64_t dim = options.dim();
+    const std::int64_t hidden = headroom::models::expertHidden(moe, dim);
+    for (std::int64_t layer = 0; layer < options.layers(); ++layer) {
+        if (headroom::models::isMoeBlock(options, layer)) {
+            active -= (moe.experts() - moe.top_k()) * (2 * dim * hidden + hidden + dim);
+        }
+    }
+    return active;
+}
+
 int run(const Settings &s) {
     if (s.threads > 0) {
         at::set_num_threads(static_cast<int>(s.threads));
     }
     Turns turns(s.turn_in, s.turn_out, s.turn_steps);
     torch::manual_seed(static_cast<std::uint64_t>(s.seed));
-    headroom::models::Gpt model(headroom::models::GptOptions(s.vocab, s.seq)
-                                    .layers(s.layers)
-                                    .heads(s.heads)
-                                    .dim(s.dim)
-                                    .dropout(s.dropout));
+    headroom::models::GptOptions options(s.vocab, s.seq);
+    options.layers(s.layers).heads(s.heads).dim(s.dim).dropout(s.dropout);
+    options.moe()
+        .experts(s.experts)
+        .top_k(s.top_k)
+        .expert_hidden(s.expert_hidden)
+        .every(s.every)
+        .capacity_factor(s.capacity_factor)
+        .aux_loss(s.aux_loss)
+        .z_loss(s.z_loss);
+    headroom::models::validateGptOptions(options);
+    headroom::models::Gpt model(options);
     model->train();
     Optimizer optimizer(model, s);
 
@@ -261,7 +314,7 @@ int run(const Settings &s) {
         const int slot = static_cast<int>(step % kBatches);
         const Clock::time_point start = Clock::now();
         Clock::time_point phase = start;
-        torch::Tensor loss = model->loss(inputs[slot], targets[slot]);
+        torch::Tensor loss = objective(model, inputs[slot], targets[slot]);
         if (s.phases && timed) {
             forward_ms += millisecondsSince(phase);
             phase = Clock::now();
@@ -298,14 +351,17 @@ int run(const Settings &s) {
     const double tokens_per_step = static_cast<double>(s.batch * s.seq);
     const double median_ms = median(step_ms);
     const long params = static_cast<long>(headroom::models::gptParameterCount(model->options()));
-    std::printf("{\"impl\":\"cpp\",\"optimizer\":\"%s\",\"params\":%ld,\"layers\":%lld,"
+    const long active = static_cast<long>(activeParameters(model->options()));
+    std::printf("{\"impl\":\"cpp\",\"optimizer\":\"%s\",\"params\":%ld,\"active_params\":%ld,"
+                "\"experts\":%lld,\"top_k\":%lld,\"layers\":%lld,"
                 "\"dim\":%lld,\"seq\":%lld,\"threads\":%d,\"steps\":%zu,\"seconds\":%.4f,"
                 "\"tokens_per_s\":%.1f,\"median_step_ms\":%.3f,\"min_step_ms\":%.3f,"
                 "\"tokens_per_s_median_step\":%.1f,\"first_loss\":%.5f,\"last_loss\":%.5f,"
                 "\"peak_rss_kib\":%ld",
-                s.optimizer.c_str(), params, static_cast<long long>(s.layers),
-                static_cast<long long>(s.dim), static_cast<long long>(s.seq), at::get_num_threads(),
-                step_ms.size(), seconds,
+                s.optimizer.c_str(), params, active, static_cast<long long>(s.experts),
+                static_cast<long long>(s.experts > 0 ? s.top_k : 0),
+                static_cast<long long>(s.layers), static_cast<long long>(s.dim),
+                static_cast<long long>(s.seq), at::get_num_threads(), step_ms.size(), seconds,
                 tokens_per_step * static_cast<double>(step_ms.size()) / seconds, median_ms,
                 *std::min_element(step_ms.begin(), step_ms.end()),
                 tokens_per_step * 1000.0 / median_ms, first_loss, last_loss, peakRssKib());

@@ -8,6 +8,10 @@ of width 4*dim), final LayerNorm, logits through the token embedding (weight tyi
 initialization. A training step is forward, cross-entropy, backward, clip_grad_norm_(1.0),
 torch.optim.AdamW, zero_grad(set_to_none=True). Prints one JSON line like gpt_benchmark.
 
+With --experts N the MLP of every --every-th block is a Mixture-of-Experts layer
+(moe_reference.py) and the objective adds aux_loss * balancing loss + z_loss * router z-loss,
+both averaged over the MoE blocks, as Headroom's GPT recipe does.
+
 Run with Debian's /usr/bin/python3 (python3-torch).
 """
 
@@ -21,6 +25,8 @@ import time
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
+
+from moe_reference import MoeMlp
 
 INIT_STD = 0.02
 
@@ -40,7 +46,8 @@ def causal_self_attention(q, k, v, dropout_p):
 
 
 class Block(nn.Module):
-    def __init__(self, dim, heads, layers, dropout):
+    def __init__(self, dim, heads, layers, dropout, moe=None):
+        """moe: None (dense) or (experts, top_k, capacity_factor, expert_hidden)."""
         super().__init__()
         self.heads = heads
         self.dropout_p = dropout
@@ -48,17 +55,23 @@ class Block(nn.Module):
         self.qkv = nn.Linear(dim, 3 * dim)
         self.proj = nn.Linear(dim, dim)
         self.ln2 = nn.LayerNorm(dim)
-        self.fc = nn.Linear(dim, 4 * dim)
-        self.fc_out = nn.Linear(4 * dim, dim)
+        self.moe = MoeMlp(dim, *moe) if moe else None
+        if not self.moe:
+            self.fc = nn.Linear(dim, 4 * dim)
+            self.fc_out = nn.Linear(4 * dim, dim)
         self.reset_parameters(layers)
 
     def reset_parameters(self, layers):
         residual_std = INIT_STD / math.sqrt(2.0 * layers)
+        linears = [(self.qkv, INIT_STD), (self.proj, residual_std)]
+        if not self.moe:
+            linears += [(self.fc, INIT_STD), (self.fc_out, residual_std)]
         with torch.no_grad():
-            for linear, std in ((self.qkv, INIT_STD), (self.proj, residual_std),
-                                (self.fc, INIT_STD), (self.fc_out, residual_std)):
+            for linear, std in linears:
                 nn.init.normal_(linear.weight, 0.0, std)
                 nn.init.zeros_(linear.bias)
+        if self.moe:
+            self.moe.reset_parameters(INIT_STD, residual_std)
 
     def dropout(self, x):
         return F.dropout(x, self.dropout_p, True) if self.dropout_p > 0 and self.training else x
@@ -72,23 +85,33 @@ class Block(nn.Module):
                                          self.dropout_p if self.training else 0.0)
         return self.proj(attended.transpose(1, 2).reshape(batch * length, dim))
 
-    def forward(self, x):
+    def forward(self, x, losses):
+        """losses: the MoE block's (aux, z) are appended to it."""
         batch, length, dim = x.shape
         h = x.reshape(batch * length, dim)
         h = h + self.dropout(self.attention(self.ln1(h), batch, length))
-        h = h + self.dropout(self.fc_out(F.gelu(self.fc(self.ln2(h)))))
+        if self.moe:
+            routed, aux, z = self.moe(self.ln2(h).view(batch, length, dim))
+            losses.append((aux, z))
+            h = h + self.dropout(routed.view(batch * length, dim))
+        else:
+            h = h + self.dropout(self.fc_out(F.gelu(self.fc(self.ln2(h)))))
         return h.view(batch, length, -1)
 
 
 class Gpt(nn.Module):
-    def __init__(self, vocab, seq_len, layers, heads, dim, dropout):
+    def __init__(self, vocab, seq_len, layers, heads, dim, dropout, moe=None, every=1,
+                 loss_weights=(0.0, 0.0)):
         super().__init__()
         self.dim = dim
         self.seq_len = seq_len
         self.dropout_p = dropout
+        self.loss_weights = loss_weights  # (aux, z)
         self.token_embedding = nn.Embedding(vocab, dim)
         self.position_embedding = nn.Embedding(seq_len, dim)
-        self.blocks = nn.ModuleList(Block(dim, heads, layers, dropout) for _ in range(layers))
+        self.blocks = nn.ModuleList(
+            Block(dim, heads, layers, dropout, moe if index % every == every - 1 else None)
+            for index in range(layers))
         self.ln_final = nn.LayerNorm(dim)
         # GptImpl::resetParameters, in its order, so the same seed gives the same weights.
         with torch.no_grad():
@@ -97,18 +120,26 @@ class Gpt(nn.Module):
         for block in self.blocks:
             block.reset_parameters(layers)
 
-    def hidden(self, tokens):
+    def hidden(self, tokens, losses):
         length = tokens.shape[1]
         x = self.token_embedding(tokens) + self.position_embedding.weight[:length]
         if self.dropout_p > 0 and self.training:
             x = F.dropout(x, self.dropout_p, True)
         for block in self.blocks:
-            x = block(x)
+            x = block(x, losses)
         return self.ln_final(x.view(-1, self.dim))
 
     def loss(self, inputs, targets):
-        logits = F.linear(self.hidden(inputs), self.token_embedding.weight)
-        return F.cross_entropy(logits, targets.reshape(-1))
+        losses = []
+        logits = F.linear(self.hidden(inputs, losses), self.token_embedding.weight)
+        loss = F.cross_entropy(logits, targets.reshape(-1))
+        if losses:
+            aux_weight, z_weight = self.loss_weights
+            if aux_weight > 0:
+                loss = loss + aux_weight * torch.stack([aux for aux, _ in losses]).mean()
+            if z_weight > 0:
+                loss = loss + z_weight * torch.stack([z for _, z in losses]).mean()
+        return loss
 
 
 def peak_rss_kib():
@@ -142,9 +173,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     for name, default in (("layers", 4), ("heads", 4), ("dim", 128), ("seq", 64), ("batch", 12),
                           ("vocab", 257), ("warmup", 5), ("steps", 20), ("threads", 0),
-                          ("seed", 1234), ("turn-steps", 1)):
+                          ("seed", 1234), ("turn-steps", 1), ("experts", 0), ("top-k", 2),
+                          ("expert-hidden", 0), ("every", 1)):
         parser.add_argument("--" + name, type=int, default=default)
     parser.add_argument("--dropout", type=float, default=0.0)
+    parser.add_argument("--capacity-factor", type=float, default=1.25)
+    parser.add_argument("--aux-loss", type=float, default=0.01)
+    parser.add_argument("--z-loss", type=float, default=0.001)
     parser.add_argument("--lr", type=float, default=3e-4)
     parser.add_argument("--weight-decay", type=float, default=0.01)
     parser.add_argument("--foreach", action="store_true",
@@ -157,12 +192,19 @@ def main():
         parser.error("--turn-in and --turn-out go together")
     if args.steps < 1 or args.turn_steps < 1:
         parser.error("--steps and --turn-steps must be at least 1")
+    if args.experts < 0 or (args.experts > 0 and not 1 <= args.top_k <= args.experts):
+        parser.error("--experts must be 0 or more and --top-k in 1..experts")
 
     if args.threads > 0:
         torch.set_num_threads(args.threads)
     turns = Turns(args.turn_in, args.turn_out, args.turn_steps)
     torch.manual_seed(args.seed)
-    model = Gpt(args.vocab, args.seq, args.layers, args.heads, args.dim, args.dropout)
+    moe = None
+    if args.experts > 0:
+        moe = (args.experts, args.top_k, args.capacity_factor,
+               args.expert_hidden if args.expert_hidden > 0 else 4 * args.dim)
+    model = Gpt(args.vocab, args.seq, args.layers, args.heads, args.dim, args.dropout, moe,
+                args.every, (args.aux_loss, args.z_loss))
     model.train()
     parameters = list(model.parameters())
     optimizer = torch.optim.AdamW(parameters, lr=args.lr, weight_decay=args.weight_decay,
@@ -208,9 +250,16 @@ def main():
     seconds = sum(step_ms) / 1e3
     tokens_per_step = args.batch * args.seq
     median_ms = statistics.median(step_ms)
+    params = sum(p.numel() for p in parameters)
+    active = params
+    for block in model.blocks:
+        if block.moe:
+            unchosen = block.moe.experts[args.top_k:]
+            active -= sum(p.numel() for expert in unchosen for p in expert.parameters())
     result = {
         "impl": "python", "optimizer": "foreach" if args.foreach else "torch",
-        "params": sum(p.numel() for p in parameters), "layers": args.layers, "dim": args.dim,
+        "params": params, "active_params": active, "experts": args.experts,
+        "top_k": args.top_k if args.experts else 0, "layers": args.layers, "dim": args.dim,
         "seq": args.seq, "threads": torch.get_num_threads(), "steps": len(step_ms),
         "seconds": round(seconds, 4),
         "tokens_per_s": round(tokens_per_step * len(step_ms) / seconds, 1),

@@ -6,6 +6,8 @@
 #
 #   tests/benchmarks/step_time.sh                      (about 3 minutes on 2 cores)
 #   ROUNDS=3 STEPS=8 CONFIGS="sample" tests/benchmarks/step_time.sh
+#   CONFIGS="sample moe 10m moe-10m" tests/benchmarks/step_time.sh   (Mixture-of-Experts too)
+#   COMPARE_CLI=/path/to/other/headroom-cli ...   also prints that build's predictions
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -15,6 +17,7 @@ ROUNDS="${ROUNDS:-2}"
 STEPS="${STEPS:-8}"
 CONFIGS="${CONFIGS:-sample sample-ckpt 10m}"
 PRECISIONS="${PRECISIONS:-fp32 bf16}"
+COMPARE_CLI="${COMPARE_CLI:-}"
 cmake --build "$BUILD_DIR" --target headroom-cli >/dev/null
 CLI="$BUILD_DIR/app/headroom-cli"
 
@@ -26,6 +29,9 @@ settings_for() {
   case "$1" in
     sample|sample-ckpt) echo "" ;; # resources/sample/sample-gpt.json: 4 layers, dim 128, seq 64
     10m) echo "--set model.layers=6 --set model.heads=6 --set model.dim=384 --set model.seq_len=256 --set train.micro_batch=16" ;;
+    # 4 experts, top-2, capacity factor 1.25, experts 4 x dim wide (twice the dense MLP's work)
+    moe) echo "--set moe.experts=4 --set moe.top_k=2" ;;
+    moe-10m) echo "$(settings_for 10m) --set moe.experts=4 --set moe.top_k=2" ;;
     *) echo "unknown configuration $1" >&2; exit 2 ;;
   esac
 }
@@ -52,6 +58,11 @@ for config in $CONFIGS; do
     # shellcheck disable=SC2046
     "$CLI" estimate "$work/$config.headroom" --json --set "precision=$precision" \
       $(techniques_for "$config") >"$work/$config.$precision.estimate.json"
+    if [[ -n "$COMPARE_CLI" ]]; then
+      # shellcheck disable=SC2046
+      "$COMPARE_CLI" estimate "$work/$config.headroom" --json --set "precision=$precision" \
+        $(techniques_for "$config") >"$work/$config.$precision.compare.json"
+    fi
   done
 done
 for round in $(seq "$ROUNDS"); do
@@ -83,16 +94,22 @@ for p in calibration["precisions"]:
     else:
         print(f"  {p['precision']}: unsupported ({p['unsupported_reason']})")
 print()
-print("| config | parameters | precision | predicted step | measured step (median) | error |")
-print("|---|---|---|---|---|---|")
+import os
+compare = os.path.exists(f"{work}/{configs[0]}.{precisions[0]}.compare.json")
+def predicted_of(path, config, precision):
+    document = json.load(open(path))
+    wanted = {f"precision={precision}", f"checkpointing={1 if 'ckpt' in config else 0}",
+              "optimizer=adamw"}
+    row = next((a for a in document["plan"]["alternatives"] if wanted <= set(a["overrides"])), None)
+    return row["step_seconds"] if row else 0.0
+extra = " COMPARE_CLI's prediction | its error |" if compare else ""
+print("| config | parameters | precision | predicted step | measured step (median) | error |" + extra)
+print("|---|---|---|---|---|---|" + ("---|---|" if compare else ""))
 for config in configs:
     for precision in precisions:
         document = json.load(open(f"{work}/{config}.{precision}.estimate.json"))
         techniques = document["estimate"]["techniques"]
-        wanted = {f"precision={precision}", f"checkpointing={1 if 'ckpt' in config else 0}",
-                  "optimizer=adamw"}
-        row = next((a for a in document["plan"]["alternatives"] if wanted <= set(a["overrides"])), None)
-        predicted = row["step_seconds"] if row else 0.0
+        predicted = predicted_of(f"{work}/{config}.{precision}.estimate.json", config, precision)
         times = []
         for round in range(1, rounds + 1):
             steps = [json.loads(l) for l in open(f"{work}/{config}.{precision}.{round}.jsonl")]
@@ -101,6 +118,11 @@ for config in configs:
             times += [b["elapsed_s"] - a["elapsed_s"] for a, b in zip(steps[1:], steps[2:])]
         measured = statistics.median(times) if times else float("nan")
         error = (predicted - measured) / measured * 100 if predicted and times else float("nan")
-        print(f"| {config} ({techniques}) | {document['estimate']['parameters'] / 1e6:.2f} M | "
-              f"{precision} | {predicted * 1000:.0f} ms | {measured * 1000:.0f} ms | {error:+.0f} % |")
+        line = (f"| {config} ({techniques}) | {document['estimate']['parameters'] / 1e6:.2f} M | "
+                f"{precision} | {predicted * 1000:.0f} ms | {measured * 1000:.0f} ms | {error:+.0f} % |")
+        if compare:
+            other = predicted_of(f"{work}/{config}.{precision}.compare.json", config, precision)
+            other_error = (other - measured) / measured * 100 if other and times else float("nan")
+            line += f" {other * 1000:.0f} ms | {other_error:+.0f} % |"
+        print(line)
 PY

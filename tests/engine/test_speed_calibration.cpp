@@ -4,6 +4,7 @@
 // are in tests/benchmarks/step_time.sh.
 #include "device/cpu_flags.h"
 #include "plan/model_facts.h"
+#include "plan/step_time.h"
 #include "train/techniques.h"
 
 #include <headroom/devices.h>
@@ -56,6 +57,22 @@ Config smallGpt() {
         config.setAssignment(assignment);
     }
     return config;
+}
+
+// smallGpt (dim 64, seq 32, 8 sequences, 2 layers) with MoE blocks.
+Config moeGpt(int experts, int top_k, const char *capacity_factor = "0",
+              const char *expert_hidden = "0") {
+    Config config = smallGpt();
+    config.setAssignment("moe.experts=" + std::to_string(experts));
+    config.setAssignment("moe.top_k=" + std::to_string(top_k));
+    config.setAssignment(std::string("moe.capacity_factor=") + capacity_factor);
+    config.setAssignment(std::string("moe.expert_hidden=") + expert_hidden);
+    return config;
+}
+
+plan::StepWork workOf(const Config &config) {
+    const std::optional<plan::StepWork> work = plan::stepWork(config, plan::gptFacts(257));
+    return work ? *work : plan::StepWork{};
 }
 
 HardwareProfile thisCpu() {
@@ -223,6 +240,45 @@ private Q_SLOTS:
         // The cached calibration of this machine is what the planner finds on its own.
         storeSpeedCalibration(cpuCalibration(0.05));
         QVERIFY(recommendPlan(smallGpt(), plan::gptFacts(257), thisCpu()).speed_calibrated);
+    }
+
+    // The routed experts' work: top_k expert MLPs per token, whatever the number of experts.
+    void moeWorkScalesWithTopKNotWithExperts() {
+        // One expert MLP (dim 64, hidden 256) on 8 x 32 tokens, 2 layers, forward + backward.
+        const double expert = 3 * 8 * 32 * 2 * (2 * 2 * 64 * 256.0);
+        const plan::StepWork top1 = workOf(moeGpt(4, 1));
+        const plan::StepWork top2 = workOf(moeGpt(4, 2));
+        const plan::StepWork top2of16 = workOf(moeGpt(16, 2));
+        QVERIFY(top1.matmul_flops > 0);
+        QVERIFY(qAbs(top2.matmul_flops - top1.matmul_flops - expert) < 1e-6 * expert);
+        // 12 more experts add only their router columns (2 x dim FLOPs per token each).
+        const double router = 3 * 8 * 32 * 2 * (2 * 64 * 12.0);
+        QVERIFY(qAbs(top2of16.matmul_flops - top2.matmul_flops - router) < 1e-6 * router);
+        QVERIFY(top2of16.matmul_flops < 1.01 * top2.matmul_flops);
+        QCOMPARE(top2of16.elements, top2.elements);
+        QVERIFY(top2.elements > top1.elements); // dispatch work per assignment
+        QCOMPARE(top2.attention_flops, top1.attention_flops);
+
+        // Top-2 of experts half as wide as the dense MLP: the dense GEMMs plus the router.
+        const plan::StepWork dense = workOf(smallGpt());
+        const plan::StepWork half = workOf(moeGpt(8, 2, "0", "128"));
+        const double routers = 3 * 8 * 32 * 2 * (2 * 64 * 8.0);
+        QVERIFY(qAbs(half.matmul_flops - dense.matmul_flops - routers) < 1e-6 * routers);
+
+        // A capacity of half the assignments (factor 0.5) keeps at most half of the experts'
+        // work; a generous one changes nothing.
+        const plan::StepWork halved = workOf(moeGpt(4, 2, "0.5"));
+        QVERIFY(qAbs(top2.matmul_flops - halved.matmul_flops - expert) < 1e-6 * expert);
+        QCOMPARE(workOf(moeGpt(4, 2, "2")).matmul_flops, top2.matmul_flops);
+
+        // The planner's predicted step follows: top-2 slower than top-1, 16 experts about as
+        // fast as 4.
+        const SpeedCalibration calibration = cpuCalibration(1.0);
+        const double seconds1 = plan::predictStepSeconds(top1, calibration, "fp32");
+        const double seconds2 = plan::predictStepSeconds(top2, calibration, "fp32");
+        const double seconds16 = plan::predictStepSeconds(top2of16, calibration, "fp32");
+        QVERIFY(seconds1 > 0 && seconds2 > seconds1);
+        QVERIFY(qAbs(seconds16 - seconds2) < 0.01 * seconds2);
     }
 
     void ladderSkipsASlowPrecisionWithTheReason() {

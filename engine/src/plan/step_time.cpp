@@ -4,8 +4,17 @@
 // leaves out (dropouts, head splits, embeddings, the optimizer update) at the calibrated fp32
 // elementwise rate. Both constants are fitted with tests/benchmarks/step_time.sh on the
 // machine in docs/BENCHMARKS.md.
+//
+// An MoE block (models/moe.h) counts the work its tokens are routed to, not the experts it
+// has: the attention GEMMs, the router, and per token top_k expert MLPs (2 x dim x hidden
+// weights each) scaled down by what capacity can drop at best (balanced routing), plus the
+// dispatch's gathers, gate products and scatter-adds as elementwise work per kept assignment.
 #include "plan/step_time.h"
 
+#include "models/gpt.h"
+#include "train/recipe.h"
+
+#include <algorithm>
 #include <cstdio>
 
 namespace headroom::plan {
@@ -17,6 +26,20 @@ constexpr double kEfficiency = 1.0;
 // Elementwise passes over tokens x layers x dim per forward or backward pass outside the
 // calibrated block; its share of a step is the larger, the smaller the model.
 constexpr double kElementPassesPerLayer = 25;
+// Elementwise passes over dim per kept expert assignment and forward or backward pass: the
+// gather of the token, the gate product, the scatter-add and their gradients, the sort.
+constexpr double kDispatchPassesPerAssignment = 6;
+
+// The share of a token's top_k assignments an expert's capacity keeps when routing is
+// balanced: capacity x experts slots for length x top_k assignments per sequence.
+double keptShare(const models::MoeOptions &moe, std::int64_t length) {
+    const std::int64_t capacity = models::expertCapacity(moe, length);
+    if (capacity == 0) {
+        return 1.0;
+    }
+    return std::min(1.0, static_cast<double>(capacity * moe.experts()) /
+                             static_cast<double>(length * moe.top_k()));
+}
 
 } // namespace
 
@@ -25,24 +48,41 @@ std::optional<StepWork> stepWork(const Config &config, const ModelFacts &facts) 
         facts.vocab_size <= 0) {
         return std::nullopt;
     }
-    const auto layers = static_cast<double>(config.integer("model.layers"));
-    const auto dim = static_cast<double>(config.integer("model.dim"));
-    const auto length = static_cast<double>(config.integer("model.seq_len"));
+    const models::GptOptions options = train::gptOptionsFromConfig(config, facts.vocab_size);
+    const auto layers = static_cast<double>(options.layers());
+    const auto dim = static_cast<double>(options.dim());
+    const auto length = static_cast<double>(options.seq_len());
     const auto vocab = static_cast<double>(facts.vocab_size);
     const auto sequences = static_cast<double>(config.integer("train.micro_batch") *
                                                config.integer("train.accumulation"));
     const double tokens = sequences * length;
     const bool checkpointing = config.integer("checkpointing") > 0;
 
-    // Forward FLOPs per token: 2 per weight of the block GEMMs (qkv, output, MLP) and the head.
-    const double block_forward = 2 * 12 * dim * dim * layers;
+    // Forward FLOPs per token: 2 per weight of the block GEMMs (qkv, output, MLP) and the head;
+    // an MoE block's MLP is its router and the kept share of top_k experts.
+    const models::MoeOptions &moe = options.moe();
+    double block_forward = 0;
+    double assignments = 0; // kept expert assignments per token, over all blocks
+    for (std::int64_t layer = 0; layer < options.layers(); ++layer) {
+        if (!models::isMoeBlock(options, layer)) {
+            block_forward += 2 * 12 * dim * dim;
+            continue;
+        }
+        const auto hidden = static_cast<double>(models::expertHidden(moe, options.dim()));
+        const double kept = static_cast<double>(moe.top_k()) * keptShare(moe, options.seq_len());
+        block_forward += 2 * (4 * dim * dim + static_cast<double>(moe.experts()) * dim +
+                              kept * 2 * dim * hidden);
+        assignments += kept;
+    }
     const double head_forward = 2 * dim * vocab;
     // Backward is twice the forward; checkpointing recomputes the blocks' forward once more.
     const double passes = checkpointing ? 4 : 3;
     StepWork work;
     work.matmul_flops = tokens * (passes * block_forward + 3 * head_forward);
     work.attention_flops = passes * layers * sequences * 4 * length * length * dim;
-    work.elements = passes * kElementPassesPerLayer * tokens * layers * dim;
+    work.elements = passes *
+                    (kElementPassesPerLayer * layers + kDispatchPassesPerAssignment * assignments) *
+                    tokens * dim;
     return work;
 }
 
