@@ -46,8 +46,9 @@ public:
         return rankShare(total, environment_.rank, environment_.world_size);
     }
 
-    // Sums every parameter's gradient and `loss` over the ranks, in place. Each rank weighted
-    // its micro-batches by their share of the whole step's batch, so the sum is the
+    // Sums every parameter's gradient and `loss` over the ranks, in place (with the overlap
+    // enabled, the buckets that did not go out during backward, then a wait for all). Each rank
+    // weighted its micro-batches by their share of the whole step's batch, so the sum is the
     // single-process gradient and loss. A gradient none of the ranks produced stays undefined.
     // Exchanged in the same collective: every rank's micro-batch of this step (indexed by
     // rank; a rank that recovered from an out-of-memory error ran a smaller one), and whether
