@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Data parallel on one machine: 2 ranks x 1 thread against 1 rank x 2 threads, and the
-# optimizer state each rank keeps with and without ZeRO-1 (distributed.shard_optimizer).
+# Data parallel on one machine: 2 ranks x 1 thread against 1 rank x 2 threads, the gradient
+# exchange after the whole backward against overlapped with it (distributed.overlap, default
+# 4 MiB buckets and 256 KiB ones), and the optimizer state each rank keeps with and without
+# ZeRO-1 (distributed.shard_optimizer).
 #
-#   tests/benchmarks/distributed.sh          (about 2 minutes after the build, on 2 cores)
+#   tests/benchmarks/distributed.sh          (about 3 minutes after the build, on 2 cores)
 #
 # headroom-cli trains the sample corpus (GPT 4 layers, dim 128, 4 heads, seq 64, dropout 0,
 # effective batch 16, 40 steps, no validation or checkpoints) once per row. Throughput is the
@@ -23,23 +25,26 @@ CLI="$BUILD_DIR/app/headroom-cli"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-# name | optimizer | ranks | shard
+# name | optimizer | ranks | shard | extra --set (the gradient exchange: distributed.overlap)
 rows=(
-  "1 rank x 2 threads|adamw|1|0"
-  "2 ranks x 1 thread|adamw|2|0"
-  "2 ranks x 1 thread, ZeRO-1|adamw|2|1"
-  "1 rank x 2 threads, 8-bit|adamw8bit|1|0"
-  "2 ranks x 1 thread, ZeRO-1, 8-bit|adamw8bit|2|1"
+  "1 rank x 2 threads|adamw|1|0|"
+  "2 ranks x 1 thread, exchange after bwd|adamw|2|0|distributed.overlap=0"
+  "2 ranks x 1 thread|adamw|2|0|"
+  "2 ranks x 1 thread, 256 KiB buckets|adamw|2|0|distributed.bucket_kib=256"
+  "2 ranks x 1 thread, ZeRO-1|adamw|2|1|"
+  "1 rank x 2 threads, 8-bit|adamw8bit|1|0|"
+  "2 ranks x 1 thread, ZeRO-1, 8-bit|adamw8bit|2|1|"
 )
 index=0
 for row in "${rows[@]}"; do
-  IFS='|' read -r name optimizer ranks shard <<<"$row"
+  IFS='|' read -r name optimizer ranks shard extra <<<"$row"
   project="$work/run-$index.headroom"
   "$CLI" new "$project" --recipe gpt --data "$ROOT/resources/sample/corpus.txt" \
     --set model.layers=4 --set model.dim=128 --set model.heads=4 --set model.seq_len=64 \
     --set model.dropout=0 --set train.micro_batch=16 --set train.steps=40 \
     --set train.eval_every=0 --set train.checkpoint_every=0 --set train.sample_tokens=0 \
-    --set optimizer="$optimizer" --set distributed.shard_optimizer="$shard" >/dev/null 2>&1
+    --set optimizer="$optimizer" --set distributed.shard_optimizer="$shard" \
+    ${extra:+--set "$extra"} >/dev/null 2>&1
   if [[ "$ranks" == 1 ]]; then
     OMP_NUM_THREADS=2 "$CLI" train "$project" --json --set train.threads=2 \
       2>/dev/null >"$work/steps-$index.jsonl"
@@ -57,7 +62,7 @@ done
 "$PYTHON" - "$work" "$index" <<'PY'
 import json, statistics, sys
 work, count = sys.argv[1], int(sys.argv[2])
-print("%-36s %10s %9s %14s %14s" % ("configuration", "samples/s", "vs first", "state B/param",
+print("%-40s %10s %9s %14s %14s" % ("configuration", "samples/s", "vs first", "state B/param",
                                    "estimate B/p"))
 base = None
 for i in range(count):
@@ -71,5 +76,5 @@ for i in range(count):
     trainable = estimate["trainable"]
     measured = summary["memory_breakdown"]["optimizer"] / trainable
     estimated = estimate["breakdown"]["optimizer"] / trainable
-    print("%-36s %10.1f %8.2fx %14.2f %14.2f" % (name, rate, rate / base, measured, estimated))
+    print("%-40s %10.1f %8.2fx %14.2f %14.2f" % (name, rate, rate / base, measured, estimated))
 PY

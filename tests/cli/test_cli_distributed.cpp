@@ -10,8 +10,9 @@
 #include <cmath>
 
 // Data-parallel training through the binary, over 127.0.0.1: train --nproc 2 against one
-// process (with and without a sharded optimizer state), a bad torchrun environment, a rank
-// that dies mid-run, a stop asked of one rank, and resuming with another number of ranks.
+// process (with and without a sharded optimizer state, the gradient exchange overlapped with
+// backward or after it), a bad torchrun environment, a rank that dies mid-run, a stop asked
+// of one rank, and resuming with another number of ranks.
 //
 // Tolerance: two ranks sum their fp32 partial gradients (each weighted by its share of the
 // step) where one process accumulates them micro-batch by micro-batch, so the weights differ
@@ -27,6 +28,10 @@ private Q_SLOTS:
     void badEnvironmentIsNamed_data();
     void badEnvironmentIsNamed();
     void killedRankEndsTheOther();
+    void overlapChangesNoLoss_data();
+    void overlapChangesNoLoss();
+    void loraAdaptersTrainLikeOne();
+    void outOfMemoryOnOneRankHalvesEveryRank_data();
     void outOfMemoryOnOneRankHalvesEveryRank();
     void shardedStateIsAboutHalf();
     void exhaustedRankPausesEveryRank();
@@ -134,6 +139,18 @@ void TestCliDistributed::twoRanksTrainLikeOne_data() {
     QTest::newRow("sharded 8-bit AdamW")
         << QStringList{"--set", "train.micro_batch=3", "--set", "distributed.shard_optimizer=1",
                        "--set", "optimizer=adamw8bit"};
+    // 1 KiB buckets: most go out during the last micro-batch's backward (the default 4 MiB
+    // holds this whole model in one bucket, complete only at the end of backward).
+    QTest::newRow("overlapped buckets, accumulation")
+        << QStringList{"--set", "train.micro_batch=2",     "--set", "train.accumulation=3",
+                       "--set", "distributed.bucket_kib=1"};
+    // Checkpointed blocks back-propagate inside their own backward: hooks fire there.
+    QTest::newRow("overlapped buckets, checkpointing")
+        << QStringList{"--set", "train.micro_batch=3",     "--set", "checkpointing=1",
+                       "--set", "distributed.bucket_kib=1"};
+    QTest::newRow("overlapped buckets, sharded")
+        << QStringList{"--set", "train.micro_batch=3",     "--set", "distributed.shard_optimizer=1",
+                       "--set", "distributed.bucket_kib=1"};
 }
 
 void TestCliDistributed::twoRanksTrainLikeOne() {
@@ -237,19 +254,91 @@ void TestCliDistributed::killedRankEndsTheOther() {
     QCOMPARE(runs[0].toObject().value("last_step").toInt(), 2);
 }
 
+void TestCliDistributed::overlapChangesNoLoss_data() {
+    QTest::addColumn<QStringList>("settings");
+    QTest::newRow("accumulation") << QStringList{"--set", "train.micro_batch=2", "--set",
+                                                 "train.accumulation=3"};
+    QTest::newRow("checkpointing")
+        << QStringList{"--set", "train.micro_batch=3", "--set", "checkpointing=1"};
+}
+
+void TestCliDistributed::overlapChangesNoLoss() {
+#if !HEADROOM_GLOO_BUILT
+    QSKIP("this build has no Gloo backend");
+#endif
+    // Two ranks sum the same two partial gradients whenever the buckets go out: the losses
+    // of distributed.overlap=0 and =1 are the same numbers, not merely close.
+    QFETCH(QStringList, settings);
+    const QString tag = QTest::currentDataTag();
+    const QString after = newProject("after-" + tag + ".headroom",
+                                     settings + QStringList{"--set", "distributed.overlap=0"});
+    const QString during = newProject("during-" + tag + ".headroom",
+                                      settings + QStringList{"--set", "distributed.bucket_kib=1"});
+    QVERIFY(!after.isEmpty() && !during.isEmpty());
+    const auto a = test_support::runCli({"train", after, "--json", "--nproc", "2"});
+    const auto b = test_support::runCli({"train", during, "--json", "--nproc", "2"});
+    QVERIFY2(a.exit_code == 0 && b.exit_code == 0, qPrintable(a.err + b.err));
+    const QList<QJsonObject> expected = stepLines(a.out);
+    const QList<QJsonObject> actual = stepLines(b.out);
+    QCOMPARE(actual.size(), 6);
+    QCOMPARE(expected.size(), 6);
+    for (int i = 0; i < expected.size(); ++i) {
+        QCOMPARE(actual[i].value("loss").toDouble(), expected[i].value("loss").toDouble());
+        QCOMPARE(actual[i].value("samples_digest"), expected[i].value("samples_digest"));
+    }
+}
+
+void TestCliDistributed::loraAdaptersTrainLikeOne() {
+#if !HEADROOM_GLOO_BUILT
+    QSKIP("this build has no Gloo backend");
+#endif
+    // LoRA on run 1's checkpoint: the frozen base has no gradients and no buckets; the
+    // adapters' buckets go out during backward. Runs 2 (one process) and 3 (two ranks) train
+    // the same adapters from the same base.
+    const QString project = newProject("lora.headroom", {"--set", "train.micro_batch=4"});
+    QVERIFY(!project.isEmpty());
+    const auto base = test_support::runCli({"train", project, "--steps", "2"});
+    QVERIFY2(base.exit_code == 0, qPrintable(base.err));
+    const QStringList lora = {"--set",           "lora.rank=2", "--set",
+                              "lora.base_run=1", "--set",       "distributed.bucket_kib=1",
+                              "--json"};
+    const auto one = test_support::runCli(QStringList{"train", project} + lora);
+    const auto two = test_support::runCli(QStringList{"train", project, "--nproc", "2"} + lora);
+    QVERIFY2(one.exit_code == 0 && two.exit_code == 0, qPrintable(one.err + two.err));
+    const QString difference = differenceInSteps(stepLines(one.out), stepLines(two.out));
+    QVERIFY2(difference.isEmpty(), qPrintable(difference));
+    QCOMPARE(stepLines(two.out).size(), 6);
+}
+
+void TestCliDistributed::outOfMemoryOnOneRankHalvesEveryRank_data() {
+    QTest::addColumn<QString>("failpoint");
+    QTest::addColumn<QStringList>("exchange");
+    // At the step's first activation, before any bucket went out.
+    QTest::newRow("in forward") << "oom@step:2@rank:1" << QStringList{};
+    QTest::newRow("in forward, exchange after backward")
+        << "oom@step:2@rank:1" << QStringList{"--set", "distributed.overlap=0"};
+    // Right after rank 1's first bucket went out: it keeps that bucket's sum and replays
+    // the rest, while rank 0 has sent every bucket and waits for them.
+    QTest::newRow("after the first bucket went out")
+        << "oom_backward@step:2@rank:1" << QStringList{"--set", "distributed.bucket_kib=1"};
+}
+
 void TestCliDistributed::outOfMemoryOnOneRankHalvesEveryRank() {
 #if !HEADROOM_GLOO_BUILT
     QSKIP("this build has no Gloo backend");
 #endif
+    QFETCH(QString, failpoint);
+    QFETCH(QStringList, exchange);
     // Each rank trains 4 of the step's 8 examples in one micro-batch of 4; rank 1 runs out of
     // memory at step 2, halves and replays its share; from step 3 both ranks run micro-batch 2.
     const QStringList settings = {"--set", "train.micro_batch=4", "--set", "train.accumulation=2"};
-    const QString single = newProject("oom-1.headroom", settings);
-    const QString pair = newProject("oom-2.headroom", settings);
+    const QString tag = QString(QTest::currentDataTag()).replace(' ', '-').remove(',');
+    const QString single = newProject("oom-1-" + tag + ".headroom", settings);
+    const QString pair = newProject("oom-2-" + tag + ".headroom", settings + exchange);
     QVERIFY(!single.isEmpty() && !pair.isEmpty());
     const auto one = test_support::runCli({"train", single, "--json"});
     const auto two = runWithEnvironment({"train", pair, "--json", "--nproc", "2"},
-                                        {{"HEADROOM_FAILPOINT", "oom@step:2@rank:1"}});
+                                        {{"HEADROOM_FAILPOINT", failpoint}});
     QVERIFY2(one.exit_code == 0 && two.exit_code == 0, qPrintable(one.err + two.err));
     const QList<QJsonObject> expected = stepLines(one.out);
     const QList<QJsonObject> actual = stepLines(two.out);

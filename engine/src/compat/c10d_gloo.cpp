@@ -54,6 +54,18 @@ void wait(const c10::intrusive_ptr<c10d::Work> &work) {
 
 } // namespace
 
+struct PendingCollective::Work {
+    c10::intrusive_ptr<c10d::Work> work;
+};
+
+void PendingCollective::wait() {
+    if (work_) {
+        const c10::intrusive_ptr<c10d::Work> work = std::move(work_->work);
+        work_.reset();
+        compat::wait(work);
+    }
+}
+
 struct GlooProcessGroup::Parts {
     c10::intrusive_ptr<c10d::TCPStore> store;
     c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
@@ -82,6 +94,17 @@ void GlooProcessGroup::allReduceSum(torch::Tensor &tensor) {
     options.reduceOp = c10d::ReduceOp::SUM;
     options.timeout = parts_->timeout;
     wait(parts_->group->allreduce(tensors, options));
+}
+
+PendingCollective GlooProcessGroup::allReduceSumAsync(const torch::Tensor &tensor) {
+    std::vector<at::Tensor> tensors{tensor};
+    c10d::AllreduceOptions options;
+    options.reduceOp = c10d::ReduceOp::SUM;
+    options.timeout = parts_->timeout;
+    PendingCollective pending;
+    pending.work_ = std::make_unique<PendingCollective::Work>();
+    pending.work_->work = parts_->group->allreduce(tensors, options);
+    return pending;
 }
 
 void GlooProcessGroup::broadcast(torch::Tensor &tensor, int root) {
@@ -131,6 +154,13 @@ std::unique_ptr<GlooProcessGroup> GlooProcessGroup::connect(const ProcessGroupAd
 }
 
 void GlooProcessGroup::allReduceSum(torch::Tensor &) {}
+struct PendingCollective::Work {};
+void PendingCollective::wait() {
+    work_.reset();
+}
+PendingCollective GlooProcessGroup::allReduceSumAsync(const torch::Tensor &) {
+    return {};
+}
 void GlooProcessGroup::broadcast(torch::Tensor &, int) {}
 void GlooProcessGroup::barrier() {}
 void GlooProcessGroup::storeSet(const std::string &, const std::string &) {}
@@ -143,6 +173,11 @@ bool GlooProcessGroup::storeHas(const std::string &) {
 void GlooProcessGroup::storeDelete(const std::string &) {}
 
 #endif
+
+PendingCollective::PendingCollective() = default;
+PendingCollective::~PendingCollective() = default;
+PendingCollective::PendingCollective(PendingCollective &&) noexcept = default;
+PendingCollective &PendingCollective::operator=(PendingCollective &&) noexcept = default;
 
 GlooProcessGroup::GlooProcessGroup(std::unique_ptr<Parts> parts) : parts_(std::move(parts)) {}
 GlooProcessGroup::~GlooProcessGroup() = default;

@@ -13,6 +13,22 @@
 
 namespace headroom::compat {
 
+// A collective in flight. wait() blocks until it is done on this rank and rethrows its failure
+// (peer gone, timeout); the tensor it works on must not be touched before that.
+class PendingCollective {
+public:
+    PendingCollective();
+    ~PendingCollective();
+    PendingCollective(PendingCollective &&) noexcept;
+    PendingCollective &operator=(PendingCollective &&) noexcept;
+    void wait();
+
+private:
+    friend class GlooProcessGroup;
+    struct Work;
+    std::unique_ptr<Work> work_;
+};
+
 // Whether this build can create a Gloo process group.
 bool glooAvailable();
 
@@ -37,6 +53,8 @@ public:
 
     // In place, on a contiguous CPU tensor; every rank calls each collective in the same order.
     void allReduceSum(torch::Tensor &tensor);
+    // The same without waiting: the sum is in `tensor` once the result's wait() returns.
+    PendingCollective allReduceSumAsync(const torch::Tensor &tensor);
     void broadcast(torch::Tensor &tensor, int root);
     void barrier();
 

@@ -174,6 +174,14 @@ std::vector<KeySpec> buildKeys() {
                       "parameters and broadcasts its updated parameters after each step "
                       "(ZeRO stage 1); checkpoints hold the whole state"),
               "1"),
+        onOff(integer("distributed.overlap", "1", 0, 1,
+                      "Distributed runs: send the gradients in buckets while the backward of "
+                      "each step's last micro-batch still runs (as PyTorch DDP does); 0 = after "
+                      "the whole backward. Both give the same update"),
+              "1"),
+        integer("distributed.bucket_kib", "4096", 1, 16384,
+                "Distributed runs: KiB of gradients per bucket of the overlapped exchange "
+                "(distributed.overlap); a larger parameter has a bucket of its own"),
         integer("distributed.ranks", "1", 1, 65536,
                 "Ranks the estimate and the plan assume for a sharded optimizer state; a "
                 "distributed run sets it to its WORLD_SIZE"),

@@ -107,6 +107,32 @@ std::string DataParallel::failureMessage(const std::string &collective,
            " failed: " + cause + " (c10d: " + firstLine(error.what()) + ")";
 }
 
+void DataParallel::enableOverlap(std::int64_t bucket_bytes) {
+    overlap_ = std::make_unique<OverlappedReducer>(
+        *group_, bucket_bytes, [this] { checkIn(current_step_); },
+        [this](const std::exception &error) {
+            throw DistributedError(failureMessage(stepLabel(current_step_), error));
+        });
+}
+
+void DataParallel::beginStep(const std::vector<torch::Tensor> &parameters, std::int64_t step) {
+    current_step_ = step;
+    if (overlap_) {
+        overlap_->beginStep(parameters);
+    }
+}
+
+void DataParallel::checkIn(std::int64_t step) {
+    if (checked_in_step_ == step) {
+        return;
+    }
+    group_->storeSet(arrivalKey(stepLabel(step), rank()), "1");
+    if (step > 1) {
+        group_->storeDelete(arrivalKey(stepLabel(step - 1), rank()));
+    }
+    checked_in_step_ = step;
+}
+
 void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, int root) {
     std::int64_t total = 0;
     for (const torch::Tensor &tensor : tensors) {
@@ -115,8 +141,16 @@ void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, in
     if (total == 0) {
         return;
     }
-    const std::int64_t capacity = kBucketBytes / static_cast<std::int64_t>(sizeof(float));
-    torch::Tensor buffer = torch::empty({std::min(capacity, total)}, torch::kFloat32);
+    std::int64_t capacity = kBucketBytes / static_cast<std::int64_t>(sizeof(float));
+    torch::Tensor buffer;
+    if (overlap_ && overlap_->buffers().defined() &&
+        overlap_->buffers().numel() >= std::min(capacity, total)) {
+        // The overlapped buckets' buffers are idle outside the gradient exchange.
+        buffer = overlap_->buffers().view({-1});
+        capacity = buffer.numel();
+    } else {
+        buffer = torch::empty({std::min(capacity, total)}, torch::kFloat32);
+    }
     struct Piece {
         torch::Tensor flat;
         std::int64_t offset;
@@ -163,8 +197,7 @@ DataParallel::StepExchange
 DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
                                  std::int64_t step, const StepReport &report) {
     const std::string collective = stepLabel(step);
-    std::vector<torch::Tensor> gradients;
-    gradients.reserve(parameters.size() + 1);
+    current_step_ = step;
     // One flag per parameter (did this rank produce its gradient), the loss, one slot per
     // rank for its micro-batch and one for its failure (the others' slots are zero), and the
     // stop requests, summed too.
@@ -174,11 +207,6 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
     const std::int64_t stop_slot = figure_slots + 3 * worldSize();
     torch::Tensor extras = torch::zeros({stop_slot + 1}, torch::kFloat64);
     auto flags = extras.accessor<double, 1>();
-    for (std::size_t i = 0; i < parameters.size(); ++i) {
-        const torch::Tensor &grad = parameters[i].grad();
-        flags[static_cast<std::int64_t>(i)] = grad.defined() ? 1.0 : 0.0;
-        gradients.push_back(grad.defined() ? grad : torch::zeros_like(parameters[i]));
-    }
     flags[count] = loss;
     flags[count + 1 + rank()] = static_cast<double>(report.micro_batch);
     flags[failure_slots + rank()] = report.cannot_continue ? 1.0 : 0.0;
@@ -186,19 +214,39 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
     flags[figure_slots + 3 * rank() + 1] = report.compute_seconds;
     flags[figure_slots + 3 * rank() + 2] = static_cast<double>(report.examples);
     flags[stop_slot] = report.stop_requested ? 1.0 : 0.0;
+    std::vector<torch::Tensor> gradients;
     try {
-        group_->storeSet(arrivalKey(collective, rank()), "1");
-        if (step > 1) {
-            group_->storeDelete(arrivalKey(stepLabel(step - 1), rank()));
+        checkIn(step);
+        if (overlap_) {
+            // Buckets that went out during backward, then the rest; every reduced gradient
+            // is defined now (zeros where this rank had none).
+            const std::vector<bool> produced = overlap_->finish(parameters);
+            for (std::size_t i = 0; i < parameters.size(); ++i) {
+                flags[static_cast<std::int64_t>(i)] = produced[i] ? 1.0 : 0.0;
+            }
+        } else {
+            gradients.reserve(parameters.size());
+            for (std::size_t i = 0; i < parameters.size(); ++i) {
+                const torch::Tensor &grad = parameters[i].grad();
+                flags[static_cast<std::int64_t>(i)] = grad.defined() ? 1.0 : 0.0;
+                gradients.push_back(grad.defined() ? grad : torch::zeros_like(parameters[i]));
+            }
+            reduceInBuckets(gradients, -1);
         }
-        reduceInBuckets(gradients, -1);
         group_->allReduceSum(extras);
+    } catch (const DistributedError &) {
+        throw;
     } catch (const std::exception &error) {
         throw DistributedError(failureMessage(collective, error));
     }
     for (std::size_t i = 0; i < parameters.size(); ++i) {
         torch::Tensor parameter = parameters[i];
-        if (!parameter.grad().defined() && flags[static_cast<std::int64_t>(i)] > 0) {
+        const bool any = flags[static_cast<std::int64_t>(i)] > 0;
+        if (overlap_) {
+            if (!any && parameter.grad().defined()) {
+                parameter.mutable_grad() = torch::Tensor(); // no rank produced it
+            }
+        } else if (!parameter.grad().defined() && any) {
             parameter.mutable_grad() = gradients[i];
         }
     }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "compat/c10d_gloo.h"
+#include "distributed/gradient_buckets.h"
 #include "distributed/launch_environment.h"
 
 #include <torch/torch.h>
@@ -45,8 +46,9 @@ public:
         return rankShare(total, environment_.rank, environment_.world_size);
     }
 
-    // Sums every parameter's gradient and `loss` over the ranks, in place. Each rank weighted
-    // its micro-batches by their share of the whole step's batch, so the sum is the
+    // Sums every parameter's gradient and `loss` over the ranks, in place (with the overlap
+    // enabled, the buckets that did not go out during backward, then a wait for all). Each rank
+    // weighted its micro-batches by their share of the whole step's batch, so the sum is the
     // single-process gradient and loss. A gradient none of the ranks produced stays undefined.
     // Exchanged in the same collective: every rank's micro-batch of this step (indexed by
     // rank; a rank that recovered from an out-of-memory error ran a smaller one), and whether
@@ -76,6 +78,14 @@ public:
     };
     StepExchange allReduceGradients(const std::vector<torch::Tensor> &parameters, double &loss,
                                     std::int64_t step, const StepReport &report);
+    // distributed.overlap: buckets of `bucket_bytes` go out during the backward of each step's
+    // last micro-batch (gradient_buckets.h). Every rank must make the same choice.
+    void enableOverlap(std::int64_t bucket_bytes);
+    // Before the step's first micro-batch (whatever the path).
+    void beginStep(const std::vector<torch::Tensor> &parameters, std::int64_t step);
+    // Null unless enabled: arm()/disarm() around the backward of the step's last
+    // micro-batch; allReduceGradients() sends the rest.
+    OverlappedReducer *overlap() { return overlap_.get(); }
     // Rank 0's values of the parameters on every rank.
     void broadcastParameters(const std::vector<torch::Tensor> &parameters);
     // Each rank r's values of parameters[boundaries[r] .. boundaries[r + 1]) on every rank
@@ -106,10 +116,16 @@ private:
     // Runs a collective over `tensors` in buckets of at most kBucketBytes, copying them
     // through one reused buffer: a sum, or a broadcast from `root` when it is 0 or more.
     void reduceInBuckets(const std::vector<torch::Tensor> &tensors, int root);
+    // Marks this rank as arrived at the step's exchange (once per step; failureMessage
+    // names the ranks that did not).
+    void checkIn(std::int64_t step);
 
     LaunchEnvironment environment_;
     std::unique_ptr<compat::GlooProcessGroup> group_;
     std::chrono::milliseconds timeout_;
+    std::unique_ptr<OverlappedReducer> overlap_;
+    std::int64_t checked_in_step_ = 0;
+    std::int64_t current_step_ = 0;
 };
 
 } // namespace headroom::distributed

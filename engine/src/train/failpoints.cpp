@@ -40,11 +40,12 @@ Failpoints Failpoints::parse(const std::string &text, int rank) {
         const std::string kind = item.substr(0, at);
         const bool known = kind == "nan_loss" || kind == "oom" || kind == "oom_eval" ||
                            kind == "error" || kind == "leak" || kind == "kill" || kind == "stop" ||
-                           kind == "fallback";
+                           kind == "fallback" || kind == "oom_backward";
         if (at == std::string::npos || !known) {
             throw std::invalid_argument("HEADROOM_FAILPOINT: cannot read '" + item +
                                         "'; expected KIND@step:N[@rank:R] with KIND one of "
-                                        "nan_loss, oom, oom_eval, error, leak, kill");
+                                        "nan_loss, oom, oom_eval, oom_backward, error, leak, "
+                                        "kill, stop, fallback");
         }
         point.kind = kind;
         try {

@@ -14,7 +14,9 @@ namespace headroom::train {
 // SIGKILL at the start of step N, as a crash or the OOM killer would), stop (a stop is asked
 // at the start of step N, as Ctrl+C or the Stop button would), fallback (an out-of-memory
 // error at step N is handled as on a GPU with nothing left to try: with device.fallback=cpu
-// the run moves to the CPU; pair it with oom@step:N). `KIND@step:N@rank:R`
+// the run moves to the CPU; pair it with oom@step:N), oom_backward (an allocation fails in the
+// backward of the step's last micro-batch: in a distributed run with distributed.overlap,
+// right after its first gradient bucket went out; elsewhere at its start). `KIND@step:N@rank:R`
 // fires only in rank R of a distributed run (RANK), so one environment serves every rank.
 // Unknown kinds are rejected so a typo is not silently ignored.
 class Failpoints {

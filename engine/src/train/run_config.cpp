@@ -22,6 +22,8 @@ const std::set<std::string> &resumableKeys() {
                                                "train.eval_batches",
                                                "train.threads",
                                                "distributed.timeout_s",
+                                               "distributed.overlap",
+                                               "distributed.bucket_kib",
                                                "device",
                                                "memory.budget",
                                                "recovery.min_micro_batch",

@@ -281,6 +281,9 @@ void TrainingRun::connectRanks() {
     parallel_->requireSameOnAllRanks("configuration",
                                      plan_.config.toJson() + (request_.resume ? " --resume" : "") +
                                          " --steps " + std::to_string(request_.max_steps));
+    if (plan_.config.integer("distributed.overlap") != 0) {
+        parallel_->enableOverlap(plan_.config.integer("distributed.bucket_kib") * 1024);
+    }
 }
 
 void TrainingRun::refreshStreamAnchor() {

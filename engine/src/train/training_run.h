@@ -133,6 +133,9 @@ private:
     // every rank drops the step, writes the checkpoint of its start and pauses (RunFailure).
     [[noreturn]] void pauseEveryRank(std::int64_t step, int failed_rank);
     void adoptPeerMicroBatch(std::int64_t step, const std::vector<std::int64_t> &micro_batches);
+    // The oom_backward failpoint: an allocation of the last backward fails (after its first
+    // bucket went out when the exchange overlaps it).
+    void injectOutOfMemoryInBackward(distributed::OverlappedReducer *reducer, std::int64_t step);
     MemorySample sampleMemory() const;
 
     // training_techniques.cpp: memory meter and budget, techniques, optimizer, ladder.
@@ -255,6 +258,7 @@ private:
     bool agreed_stop_ = false;
     // A distributed run: this rank ran out of memory with nothing left to try (the diagnosis).
     std::string exhausted_diagnosis_;
+    std::int64_t oom_backward_step_ = 0;        // the oom_backward failpoint fired in this step
     std::vector<RankStepMetrics> rank_figures_; // this step's, from the exchange
     bool early_stopped_ = false;
     RunStatus failed_status_ = RunStatus::Failed;

@@ -19,6 +19,34 @@
 
 namespace headroom::train {
 
+namespace {
+
+// Arms the overlapped gradient exchange for one backward (nothing without one).
+class ArmedBackward {
+public:
+    explicit ArmedBackward(distributed::OverlappedReducer *reducer) : reducer_(reducer) {
+        if (reducer_ != nullptr) {
+            reducer_->arm();
+        }
+    }
+    ~ArmedBackward() {
+        if (reducer_ != nullptr) {
+            reducer_->setAfterEarlyLaunch(nullptr);
+            reducer_->disarm(completed_);
+        }
+    }
+    ArmedBackward(const ArmedBackward &) = delete;
+    ArmedBackward &operator=(const ArmedBackward &) = delete;
+    void completed() const { completed_ = true; }
+    distributed::OverlappedReducer *reducer() const { return reducer_; }
+
+private:
+    distributed::OverlappedReducer *reducer_;
+    mutable bool completed_ = false;
+};
+
+} // namespace
+
 bool TrainingRun::trainOneStep() {
     const Clock::time_point step_started = Clock::now();
     const std::int64_t step = step_ + 1;
@@ -64,6 +92,9 @@ bool TrainingRun::trainOneStep() {
         std::lock_guard<std::mutex> lock(step_generator.mutex());
         step_start_rng = step_generator.get_state();
     }
+    if (parallel_) {
+        parallel_->beginStep(optimizer_->parameters(), step);
+    }
     for (;;) {
         optimizer_->zeroGrad();
         meter_->resetPeak();
@@ -79,8 +110,12 @@ bool TrainingRun::trainOneStep() {
             if (!memory::isOutOfMemory(error)) {
                 throw;
             }
+            // Buckets already sent keep their sums (distributed/gradient_buckets.h).
             optimizer_->zeroGrad();
             recoverFromOutOfMemory(step, error.what());
+            if (parallel_ && parallel_->overlap()) {
+                parallel_->overlap()->relearn(); // a ladder rung may have changed the model
+            }
             if (!exhausted_diagnosis_.empty()) {
                 break; // a distributed run: the step's exchange pauses every rank
             }
@@ -90,9 +125,10 @@ bool TrainingRun::trainOneStep() {
     }
     meter_->injectOutOfMemory(0);
     if (parallel_) {
-        // After the whole backward, in bounded buckets (not yet overlapped with backward).
-        // A stop or pause asked of any rank ends the run on every rank after this step (a
-        // rank that left alone would leave the others waiting in the next exchange).
+        // The gradient buckets not sent during the last backward (all of them with
+        // distributed.overlap=0), then the step's report. A stop or pause asked of any rank ends
+        // the run on every rank after this step (a rank that left alone would leave the others
+        // waiting in the next exchange).
         distributed::DataParallel::StepReport report;
         report.micro_batch = shape_.micro_batch;
         report.stop_requested = control_.stop.load() || control_.pause.load();
@@ -271,7 +307,15 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         terms.objective = torch::Tensor();
         {
             const profile::PhaseScope phase(profile::kBackwardPhase);
+            // Only the last micro-batch's backward finishes gradients: its buckets may go out
+            // while it runs.
+            const bool last = start + micro_batch >= end;
+            const ArmedBackward armed(last && parallel_ ? parallel_->overlap() : nullptr);
+            if (last && failpoints_.at("oom_backward", step) && oom_backward_step_ != step) {
+                injectOutOfMemoryInBackward(armed.reducer(), step);
+            }
             scaler_->scale(terms.step_total ? objective : objective * share).backward();
+            armed.completed();
         }
         objective = torch::Tensor();
         loss_value += loss.item<double>() * share;
@@ -283,6 +327,22 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         }
     }
     return true;
+}
+
+void TrainingRun::injectOutOfMemoryInBackward(distributed::OverlappedReducer *reducer,
+                                              std::int64_t step) {
+    if (reducer == nullptr) {
+        oom_backward_step_ = step;
+        meter_->injectOutOfMemory(1);
+        return;
+    }
+    // After the first bucket went out: the replay must keep its sum and send only the rest.
+    reducer->setAfterEarlyLaunch([this, step](std::size_t) {
+        if (oom_backward_step_ != step) {
+            oom_backward_step_ = step;
+            meter_->injectOutOfMemory(1);
+        }
+    });
 }
 
 // A rank that ran out of memory halved its micro-batch and replayed its share; from the next
