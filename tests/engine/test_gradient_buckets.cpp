@@ -90,11 +90,16 @@ std::uint16_t freePort() {
 // [unused, one_rank, w1, b1, w2, frozen]: with 16-float buckets (w2, b1), (w1) alone and
 // (one_rank, unused) in that order. `unused` never gets a gradient, `one_rank` only on rank 1,
 // `frozen` needs none.
+// The same values on both rank threads: a private generator (the global one, seeded and drawn
+// from by two threads at once, would interleave their draws).
 std::vector<torch::Tensor> makeParameters() {
-    torch::manual_seed(7);
-    std::vector<torch::Tensor> parameters = {torch::randn({3}),    torch::randn({5}),
-                                             torch::randn({8, 4}), torch::randn({8}),
-                                             torch::randn({1, 8}), torch::rand({4}) + 0.5};
+    torch::Generator generator = at::detail::createCPUGenerator(7);
+    const auto normal = [&generator](std::vector<std::int64_t> shape) {
+        return at::normal(0, 1, shape, generator);
+    };
+    std::vector<torch::Tensor> parameters = {normal({3}),    normal({5}),
+                                             normal({8, 4}), normal({8}),
+                                             normal({1, 8}), at::rand({4}, generator) + 0.5};
     for (std::size_t i = 0; i + 1 < parameters.size(); ++i) {
         parameters[i].set_requires_grad(true);
     }
