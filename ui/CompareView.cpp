@@ -29,6 +29,14 @@ constexpr double kMiB = 1024.0 * 1024.0;
 QString optionalLoss(const std::optional<double> &loss) {
     return loss ? QString::number(*loss, 'f', 4) : QStringLiteral("–");
 }
+
+double mean(const QVector<double> &values) {
+    double sum = 0;
+    for (const double value : values) {
+        sum += value;
+    }
+    return values.isEmpty() ? 0 : sum / double(values.size());
+}
 } // namespace
 
 CompareView::CompareView(QWidget *parent) : QWidget(parent) {
@@ -215,6 +223,30 @@ void CompareView::fillTable(const std::vector<const RunRecord *> &runs) {
         } catch (const std::exception &) {
             configs.emplace_back(); // an unreadable snapshot compares as defaults
         }
+    }
+    // Routing figures, when a run has MoE blocks: means over its steps.
+    const bool any_moe = std::any_of(runs.begin(), runs.end(), [this](const RunRecord *run) {
+        const RunSeries *data = series(run->id);
+        return data != nullptr && data->hasMoe();
+    });
+    if (any_moe) {
+        Row balancing{tr("mean balancing loss"), {}};
+        Row z_loss{tr("mean router z-loss"), {}};
+        Row dropped{tr("mean dropped tokens"), {}};
+        for (const RunRecord *run : runs) {
+            const RunSeries *data = series(run->id);
+            const bool has = data != nullptr && data->hasMoe();
+            balancing.values << (has ? QString::number(mean(data->moe_aux_loss), 'f', 4)
+                                     : QStringLiteral("–"));
+            z_loss.values << (has ? QString::number(mean(data->moe_z_loss), 'f', 4)
+                                  : QStringLiteral("–"));
+            dropped.values << (has ? QStringLiteral("%1 %").arg(100 * mean(data->moe_dropped), 0,
+                                                                'f', 1)
+                                   : QStringLiteral("–"));
+        }
+        rows.push_back(balancing);
+        rows.push_back(z_loss);
+        rows.push_back(dropped);
     }
     for (const KeySpec &spec : configKeys()) {
         Row row{QString::fromStdString(spec.name), {}};

@@ -39,6 +39,7 @@ private Q_SLOTS:
     void pauseResumeStopFromTheWindow();
     void closingDuringARunStopsWithACheckpoint();
     void compareShowsTwoRunsWithDifferencesHighlighted();
+    void compareShowsTheRoutingOfExpertRuns();
     void aTabularRunShowsItsValidationAndEvaluatesAFile();
     void aRunThatCannotContinueShowsItsDiagnosis();
     void eventLoopStaysResponsiveDuringARun();
@@ -210,11 +211,41 @@ void TestRunWorkflow::compareShowsTwoRunsWithDifferencesHighlighted() {
     QVERIFY(!compare->isHighlighted("model.dim"));
     QVERIFY(compare->tableKeys().contains("peak memory"));
     QVERIFY(compare->isHighlighted("final loss"));
+    QVERIFY(!compare->tableKeys().contains("mean balancing loss")); // dense runs: no routing
     auto *only = compare->findChild<QCheckBox *>("onlyDifferences");
     QVERIFY(only);
     only->setChecked(true);
     QVERIFY(compare->tableKeys().contains("train.lr"));
     QVERIFY(!compare->tableKeys().contains("model.dim"));
+}
+
+// Two Mixture-of-Experts runs, the second with a capacity that drops no token: the table
+// compares their routing (means over the steps) beside the losses.
+void TestRunWorkflow::compareShowsTheRoutingOfExpertRuns() {
+    const QString project =
+        newProject("ui-compare-moe.headroom",
+                   {"train.steps=4", "moe.experts=4", "moe.top_k=2", "moe.capacity_factor=0.5"});
+    MainWindow window(nullptr, settingsPath());
+    window.show();
+    QCOMPARE(window.openProject(project), QString());
+    QCOMPARE(window.startRun(), QString());
+    QVERIFY(waitFinished(window));
+    QCOMPARE(window.planView()->setValue("moe.capacity_factor", "0"), QString());
+    QCOMPARE(window.startRun(), QString());
+    QVERIFY(waitFinished(window));
+    headroom::ui::CompareView *compare = window.compareView();
+    const auto &runs = window.runsPanel()->runs();
+    compare->setSelectedRuns({runs.at(0).id, runs.at(1).id});
+    const QStringList balancing = compare->rowValues("mean balancing loss");
+    QCOMPARE(balancing.size(), 2);
+    QVERIFY2(balancing[0].toDouble() > 0.5 && balancing[1].toDouble() > 0.5,
+             qPrintable(balancing.join(',')));
+    QVERIFY(compare->rowValues("mean router z-loss")[0].toDouble() > 0);
+    const QStringList dropped = compare->rowValues("mean dropped tokens");
+    // Half the even share per expert drops about half the assignments; no limit drops none.
+    QVERIFY2(QString(dropped[0]).remove(" %").toDouble() >= 30, qPrintable(dropped.join(',')));
+    QCOMPARE(dropped[1], QString("0.0 %"));
+    QVERIFY(compare->isHighlighted("mean dropped tokens"));
 }
 
 void TestRunWorkflow::aTabularRunShowsItsValidationAndEvaluatesAFile() {
