@@ -346,6 +346,14 @@
         <source>When a GPU (mps, cuda) runs out of memory even at the smallest micro-batch and after every recovery.ladder rung: cpu = move the run to the CPU and go on with the same samples (slower); off = keep the device and pause with a diagnosis</source>
         <translation>Wenn einer GPU (mps, cuda) selbst beim kleinsten Mikro-Batch und nach jeder Stufe von recovery.ladder der Speicher ausgeht: cpu = den Lauf auf die CPU verlegen und mit denselben Beispielen weitermachen (langsamer); off = auf dem Gerät bleiben und mit einer Diagnose pausieren</translation>
     </message>
+    <message>
+        <source>Distributed runs: send the gradients in buckets while the backward of each step&apos;s last micro-batch still runs (as PyTorch DDP does); 0 = after the whole backward. Both give the same update</source>
+        <translation>Verteilte Läufe: die Gradienten in Buckets senden, während der Rückwärtsdurchlauf des letzten Mikro-Batches eines Schritts noch läuft (wie PyTorch DDP); 0 = nach dem ganzen Rückwärtsdurchlauf. Beides ergibt dasselbe Update</translation>
+    </message>
+    <message>
+        <source>Distributed runs: KiB of gradients per bucket of the overlapped exchange (distributed.overlap); a larger parameter has a bucket of its own</source>
+        <translation>Verteilte Läufe: KiB Gradienten pro Bucket des überlappten Austauschs (distributed.overlap); ein größerer Parameter bekommt einen eigenen Bucket</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -615,6 +623,18 @@
     <message>
         <source>validation</source>
         <translation>Validierung</translation>
+    </message>
+    <message>
+        <source>mean balancing loss</source>
+        <translation>mittlerer Balancing-Loss</translation>
+    </message>
+    <message>
+        <source>mean router z-loss</source>
+        <translation>mittlerer Router-z-Loss</translation>
+    </message>
+    <message>
+        <source>mean dropped tokens</source>
+        <translation>mittlere verworfene Tokens</translation>
     </message>
 </context>
 <context>
@@ -1869,6 +1889,22 @@
         <source>The memory planner cannot estimate this model: %1</source>
         <translation>Der Speicherplaner kann dieses Modell nicht abschätzen: %1</translation>
     </message>
+    <message>
+        <source>&amp;Techniques</source>
+        <translation>&amp;Techniken</translation>
+    </message>
+    <message>
+        <source>Compare p&amp;lans</source>
+        <translation>P&amp;läne vergleichen</translation>
+    </message>
+    <message>
+        <source>Model c&amp;hanges</source>
+        <translation>Modelländerungen (&amp;h)</translation>
+    </message>
+    <message>
+        <source>Cannot use that plan: %1</source>
+        <translation>Dieser Plan ist nicht verwendbar: %1</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::ModelSizePage</name>
@@ -1975,6 +2011,165 @@
     <message>
         <source>The pretrained encoder&apos;s size is given; choose how many tokens a query or a passage keeps (longer ones are cut).</source>
         <translation>Die Größe des vortrainierten Encoders steht fest; wählen Sie, wie viele Token eine Anfrage oder Passage behält (längere werden gekürzt).</translation>
+    </message>
+    <message>
+        <source>&amp;Mixture of Experts: routed expert MLPs</source>
+        <translation>&amp;Mixture of Experts: geroutete Experten-MLPs</translation>
+    </message>
+    <message>
+        <source>Each MoE block replaces its MLP by several experts and a router that sends each token to a few of them: more parameters for the same work per token, and more memory.</source>
+        <translation>Jeder MoE-Block ersetzt sein MLP durch mehrere Experten und einen Router, der jedes Token an einige davon schickt: mehr Parameter bei gleicher Arbeit pro Token, und mehr Speicher.</translation>
+    </message>
+    <message>
+        <source>Experts per MoE block</source>
+        <translation>Experten pro MoE-Block</translation>
+    </message>
+    <message>
+        <source>Experts each token is routed to</source>
+        <translation>Experten, an die jedes Token geht</translation>
+    </message>
+    <message>
+        <source>Capacity factor</source>
+        <translation>Kapazitätsfaktor</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>keine Grenze</translation>
+    </message>
+    <message>
+        <source>Tokens an expert takes per sequence, as a multiple of an even share; tokens over it skip the experts (0: no limit).</source>
+        <translation>Tokens, die ein Experte pro Sequenz aufnimmt, als Vielfaches eines gleichen Anteils; Tokens darüber überspringen die Experten (0: keine Grenze).</translation>
+    </message>
+    <message>
+        <source>MoE in every k-th block</source>
+        <translation>MoE in jedem k-ten Block</translation>
+    </message>
+    <message>
+        <source>E&amp;xperts:</source>
+        <translation>E&amp;xperten:</translation>
+    </message>
+    <message>
+        <source>Experts &amp;per token (top-k):</source>
+        <translation>Experten &amp;pro Token (top-k):</translation>
+    </message>
+    <message>
+        <source>MoE in e&amp;very k-th block:</source>
+        <translation>MoE in jedem k-ten Block (&amp;v):</translation>
+    </message>
+    <message>
+        <source>Capacit&amp;y factor:</source>
+        <translation>Kapazitätsfaktor (&amp;y):</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::PlanChoiceTable</name>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 ms</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 s</translation>
+    </message>
+    <message>
+        <source>%1 experts instead of %2</source>
+        <translation>%1 Experten statt %2</translation>
+    </message>
+    <message>
+        <source>Top-%1 routing instead of top-%2</source>
+        <translation>Top-%1-Routing statt Top-%2</translation>
+    </message>
+    <message>
+        <source>Capacity factor %1 instead of none</source>
+        <translation>Kapazitätsfaktor %1 statt keiner Grenze</translation>
+    </message>
+    <message>
+        <source>Capacity factor %1 instead of %2</source>
+        <translation>Kapazitätsfaktor %1 statt %2</translation>
+    </message>
+    <message>
+        <source>Experts in every %1 blocks instead of every %2</source>
+        <translation>Experten in jedem %1. Block statt in jedem %2.</translation>
+    </message>
+    <message>
+        <source>Techniques</source>
+        <translation>Techniken</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>Batch</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>Spitze</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>Tempo</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>Fits</source>
+        <translation>Passt</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>Änderung</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>Parameter</translation>
+    </message>
+    <message>
+        <source>Plans the planner compared</source>
+        <translation>Vom Planer verglichene Pläne</translation>
+    </message>
+    <message>
+        <source>Changes to the model and their effect</source>
+        <translation>Änderungen am Modell und ihre Wirkung</translation>
+    </message>
+    <message>
+        <source>Speed is relative to fp32 without techniques at the same micro-batch; batch is micro-batch × accumulation. Marked rows: nothing else is both faster and smaller.</source>
+        <translation>Tempo relativ zu fp32 ohne Techniken beim selben Mikro-Batch; Batch ist Mikro-Batch × Akkumulation. Markierte Zeilen: nichts anderes ist zugleich schneller und kleiner.</translation>
+    </message>
+    <message>
+        <source>Each change alone, with the plan&apos;s techniques and micro-batch. The planner never changes the model itself.</source>
+        <translation>Jede Änderung für sich, mit den Techniken und dem Mikro-Batch des Plans. Der Planer ändert das Modell nie selbst.</translation>
+    </message>
+    <message>
+        <source>Show &amp;every combination</source>
+        <translation>&amp;Jede Kombination zeigen</translation>
+    </message>
+    <message>
+        <source>The settings as they are now</source>
+        <translation>Die aktuellen Einstellungen</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>ja</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>nein</translation>
+    </message>
+    <message>
+        <source>Show &amp;every combination (%1)</source>
+        <translation>&amp;Jede Kombination zeigen (%1)</translation>
+    </message>
+    <message>
+        <source>%1 M</source>
+        <translation>%1 Mio.</translation>
+    </message>
+    <message>
+        <source>Use this pla&amp;n</source>
+        <translation>Diese&amp;n Plan verwenden</translation>
+    </message>
+    <message>
+        <source>Appl&amp;y this change</source>
+        <translation>Diese Änderung anwenden (&amp;y)</translation>
     </message>
 </context>
 <context>

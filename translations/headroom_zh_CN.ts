@@ -346,6 +346,14 @@
         <source>When a GPU (mps, cuda) runs out of memory even at the smallest micro-batch and after every recovery.ladder rung: cpu = move the run to the CPU and go on with the same samples (slower); off = keep the device and pause with a diagnosis</source>
         <translation>当 GPU（mps、cuda）在最小微批次并尝试 recovery.ladder 的每一级后仍内存不足时：cpu = 将运行移到 CPU，用相同样本继续（较慢）；off = 保持该设备并暂停，给出诊断</translation>
     </message>
+    <message>
+        <source>Distributed runs: send the gradients in buckets while the backward of each step&apos;s last micro-batch still runs (as PyTorch DDP does); 0 = after the whole backward. Both give the same update</source>
+        <translation>分布式运行：在每步最后一个微批的反向传播仍在进行时按桶发送梯度（与 PyTorch DDP 相同）；0 = 整个反向传播结束后再发送。两者得到相同的更新</translation>
+    </message>
+    <message>
+        <source>Distributed runs: KiB of gradients per bucket of the overlapped exchange (distributed.overlap); a larger parameter has a bucket of its own</source>
+        <translation>分布式运行：重叠交换 (distributed.overlap) 中每个桶的梯度 KiB 数；更大的参数单独占一个桶</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -612,6 +620,18 @@
     <message>
         <source>validation</source>
         <translation>验证</translation>
+    </message>
+    <message>
+        <source>mean balancing loss</source>
+        <translation>平均均衡损失</translation>
+    </message>
+    <message>
+        <source>mean router z-loss</source>
+        <translation>平均路由器 z 损失</translation>
+    </message>
+    <message>
+        <source>mean dropped tokens</source>
+        <translation>平均丢弃词元</translation>
     </message>
 </context>
 <context>
@@ -1865,6 +1885,22 @@
         <source>The memory planner cannot estimate this model: %1</source>
         <translation>内存规划器无法估算此模型：%1</translation>
     </message>
+    <message>
+        <source>&amp;Techniques</source>
+        <translation>技术(&amp;T)</translation>
+    </message>
+    <message>
+        <source>Compare p&amp;lans</source>
+        <translation>比较方案(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Model c&amp;hanges</source>
+        <translation>模型改动(&amp;H)</translation>
+    </message>
+    <message>
+        <source>Cannot use that plan: %1</source>
+        <translation>无法使用该方案：%1</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::ModelSizePage</name>
@@ -1971,6 +2007,165 @@
     <message>
         <source>The pretrained encoder&apos;s size is given; choose how many tokens a query or a passage keeps (longer ones are cut).</source>
         <translation>预训练编码器的大小已确定；请选择查询或段落保留多少个词元（更长的会被截断）。</translation>
+    </message>
+    <message>
+        <source>&amp;Mixture of Experts: routed expert MLPs</source>
+        <translation>混合专家(&amp;M)：路由的专家 MLP</translation>
+    </message>
+    <message>
+        <source>Each MoE block replaces its MLP by several experts and a router that sends each token to a few of them: more parameters for the same work per token, and more memory.</source>
+        <translation>每个 MoE 块用多个专家和一个路由器取代其 MLP，路由器把每个词元发送给其中几个专家：每个词元的计算量不变，参数更多，内存也更多。</translation>
+    </message>
+    <message>
+        <source>Experts per MoE block</source>
+        <translation>每个 MoE 块的专家数</translation>
+    </message>
+    <message>
+        <source>Experts each token is routed to</source>
+        <translation>每个词元路由到的专家数</translation>
+    </message>
+    <message>
+        <source>Capacity factor</source>
+        <translation>容量因子</translation>
+    </message>
+    <message>
+        <source>no limit</source>
+        <translation>不限</translation>
+    </message>
+    <message>
+        <source>Tokens an expert takes per sequence, as a multiple of an even share; tokens over it skip the experts (0: no limit).</source>
+        <translation>每个专家在每个序列中接收的词元数，以平均份额的倍数表示；超出的词元跳过专家（0：不限）。</translation>
+    </message>
+    <message>
+        <source>MoE in every k-th block</source>
+        <translation>每 k 个块一个 MoE 块</translation>
+    </message>
+    <message>
+        <source>E&amp;xperts:</source>
+        <translation>专家数(&amp;X)：</translation>
+    </message>
+    <message>
+        <source>Experts &amp;per token (top-k):</source>
+        <translation>每个词元的专家数 (top-k)(&amp;P)：</translation>
+    </message>
+    <message>
+        <source>MoE in e&amp;very k-th block:</source>
+        <translation>每 k 个块一个 MoE 块(&amp;V)：</translation>
+    </message>
+    <message>
+        <source>Capacit&amp;y factor:</source>
+        <translation>容量因子(&amp;Y)：</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::PlanChoiceTable</name>
+    <message>
+        <source>%1 ms</source>
+        <translation>%1 毫秒</translation>
+    </message>
+    <message>
+        <source>%1 s</source>
+        <translation>%1 秒</translation>
+    </message>
+    <message>
+        <source>%1 experts instead of %2</source>
+        <translation>%1 个专家而非 %2 个</translation>
+    </message>
+    <message>
+        <source>Top-%1 routing instead of top-%2</source>
+        <translation>Top-%1 路由而非 top-%2</translation>
+    </message>
+    <message>
+        <source>Capacity factor %1 instead of none</source>
+        <translation>容量因子 %1 而非不限</translation>
+    </message>
+    <message>
+        <source>Capacity factor %1 instead of %2</source>
+        <translation>容量因子 %1 而非 %2</translation>
+    </message>
+    <message>
+        <source>Experts in every %1 blocks instead of every %2</source>
+        <translation>每 %1 个块一个专家层，而非每 %2 个块</translation>
+    </message>
+    <message>
+        <source>Techniques</source>
+        <translation>技术</translation>
+    </message>
+    <message>
+        <source>Batch</source>
+        <translation>批</translation>
+    </message>
+    <message>
+        <source>Peak</source>
+        <translation>峰值</translation>
+    </message>
+    <message>
+        <source>Speed</source>
+        <translation>速度</translation>
+    </message>
+    <message>
+        <source>Step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>Fits</source>
+        <translation>可容纳</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>改动</translation>
+    </message>
+    <message>
+        <source>Parameters</source>
+        <translation>参数</translation>
+    </message>
+    <message>
+        <source>Plans the planner compared</source>
+        <translation>规划器比较过的方案</translation>
+    </message>
+    <message>
+        <source>Changes to the model and their effect</source>
+        <translation>模型改动及其效果</translation>
+    </message>
+    <message>
+        <source>Speed is relative to fp32 without techniques at the same micro-batch; batch is micro-batch × accumulation. Marked rows: nothing else is both faster and smaller.</source>
+        <translation>速度相对于同一微批下不用任何技术的 fp32；批 = 微批 × 累积。带标记的行：没有其他方案既更快又更小。</translation>
+    </message>
+    <message>
+        <source>Each change alone, with the plan&apos;s techniques and micro-batch. The planner never changes the model itself.</source>
+        <translation>每项改动单独计算，使用方案的技术和微批。规划器从不自行修改模型。</translation>
+    </message>
+    <message>
+        <source>Show &amp;every combination</source>
+        <translation>显示所有组合(&amp;E)</translation>
+    </message>
+    <message>
+        <source>The settings as they are now</source>
+        <translation>当前设置</translation>
+    </message>
+    <message>
+        <source>yes</source>
+        <translation>是</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>否</translation>
+    </message>
+    <message>
+        <source>Show &amp;every combination (%1)</source>
+        <translation>显示所有组合(&amp;E)（%1）</translation>
+    </message>
+    <message>
+        <source>%1 M</source>
+        <translation>%1 M</translation>
+    </message>
+    <message>
+        <source>Use this pla&amp;n</source>
+        <translation>使用此方案(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Appl&amp;y this change</source>
+        <translation>应用此改动(&amp;Y)</translation>
     </message>
 </context>
 <context>

@@ -156,6 +156,13 @@ const char *const kDescriptions[] = {
                       "and broadcasts its updated parameters after each step (ZeRO stage 1); "
                       "checkpoints hold the whole state"),
     QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Distributed runs: send the gradients in buckets while the backward of "
+                      "each step's last micro-batch still runs (as PyTorch DDP does); 0 = after "
+                      "the whole backward. Both give the same update"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Distributed runs: KiB of gradients per bucket of the overlapped exchange "
+                      "(distributed.overlap); a larger parameter has a bucket of its own"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
                       "Ranks the estimate and the plan assume for a sharded optimizer state; a "
                       "distributed run sets it to its WORLD_SIZE"),
     QT_TRANSLATE_NOOP("ConfigKeys",

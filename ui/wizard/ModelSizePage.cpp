@@ -124,7 +124,7 @@ QGroupBox *ModelSizePage::createMoeBox() {
     auto *form = new QFormLayout(moe_box_);
     addBuddyRow(form, tr("E&xperts:"), experts_, this);
     addBuddyRow(form, tr("Experts &per token (top-k):"), top_k_, this);
-    addBuddyRow(form, tr("Ca&pacity factor:"), capacity_, this);
+    addBuddyRow(form, tr("Capacit&y factor:"), capacity_, this);
     addBuddyRow(form, tr("MoE in e&very k-th block:"), every_, this);
     connect(moe_box_, &QGroupBox::toggled, this, &ModelSizePage::refreshParameterCount);
     connect(experts_, &QSpinBox::valueChanged, this, [this](int experts) {

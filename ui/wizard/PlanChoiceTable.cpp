@@ -114,7 +114,7 @@ PlanChoiceTable::PlanChoiceTable(Kind kind, QWidget *parent) : QWidget(parent), 
                                    "rows: nothing else is both faster and smaller.")
                               : tr("Each change alone, with the plan's techniques and "
                                    "micro-batch. The planner never changes the model itself."));
-    use_ = new QPushButton(techniques ? tr("Use this &plan") : tr("Apply this &change"), this);
+    use_ = new QPushButton(techniques ? tr("Use this pla&n") : tr("Appl&y this change"), this);
     use_->setObjectName(QStringLiteral("useChoice"));
     auto *bottom = new QHBoxLayout;
     if (techniques) {
