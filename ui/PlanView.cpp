@@ -4,6 +4,7 @@
 #include "DisplayText.h"
 #include "plots/PlotStyle.h"
 #include "wizard/MemoryBarsWidget.h"
+#include "wizard/PlanChoiceTable.h"
 
 #include <headroom/plan.h>
 #include <headroom/project.h>
@@ -13,6 +14,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QStyledItemDelegate>
+#include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -100,10 +102,21 @@ PlanView::PlanView(QWidget *parent) : QWidget(parent) {
     settings_layout->addWidget(message_);
     settings_layout->addWidget(table_);
 
+    // The planner's whole table and the model changes it prices, beside the settings.
+    choices_ = new PlanChoiceTable(PlanChoiceTable::Kind::Techniques, this);
+    model_changes_ = new PlanChoiceTable(PlanChoiceTable::Kind::ModelChanges, this);
+    tabs_ = new QTabWidget(this);
+    tabs_->setObjectName(QStringLiteral("planViewTabs"));
+    tabs_->addTab(settings_box, tr("Settings"));
+    tabs_->addTab(choices_, tr("Compare plans"));
+    tabs_->addTab(model_changes_, tr("Model changes"));
+
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(plan_box);
-    layout->addWidget(settings_box, 1);
+    layout->addWidget(tabs_, 1);
     connect(table_, &QTableWidget::itemChanged, this, &PlanView::onItemChanged);
+    connect(choices_, &PlanChoiceTable::chosen, this, &PlanView::useAssignments);
+    connect(model_changes_, &PlanChoiceTable::chosen, this, &PlanView::useAssignments);
 }
 
 QString PlanView::load(const QString &project_path) {
@@ -155,9 +168,15 @@ void PlanView::showValue(int row) {
 }
 
 QString PlanView::setValue(const QString &key, const QString &value) {
+    return setValues({key + QLatin1Char('=') + value.trimmed()});
+}
+
+QString PlanView::setValues(const QStringList &assignments) {
     Config changed = config_;
     try {
-        changed.set(key.toStdString(), value.trimmed().toStdString());
+        for (const QString &assignment : assignments) {
+            changed.setAssignment(assignment.toStdString());
+        }
         changed.validate();
         Project project = Project::open(project_path_.toStdString());
         project.setConfigJson(changed.toJson(2));
@@ -178,16 +197,39 @@ void PlanView::refreshPlan() {
         const MemoryEstimate estimate = estimateMemory(request);
         bars_->setEstimate(estimate);
         DisplayText::showVerdict(verdict_, estimate);
-        recommendation_->setText(tr("Recommended for %1: %2")
-                                     .arg(DisplayText::bytes(estimate.budget),
-                                          DisplayText::planHtml(recommendPlan(request))));
+        plan_ = recommendPlan(request);
+        recommendation_->setText(
+            tr("Recommended for %1: %2")
+                .arg(DisplayText::bytes(estimate.budget), DisplayText::planHtml(plan_)));
         recommendation_->setVisible(estimate.budget > 0);
     } catch (const std::exception &error) {
         bars_->clear();
         verdict_->setText(
             tr("No memory estimate: %1").arg(QString::fromUtf8(error.what()).toHtmlEscaped()));
         recommendation_->clear();
+        plan_ = Plan();
     }
+    choices_->setPlan(plan_, config_);
+    model_changes_->setPlan(plan_, config_);
+    tabs_->setTabVisible(tabs_->indexOf(model_changes_), !plan_.variants.empty());
+}
+
+void PlanView::useAssignments(const QStringList &assignments) {
+    if (!editable_) {
+        showMessage(tr("Settings are read-only while a run trains."), false);
+        return;
+    }
+    const QString error = setValues(assignments);
+    if (!error.isEmpty()) {
+        showMessage(error, true);
+        return;
+    }
+    for (int row = 0; row < table_->rowCount(); ++row) {
+        showValue(row);
+    }
+    showMessage(tr("Saved %1. New runs use it.").arg(assignments.join(QStringLiteral(", "))),
+                false);
+    Q_EMIT configChanged();
 }
 
 void PlanView::onItemChanged(QTableWidgetItem *item) {
@@ -215,6 +257,8 @@ void PlanView::setEditable(bool editable) {
     for (int row = 0; row < table_->rowCount(); ++row) {
         showValue(row);
     }
+    choices_->setEnabled(editable);
+    model_changes_->setEnabled(editable);
     if (!editable) {
         showMessage(tr("Settings are read-only while a run trains."), false);
     } else if (messageText() == tr("Settings are read-only while a run trains.")) {

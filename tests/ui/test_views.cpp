@@ -9,6 +9,7 @@
 #include "training_support.h"
 #include "wizard/ConfigWizard.h"
 #include "wizard/MemoryBarsWidget.h"
+#include "wizard/PlanChoiceTable.h"
 
 #include <headroom/config.h>
 #include <headroom/plan.h>
@@ -41,6 +42,7 @@ private Q_SLOTS:
     void planViewRefusesWithTheEnginesMessage_data();
     void planViewRefusesWithTheEnginesMessage();
     void planViewShowsThePlannersEstimate();
+    void planViewSavesAChosenPlanOrModelChange();
     void settingsRoundTrip();
     void recentProjectsAndGeometryAreRemembered();
     void droppingADataFileOffersANewProject();
@@ -159,6 +161,42 @@ void TestViews::planViewShowsThePlannersEstimate() {
     QVERIFY2(verdict->text().contains("Won't fit"), qPrintable(verdict->text()));
     auto *recommendation = view.findChild<QLabel *>("planRecommendation");
     QVERIFY(recommendation->text().contains("cannot fit"));
+}
+
+// A row of the Plan tab's tables is saved like an edit: all its settings at once, the estimate
+// following; while a run trains nothing is saved.
+void TestViews::planViewSavesAChosenPlanOrModelChange() {
+    const QString project = createTestProject(
+        dir_.filePath(QString("plan-choices-%1.headroom").arg(++counter_)), corpus_, "gpt",
+        kTinyGpt + QStringList{"moe.experts=4", "moe.top_k=2", "memory.budget=64MiB"});
+    headroom::ui::PlanView view;
+    QCOMPARE(view.load(project), QString());
+    headroom::ui::PlanChoiceTable *choices = view.planChoices();
+    QVERIFY(choices->rowCount() > 0);
+    QStringList assignments = choices->assignmentsOf(choices->rowCount() - 1);
+    QVERIFY(!assignments.isEmpty());
+    choices->use(choices->rowCount() - 1);
+    const headroom::Config saved =
+        headroom::Config::fromJson(headroom::Project::open(project.toStdString()).configJson());
+    for (const QString &assignment : assignments) {
+        headroom::Config expected = saved;
+        expected.setAssignment(assignment.toStdString());
+        const std::string key = assignment.section('=', 0, 0).toStdString();
+        QCOMPARE(saved.text(key), expected.text(key));
+    }
+    QVERIFY2(view.messageText().startsWith("Saved"), qPrintable(view.messageText()));
+
+    headroom::ui::PlanChoiceTable *changes = view.modelChanges();
+    QCOMPARE(changes->assignmentsOf(0), QStringList{"moe.experts=2"});
+    view.setEditable(false);
+    changes->use(0);
+    QCOMPARE(view.config().integer("moe.experts"), std::int64_t(4));
+    view.setEditable(true);
+    changes->use(0);
+    QCOMPARE(view.config().integer("moe.experts"), std::int64_t(2));
+    QCOMPARE(headroom::Config::fromJson(headroom::Project::open(project.toStdString()).configJson())
+                 .integer("moe.experts"),
+             std::int64_t(2));
 }
 
 void TestViews::settingsRoundTrip() {
