@@ -185,8 +185,9 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
     ranges.reserve(pending.size());
     for (const Pending &item : pending) {
         const TensorRecord &record = item.where->record;
-        ranges.push_back({item.where->file, files[item.where->file].dataOffset() + record.begin,
-                          record.end - record.begin});
+        const SafetensorsFile &file = files[item.where->file];
+        ranges.push_back({item.where->file, file.dataOffset() + record.begin,
+                          record.end - record.begin, file.data(record)});
     }
     TensorStream stream(std::move(paths), std::move(ranges));
     torch::NoGradGuard no_grad;

@@ -24,6 +24,9 @@ public:
         std::size_t file = 0;     // index into the paths
         std::uint64_t offset = 0; // from the start of the file
         std::uint64_t bytes = 0;
+        // The same bytes in a memory mapping of the file, or null: only to ask whether they are
+        // in the page cache (Linux; a cold range is then read with O_DIRECT).
+        const void *mapped = nullptr;
     };
 
     // Starts reading at once. At most the largest range plus ahead_bytes are held at a time
@@ -36,26 +39,30 @@ public:
     TensorStream &operator=(const TensorStream &) = delete;
 
     // The bytes of the next range (ranges come in the order given), waiting until they are
-    // read; the previous range's bytes are released. The pointer is 64-byte aligned and valid
-    // until the next call. Throws ModelFolderError naming the file when a read fails or comes
-    // up short (a file changed since its header was checked).
+    // read; the previous range's bytes are released. The pointer has the alignment of the
+    // range's offset modulo 4096 and is valid until the next call. Throws ModelFolderError naming
+    // the file when a read fails or comes up short (a file changed since its header was checked).
     const std::uint8_t *next();
 
 private:
     struct Buffer {
         std::unique_ptr<std::uint8_t[]> storage;
         std::uint64_t capacity = 0;
+        std::uint64_t skip = 0; // where the range starts in data()
         std::uint8_t *data() const;
     };
     void run();
     Buffer takeBuffer(std::uint64_t bytes); // with mutex_ held
     void read(const Range &range, Buffer &buffer);
+    bool readDirect(const Range &range, Buffer &buffer); // false: not possible here
 
     std::vector<std::string> paths_;
     std::vector<Range> ranges_;
     std::uint64_t budget_ = 0;
     std::ifstream in_; // the reading thread's
     std::size_t open_file_ = static_cast<std::size_t>(-1);
+    int direct_fd_ = -1; // O_DIRECT descriptor of direct_file_ (Linux)
+    std::size_t direct_file_ = static_cast<std::size_t>(-1);
 
     std::mutex mutex_;
     std::condition_variable changed_;
