@@ -106,13 +106,20 @@ void MainWindow::updatePretrainedActions(bool has_project, bool active) {
     const QString no_base = tr("Only a project that starts from a pretrained model (model.base) "
                                "exports in Hugging Face layout.");
     const QString no_run = tr("This project has no runs yet.");
+    // A GPT trained from scratch exports as GPT-2 (the engine refuses SentencePiece projects
+    // and says why).
+    const bool scratch_gpt =
+        has_project && !pretrained && plan_view_->config().text("recipe") == "gpt";
     QString hf_reason;
-    if (!pretrained) {
+    if (!has_project) {
         hf_reason = no_base;
+    } else if (!pretrained && !scratch_gpt) {
+        hf_reason = tr("A tabular project has no Hugging Face layout: export its weights as "
+                       "safetensors instead.");
     } else if (!run) {
         hf_reason = no_run;
     }
-    QString adapter_reason = hf_reason;
+    QString adapter_reason = pretrained ? hf_reason : no_base;
     if (adapter_reason.isEmpty() && !isLoraRun(*run)) {
         adapter_reason = tr("Run %1 trained every weight, not LoRA adapters (lora.rank is 0): "
                             "export it as a Hugging Face folder.")

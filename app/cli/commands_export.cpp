@@ -1,9 +1,11 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 
+#include <headroom/config.h>
 #include <headroom/workflow.h>
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <memory>
 #include <ostream>
 
@@ -20,6 +22,7 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
         std::string lora;
         std::string hf;
         std::string adapter;
+        std::string max_shard_size;
     };
     auto options = std::make_shared<Options>();
     command->add_option("PROJECT", options->project, "Project file")->required();
@@ -33,6 +36,12 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
         "Folder to write a Hugging Face model into (pretrained projects; LoRA merged)");
     CLI::Option *adapter = command->add_option(
         "--adapter", options->adapter, "Folder to write a LoRA run's adapter into (PEFT layout)");
+    command
+        ->add_option("--max-shard-size", options->max_shard_size,
+                     "With --hf: split weights larger than this into shards plus "
+                     "model.safetensors.index.json, as save_pretrained does (default 5GB; "
+                     "e.g. 500MB, 2GiB: GB = 10^9 bytes, GiB = 2^30)")
+        ->needs(hf);
     metrics->excludes(weights);
     metrics->excludes(hf);
     metrics->excludes(adapter);
@@ -54,13 +63,27 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
         }
         if (!options->hf.empty() || !options->adapter.empty()) {
             if (!options->hf.empty()) {
+                std::uint64_t max_shard_bytes = kDefaultMaxShardBytes;
+                if (!options->max_shard_size.empty()) {
+                    try {
+                        max_shard_bytes = parseMaxShardSize(options->max_shard_size);
+                    } catch (const InputError &error) {
+                        streams.err << "headroom-cli: --max-shard-size: " << error.what() << '\n';
+                        return static_cast<int>(kExitBadInput);
+                    }
+                }
                 const HfExport written =
-                    exportHfFolder(options->project, options->run, options->hf);
+                    exportHfFolder(options->project, options->run, options->hf, max_shard_bytes);
                 streams.err << "wrote "
                             << (options->run < 0 ? std::string("the base model")
                                                  : "run " + std::to_string(options->run) +
                                                        " at step " + std::to_string(written.step))
-                            << " to " << options->hf << " (Hugging Face layout)\n";
+                            << " to " << options->hf << " (Hugging Face layout";
+                if (written.weight_files.size() > 1) {
+                    streams.err << ", " << written.weight_files.size()
+                                << " shards listed in model.safetensors.index.json";
+                }
+                streams.err << ")\n";
                 if (written.base_format != "fp32") {
                     streams.err << "the run held its base as " << written.base_format
                                 << ": the folder has that base dequantized, the adapters merged "

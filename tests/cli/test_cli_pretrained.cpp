@@ -27,6 +27,7 @@ private Q_SLOTS:
     void generatesBeforeTraining();
     void loraRunTrainsGeneratesAndExports();
     void exportOfTheBaseIsBitExact();
+    void shardedExportReadsBack();
     void fullFineTuneChangesTheWeights();
     void movedOrChangedBaseIsReported();
     void promptCompletionDataTeachesTheCompletion();
@@ -263,6 +264,78 @@ void TestCliPretrained::exportOfTheBaseIsBitExact() {
     QCOMPARE(written.data.size(), compared);
     QVERIFY(QFile::exists(path("gpt2-out/config.json")));
     QVERIFY(QFile::exists(path("gpt2-out/tokenizer.json")));
+}
+
+void TestCliPretrained::shardedExportReadsBack() {
+    // Above --max-shard-size the weights are split as save_pretrained splits them; imported
+    // again and exported whole, every tensor has the bytes of the original.
+    const QString base = copyModel("llama", "llama-shard-source");
+    const QString project = newProject("shard-source", base);
+    QVERIFY(!project.isEmpty());
+    const QString sharded = path("llama-sharded-out");
+    const Result exported =
+        cli({"export", project, "--run", "-1", "--hf", sharded, "--max-shard-size", "20KiB"});
+    QVERIFY2(exported.exit_code == 0, qPrintable(exported.err));
+    QVERIFY2(exported.err.contains("shards"), qPrintable(exported.err));
+    QVERIFY(!QFile::exists(sharded + "/model.safetensors"));
+    QFile index_file(sharded + "/model.safetensors.index.json");
+    QVERIFY(index_file.open(QIODevice::ReadOnly));
+    const QJsonObject index = QJsonDocument::fromJson(index_file.readAll()).object();
+    const QJsonObject weight_map = index["weight_map"].toObject();
+    const Tensors original = readSafetensors(QDir(base).filePath("model.safetensors"));
+    QCOMPARE(weight_map.size(), original.data.size());
+    QSet<QString> shards;
+    qint64 total = 0;
+    for (auto item = weight_map.begin(); item != weight_map.end(); ++item) {
+        shards.insert(item.value().toString());
+        total += original.data.value(item.key()).size();
+    }
+    QVERIFY2(shards.size() > 2, qPrintable(QString::number(shards.size())));
+    QVERIFY(shards.contains(
+        QString("model-00001-of-%1.safetensors").arg(shards.size(), 5, 10, QChar('0'))));
+    QCOMPARE(index["metadata"].toObject()["total_size"].toInteger(), total);
+    for (const QString &shard : shards) {
+        QVERIFY(QFileInfo(sharded + "/" + shard).size() < 20 * 1024 + 4096 ||
+                readSafetensors(sharded + "/" + shard).data.size() == 1);
+    }
+
+    // The reference reads the sharded folder through its index: the same greedy tokens as
+    // from the original folder.
+    const auto greedy = [](const QString &folder) {
+        QProcess python;
+        python.start(
+            "/usr/bin/python3",
+            {QStringLiteral(HEADROOM_SOURCE_DIR "/tests/interop/pretrained/reference_lm.py"),
+             folder, "1", "2", "3"});
+        python.waitForFinished(120000);
+        return python.exitCode() == 0 ? python.readAllStandardOutput()
+                                      : "failed: " + python.readAllStandardError();
+    };
+    const QByteArray expected = greedy(base);
+    QVERIFY2(!expected.startsWith("failed"), expected.constData());
+    QCOMPARE(greedy(sharded), expected);
+
+    // Headroom imports the shards and writes them back as one file, bit-exact.
+    const QString again = newProject("shard-again", sharded);
+    QVERIFY(!again.isEmpty());
+    const Result whole = cli({"export", again, "--run", "-1", "--hf", path("llama-whole")});
+    QVERIFY2(whole.exit_code == 0, qPrintable(whole.err));
+    const Tensors written = readSafetensors(path("llama-whole/model.safetensors"));
+    QCOMPARE(written.shapes, original.shapes);
+    QCOMPARE(written.data, original.data);
+
+    for (const QString bad : {"0", "big", "5XB", "-3MB"}) {
+        const Result refused =
+            cli({"export", project, "--run", "-1", "--hf", path("never"), "--max-shard-size", bad});
+        QCOMPARE(refused.exit_code, 2);
+        QVERIFY2(refused.err.contains("--max-shard-size") && refused.err.contains(bad),
+                 qPrintable(refused.err));
+    }
+    QVERIFY(!QFile::exists(path("never")));
+    const Result without_hf = cli({"export", project, "--run", "-1", "--weights",
+                                   path("w.safetensors"), "--max-shard-size", "1GB"});
+    QCOMPARE(without_hf.exit_code, 2);
+    QVERIFY2(without_hf.err.contains("--hf"), qPrintable(without_hf.err));
 }
 
 void TestCliPretrained::fullFineTuneChangesTheWeights() {

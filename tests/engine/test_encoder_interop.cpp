@@ -163,7 +163,7 @@ void TestEncoderInterop::exportRoundTrips() {
     QTemporaryDir temporary;
     QVERIFY(temporary.isValid());
     const std::string exported = (temporary.path() + "/exported").toStdString();
-    headroom::hf::exportEncoder(encoder, config, source, exported);
+    headroom::hf::exportEncoder(encoder, config, source, exported, 5000000000ULL);
 
     for (const char *file : {"config.json", "model.safetensors", "tokenizer.json", "vocab.txt",
                              "tokenizer_config.json", "special_tokens_map.json"}) {

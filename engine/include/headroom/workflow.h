@@ -54,18 +54,30 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
                            const std::string &safetensors_path,
                            LoraExport lora = LoraExport::Default);
 
-// A pretrained project's run (run_id -1: its base as imported) as a Hugging Face folder:
-// config.json, generation and tokenizer files copied from the base, model.safetensors in the
-// base's tensor names, layout and per-tensor dtype; a LoRA run's adapters merged. folder must
-// be new or empty. InputError for a project without model.base.
+// A run as a Hugging Face folder (folder must be new or empty). A pretrained project's run
+// (run_id -1: its base as imported): config.json, generation and tokenizer files copied from
+// the base, the weights in the base's tensor names, layout and per-tensor dtype, a LoRA run's
+// adapters merged. A GPT trained from scratch (recipe gpt without model.base): as
+// GPT2LMHeadModel (activation_function "gelu"), F32, with a tokenizer.json equivalent to the
+// byte tokenizer; a project with a SentencePiece tokenizer or MoE blocks is an InputError. A
+// splade run: its encoder in the base's layout. Weights above max_shard_bytes are split as
+// save_pretrained splits them (model-0000K-of-0000N.safetensors and
+// model.safetensors.index.json). InputError for a tabular project or max_shard_bytes 0.
+constexpr std::uint64_t kDefaultMaxShardBytes = 5'000'000'000ULL; // transformers' "5GB"
 struct HfExport {
     std::int64_t step = 0;
     // How the run held its frozen base (model.base_dtype, or a ladder rung): other than "fp32",
     // the written weights are that base dequantized, adapters merged in.
     std::string base_format = "fp32";
+    // The weight files written: model.safetensors, or the shards (the index beside them).
+    std::vector<std::string> weight_files;
 };
 HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
-                        const std::string &folder);
+                        const std::string &folder,
+                        std::uint64_t max_shard_bytes = kDefaultMaxShardBytes);
+// "5GB", "500MB", "2GiB" or bytes, as transformers reads max_shard_size (GB = 10^9, GiB =
+// 2^30). Throws InputError naming the text and the accepted forms; zero is refused.
+std::uint64_t parseMaxShardSize(const std::string &text);
 // A LoRA run's adapters in PEFT layout: adapter_config.json and adapter_model.safetensors
 // (base_model.model.<module>.lora_A.weight [r, in] / lora_B.weight [out, r], F32).
 std::int64_t exportPeftAdapter(const std::string &project_path, std::int64_t run_id,

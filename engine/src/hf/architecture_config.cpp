@@ -246,11 +246,12 @@ void readGpt2(const JsonFields &fields, ArchitectureConfig &config) {
         fields.optionalInteger("n_inner", 1, kMaxIntermediate).value_or(4 * config.hidden_size);
     const std::string activation =
         fields.optionalString("activation_function").value_or("gelu_new");
-    if (activation != "gelu_new" && activation != "gelu_pytorch_tanh") {
-        fields.fail("activation_function", "\"gelu_new\" or \"gelu_pytorch_tanh\" (the same "
-                                           "tanh approximation; the only one supported)");
+    if (activation != "gelu_new" && activation != "gelu_pytorch_tanh" && activation != "gelu") {
+        fields.fail("activation_function",
+                    "\"gelu_new\" or \"gelu_pytorch_tanh\" (the same tanh approximation), or "
+                    "\"gelu\" (exact, erf)");
     }
-    config.activation = "gelu_new";
+    config.activation = activation == "gelu" ? "gelu" : "gelu_new";
     config.norm_eps = fields.number("layer_norm_epsilon", 1e-5, 1e-12, 1.0);
     config.residual_dropout = fields.number("resid_pdrop", 0.1, 0.0, 0.99);
     config.embedding_dropout = fields.number("embd_pdrop", 0.1, 0.0, 0.99);

@@ -31,7 +31,7 @@ struct ArchitectureConfig {
     RopeScaling rope_scaling;
     bool qkv_bias = false, o_bias = false, mlp_bias = false; // gpt2: all true
     bool tie_word_embeddings = false;
-    std::string activation;                     // "gelu_new" (gpt2) or "silu"
+    std::string activation;                     // "gelu_new" or "gelu" (exact; gpt2), or "silu"
     std::optional<std::int64_t> sliding_window; // every layer attends this many tokens back
     double embedding_dropout = 0, residual_dropout = 0, attention_dropout = 0;
     std::string torch_dtype; // as written ("bfloat16", "float16", "float32") or ""

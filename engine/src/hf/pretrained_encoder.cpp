@@ -2,6 +2,7 @@
 
 #include "export/output_folder.h"
 #include "export/safetensors.h"
+#include "export/sharded_safetensors.h"
 #include "hf/encoder_layout.h"
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
@@ -119,8 +120,11 @@ models::BertEncoder loadPretrainedEncoder(const std::string &folder_path) {
     return encoder;
 }
 
-void exportEncoder(const models::BertEncoder &encoder, const EncoderConfig &config,
-                   const std::string &source_folder, const std::string &out_folder) {
+exporting::WrittenWeights exportEncoder(const models::BertEncoder &encoder,
+                                        const EncoderConfig &config,
+                                        const std::string &source_folder,
+                                        const std::string &out_folder,
+                                        std::uint64_t max_shard_bytes) {
     const models::BertEncoderOptions &options = encoder->options();
     if (options.vocab_size() != config.vocab_size || options.hidden_size() != config.hidden_size ||
         options.layers() != config.layers ||
@@ -147,8 +151,8 @@ void exportEncoder(const models::BertEncoder &encoder, const EncoderConfig &conf
         view.bytes = static_cast<std::uint64_t>(stored.nbytes());
         views.push_back(std::move(view));
     }
-    exporting::writeSafetensors((fs::path(out_folder) / "model.safetensors").string(), views,
-                                {{"format", "pt"}});
+    const exporting::WrittenWeights written =
+        exporting::writeModelWeights(out_folder, views, {{"format", "pt"}}, max_shard_bytes);
     exporting::writeTextFile((fs::path(out_folder) / "config.json").string(), config_text);
     for (const char *name : kTokenizerFiles) {
         const fs::path from = fs::path(source_folder) / name;
@@ -160,6 +164,7 @@ void exportEncoder(const models::BertEncoder &encoder, const EncoderConfig &conf
             }
         }
     }
+    return written;
 }
 
 } // namespace headroom::hf

@@ -3,10 +3,12 @@
 // memory-mapped safetensors files), and such an encoder written back in the same layout.
 #pragma once
 
+#include "export/sharded_safetensors.h"
 #include "hf/encoder_config.h"
 #include "hf/model_folder.h"
 #include "models/bert_encoder.h"
 
+#include <cstdint>
 #include <string>
 
 namespace headroom::hf {
@@ -25,10 +27,14 @@ models::BertEncoder loadPretrainedEncoder(const std::string &folder);
 
 // Writes out_folder (created; it must be new or empty) as save_pretrained would for the
 // config's architecture: config.json (source_folder's, when it has one, with the sizes of
-// `config` and torch_dtype float32), model.safetensors (F32, the tied decoder weight left out)
+// `config` and torch_dtype float32), model.safetensors or shards of at most max_shard_bytes
+// (exporting::writeModelWeights; F32, the tied decoder weight left out)
 // and the tokenizer files of source_folder (tokenizer.json, vocab.txt, tokenizer_config.json,
 // special_tokens_map.json) that exist. Throws InputError (ModelFolderError for the source).
-void exportEncoder(const models::BertEncoder &encoder, const EncoderConfig &config,
-                   const std::string &source_folder, const std::string &out_folder);
+exporting::WrittenWeights exportEncoder(const models::BertEncoder &encoder,
+                                        const EncoderConfig &config,
+                                        const std::string &source_folder,
+                                        const std::string &out_folder,
+                                        std::uint64_t max_shard_bytes);
 
 } // namespace headroom::hf

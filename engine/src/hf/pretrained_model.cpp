@@ -3,11 +3,11 @@
 #include "hf/checkpoint_layout.h"
 #include "hf/hf_error.h"
 #include "hf/safetensors_file.h"
+#include "hf/tensor_stream.h"
 #include "util/text.h"
 
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/mman.h>
-#include <unistd.h>
 #endif
 
 #include <ATen/Parallel.h>
@@ -15,12 +15,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <cstring>
-#include <mutex>
 #include <set>
-#include <thread>
 #include <utility>
 #include <vector>
 
@@ -39,95 +36,6 @@ torch::ScalarType scalarType(const std::string &dtype) {
     }
     return torch::kBFloat16; // validateCheckpoint admits only these three
 }
-
-#if defined(__unix__) || defined(__APPLE__)
-constexpr int kWillNeed = MADV_WILLNEED;
-constexpr int kDontNeed = MADV_DONTNEED;
-#else
-constexpr int kWillNeed = 0;
-constexpr int kDontNeed = 0;
-#endif
-constexpr std::uint64_t kReadAheadBytes = 32u << 20;
-
-void advisePages(const std::uint8_t *data, std::uint64_t bytes, int advice) {
-#if defined(__unix__) || defined(__APPLE__)
-    const auto page = static_cast<std::uintptr_t>(sysconf(_SC_PAGESIZE));
-    const auto begin = reinterpret_cast<std::uintptr_t>(data) / page * page;
-    const auto end = reinterpret_cast<std::uintptr_t>(data) + bytes;
-    if (end > begin) {
-        madvise(reinterpret_cast<void *>(begin), end - begin, advice);
-    }
-#else
-    (void)data;
-    (void)bytes;
-    (void)advice;
-#endif
-}
-
-// Asks the kernel for the file's pages ahead of the conversion, on a thread of its own:
-// madvise(WILLNEED) can wait until the disk has taken the requests, which must not hold up
-// the converting threads (a cold import then costs about the longer of reading and
-// converting, not their sum). The tensor being converted and the next one, and more while
-// they start within kReadAheadBytes of it: asking for much more was slower here.
-class ReadAhead {
-public:
-    using Span = std::pair<const std::uint8_t *, std::uint64_t>;
-
-    explicit ReadAhead(std::vector<Span> spans) : spans_(std::move(spans)) {
-        offsets_.push_back(0);
-        for (const Span &span : spans_) {
-            offsets_.push_back(offsets_.back() + span.second);
-        }
-        thread_ = std::thread([this] { run(); });
-    }
-    ~ReadAhead() {
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            stop_ = true;
-        }
-        changed_.notify_all();
-        thread_.join();
-    }
-    ReadAhead(const ReadAhead &) = delete;
-    ReadAhead &operator=(const ReadAhead &) = delete;
-
-    // The spans before `index` are converted.
-    void convertedUpTo(std::size_t index) {
-        {
-            const std::lock_guard<std::mutex> lock(mutex_);
-            converted_ = index;
-        }
-        changed_.notify_all();
-    }
-
-private:
-    void run() {
-        std::size_t next = 0;
-        std::unique_lock<std::mutex> lock(mutex_);
-        while (!stop_) {
-            next = std::max(next, converted_);
-            if (next >= spans_.size()) {
-                return;
-            }
-            if (next > converted_ + 1 && offsets_[next] >= offsets_[converted_] + kReadAheadBytes) {
-                changed_.wait(lock);
-                continue;
-            }
-            const Span span = spans_[next++];
-            lock.unlock();
-            advisePages(span.first, span.second, kWillNeed);
-            lock.lock();
-        }
-    }
-
-    std::vector<Span> spans_;
-    std::vector<std::uint64_t> offsets_; // bytes before each span
-    std::mutex mutex_;
-    std::condition_variable changed_;
-    std::size_t converted_ = 0;
-    bool stop_ = false;
-    std::thread thread_;
-};
 
 // The parameters were allocated and not yet touched: 2 MiB pages take their first write in
 // a 512th of the page faults (most of an import's time with 4 KiB pages).
@@ -214,6 +122,7 @@ models::CausalLmOptions causalLmOptions(const ArchitectureConfig &config) {
     options.o_bias = config.o_bias;
     options.mlp_bias = config.mlp_bias;
     options.tie_embeddings = config.tie_word_embeddings;
+    options.exact_gelu = config.activation == "gelu";
     options.embedding_dropout = config.embedding_dropout;
     options.residual_dropout = config.residual_dropout;
     options.attention_dropout = config.attention_dropout;
@@ -261,36 +170,39 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
                                      }),
                       pending.end());
     }
-    // In file order: the mapping is read front to back, as read-ahead and a cold disk like it.
+    // In file order: each file is read front to back, as a cold disk likes it.
     std::stable_sort(pending.begin(), pending.end(), [](const Pending &a, const Pending &b) {
         return std::make_pair(a.where->file, a.where->record.begin) <
                std::make_pair(b.where->file, b.where->record.begin);
     });
-    const auto span = [&files](const Pending &item) {
-        const TensorRecord &record = item.where->record;
-        return std::make_pair(files[item.where->file].data(record), record.end - record.begin);
-    };
-    std::vector<ReadAhead::Span> spans;
-    spans.reserve(pending.size());
-    for (const Pending &item : pending) {
-        spans.push_back(span(item));
+    // Read with plain large reads on a thread of their own, overlapped with the conversion
+    // (hf/tensor_stream.h); the mapping is only used for the headers.
+    std::vector<std::string> paths;
+    for (const SafetensorsFile &file : files) {
+        paths.push_back(file.path());
     }
-    ReadAhead read_ahead(std::move(spans));
+    std::vector<TensorStream::Range> ranges;
+    ranges.reserve(pending.size());
+    for (const Pending &item : pending) {
+        const TensorRecord &record = item.where->record;
+        const SafetensorsFile &file = files[item.where->file];
+        ranges.push_back({item.where->file, file.dataOffset() + record.begin,
+                          record.end - record.begin, file.data(record)});
+    }
+    TensorStream stream(std::move(paths), std::move(ranges));
     torch::NoGradGuard no_grad;
     // Deferred projection weights are converted here one after the other: one buffer, faulted
     // in once, instead of a fresh fp32 allocation per weight.
     torch::Tensor staging;
     for (std::size_t index = 0; index < pending.size(); ++index) {
-        read_ahead.convertedUpTo(index);
         const std::string &name = pending[index].name;
         // A deferred projection weight (CausalLmOptions::deferred_projections) is converted
         // into a tensor of its own, handed to the model in the base's format and freed.
         const SafetensorsFile &file = files[pending[index].where->file];
         const TensorRecord &record = pending[index].where->record;
         const bool deferred = pending[index].parameter.numel() == 0 && record.numel() > 0;
-        const auto [bytes, byte_count] = span(pending[index]);
-        // from_blob does not copy; the mapping is read-only and nothing writes
-        // through it.
+        const std::uint8_t *bytes = stream.next();
+        // from_blob does not copy; nothing writes through it.
         torch::Tensor stored =
             torch::from_blob(const_cast<std::uint8_t *>(bytes), record.shape,
                              torch::TensorOptions().dtype(scalarType(record.dtype)));
@@ -323,9 +235,6 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
             parameter.copy_(stored);
             finite = torch::isfinite(parameter).all().item<bool>();
         }
-        // The converted tensor is in the model now: hand the file's pages back so the mapping
-        // does not keep a second copy of the model resident.
-        advisePages(bytes, byte_count, kDontNeed);
         if (!finite) {
             throw ModelFolderError(file.path() + ": tensor " + record.name +
                                    " holds NaN or infinite values");

@@ -45,6 +45,9 @@ public:
     // The tensor's first byte inside the mapping (end - begin bytes are readable). Throws
     // ModelFolderError for a record whose range is not inside this file's data section.
     const std::uint8_t *data(const TensorRecord &record) const;
+    // Where the data section starts in the file (8 + the header's length): a record's bytes
+    // are at dataOffset() + begin for a reader that does not go through the mapping.
+    std::uint64_t dataOffset() const { return data_offset_; }
     // "__metadata__" of the header.
     const std::map<std::string, std::string> &metadata() const { return metadata_; }
 

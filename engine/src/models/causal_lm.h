@@ -44,6 +44,9 @@ struct CausalLmOptions {
     bool o_bias = false;
     bool mlp_bias = false;
     bool tie_embeddings = false;
+    // GPT-2 family: the MLP's GELU exact (erf, activation_function "gelu") instead of the tanh
+    // approximation ("gelu_new").
+    bool exact_gelu = false;
     // The attention and MLP projection weights start empty (shape [0]): the import converts
     // each into the base's format as it reads it (CausalLmImpl::storeBaseWeights with the
     // weight), so a compact base never allocates the fp32 model first.

@@ -147,7 +147,8 @@ torch::Tensor DecoderLayerImpl::feedForward(const torch::Tensor &h, std::int64_t
             *routing = std::move(routed);
         }
     } else if (isGpt2(options_)) {
-        mlp_out = mlp_->project("c_proj", torch::gelu(mlp_->project("c_fc", normed), "tanh"));
+        mlp_out = mlp_->project("c_proj", torch::gelu(mlp_->project("c_fc", normed),
+                                                      options_.exact_gelu ? "none" : "tanh"));
     } else {
         mlp_out = mlp_->project("down_proj", torch::silu(mlp_->project("gate_proj", normed)) *
                                                  mlp_->project("up_proj", normed));

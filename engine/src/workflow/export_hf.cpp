@@ -2,6 +2,7 @@
 // in the layouts transformers and PEFT read.
 #include "export/output_folder.h"
 #include "export/safetensors.h"
+#include "export/sharded_safetensors.h"
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
 #include "hf/encoder_config.h"
@@ -9,6 +10,7 @@
 #include "hf/pretrained_encoder.h"
 #include "hf/pretrained_model.h"
 #include "hf/safetensors_file.h"
+#include "hf/scratch_gpt.h"
 #include "models/causal_lm.h"
 #include "workflow/run_model.h"
 
@@ -96,24 +98,81 @@ exporting::TensorView viewOf(const std::string &name, const torch::Tensor &tenso
 
 // A splade run: its fine-tuned encoder in the base's BertForMaskedLM / DistilBertForMaskedLM
 // layout, which a SPLADE library loads as it loads the base.
-HfExport exportEncoderRun(Project &project, std::int64_t run_id, const std::string &folder) {
+HfExport exportEncoderRun(Project &project, std::int64_t run_id, const std::string &folder,
+                          std::uint64_t max_shard_bytes) {
     workflow::RunModel run = workflow::loadRunModel(project, run_id);
     auto encoder = std::dynamic_pointer_cast<models::BertEncoderImpl>(run.recipe->module());
     if (!encoder) {
         throw InputError("run " + std::to_string(run.run_id) + " holds no BERT-family encoder");
     }
     const hf::ModelFolder base = hf::locateModelFolder(run.prepared.base_folder);
-    hf::exportEncoder(models::BertEncoder(encoder), hf::readEncoderConfig(base.config_path),
-                      base.folder, folder);
-    return {run.step, "fp32"};
+    const exporting::WrittenWeights written =
+        hf::exportEncoder(models::BertEncoder(encoder), hf::readEncoderConfig(base.config_path),
+                          base.folder, folder, max_shard_bytes);
+    return {run.step, "fp32", written.files};
+}
+
+// A GPT trained from scratch as GPT2LMHeadModel (hf/scratch_gpt.h), with a tokenizer.json
+// equivalent to its byte tokenizer; a SentencePiece-tokenized project is refused.
+HfExport exportScratchGptRun(Project &project, const std::string &project_path, std::int64_t run_id,
+                             const std::string &folder, std::uint64_t max_shard_bytes) {
+    if (run_id < 0) {
+        throw InputError("run -1 is the base of a pretrained project; " + project_path +
+                         " trains a GPT from scratch: give the id of a run (see `runs`)");
+    }
+    workflow::RunModel run = workflow::loadRunModel(project, run_id);
+    auto *gpt = dynamic_cast<models::GptImpl *>(run.recipe->module().get());
+    if (gpt == nullptr) {
+        throw InputError("run " + std::to_string(run.run_id) + " holds no GPT");
+    }
+    const data::Tokenizer &tokenizer = *run.prepared.tokenizer;
+    if (tokenizer.kind() != data::TokenizerKind::Byte) {
+        throw InputError(
+            project_path + " tokenizes with a SentencePiece " + data::toString(tokenizer.kind()) +
+            " model trained for it (tokenizer=" + data::toString(tokenizer.kind()) +
+            "), and transformers' GPT-2 tokenizers cannot read SentencePiece models: only a "
+            "project with tokenizer=byte exports as a Hugging Face folder. Export the weights "
+            "with --weights FILE.safetensors instead");
+    }
+    if (gpt->options().moe().experts() > 0) {
+        throw InputError("run " + std::to_string(run.run_id) + " has mixture-of-experts blocks (" +
+                         "moe.experts = " + std::to_string(gpt->options().moe().experts()) +
+                         "), which GPT2LMHeadModel does not have: export the weights with "
+                         "--weights FILE.safetensors instead");
+    }
+    exporting::prepareOutputFolder(folder);
+    std::vector<torch::Tensor> keep_alive;
+    std::vector<exporting::TensorView> views;
+    for (const auto &[name, tensor] : hf::gpt2StateOf(*gpt)) {
+        views.push_back(viewOf(name, tensor, "F32", keep_alive));
+    }
+    const exporting::WrittenWeights written =
+        exporting::writeModelWeights(folder, views, {{"format", "pt"}}, max_shard_bytes);
+    const std::int64_t end_of_text = tokenizer.endOfTextId();
+    const fs::path out(folder);
+    exporting::writeTextFile((out / "config.json").string(),
+                             hf::gpt2ConfigJson(gpt->options(), end_of_text));
+    exporting::writeTextFile((out / "generation_config.json").string(),
+                             hf::gpt2GenerationConfigJson(end_of_text));
+    for (const auto &[name, text] : hf::byteTokenizerFiles(gpt->options().seq_len())) {
+        exporting::writeTextFile((out / name).string(), text);
+    }
+    return {run.step, "fp32", written.files};
 }
 
 HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
-                        const std::string &folder) {
+                        const std::string &folder, std::uint64_t max_shard_bytes) {
+    if (max_shard_bytes == 0) {
+        throw InputError("the max shard size must be above zero bytes");
+    }
     {
         Project project = Project::openForReading(project_path);
-        if (Config::fromJson(project.configJson()).text("recipe") == "splade") {
-            return exportEncoderRun(project, run_id, folder);
+        const Config config = Config::fromJson(project.configJson());
+        if (config.text("recipe") == "splade") {
+            return exportEncoderRun(project, run_id, folder, max_shard_bytes);
+        }
+        if (config.text("recipe") == "gpt" && config.text("model.base").empty()) {
+            return exportScratchGptRun(project, project_path, run_id, folder, max_shard_bytes);
         }
     }
     PretrainedRun source = loadPretrainedRun(project_path, run_id);
@@ -129,8 +188,8 @@ HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
         views.push_back(
             viewOf(name, stored, dtype != dtypes.end() ? dtype->second : "F32", keep_alive));
     }
-    exporting::writeSafetensors((fs::path(folder) / "model.safetensors").string(), views,
-                                {{"format", "pt"}});
+    const exporting::WrittenWeights written =
+        exporting::writeModelWeights(folder, views, {{"format", "pt"}}, max_shard_bytes);
     for (const char *name : kCopiedFiles) {
         const fs::path from = fs::path(source.folder.folder) / name;
         std::error_code error;
@@ -141,7 +200,11 @@ HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
             }
         }
     }
-    return {source.run.step, baseFormatName(source.model->baseFormat())};
+    return {source.run.step, baseFormatName(source.model->baseFormat()), written.files};
+}
+
+std::uint64_t parseMaxShardSize(const std::string &text) {
+    return exporting::parseMaxShardSize(text);
 }
 
 std::int64_t exportPeftAdapter(const std::string &project_path, std::int64_t run_id,

@@ -155,15 +155,24 @@ def load_folder(folder, dtype=torch.float32):
     with open(os.path.join(folder, "config.json")) as f:
         config = json.load(f)
     index = os.path.join(folder, "model.safetensors.index.json")
-    if os.path.exists(index):
+    weight_map = None
+    if os.path.exists(index) and not os.path.exists(os.path.join(folder, "model.safetensors")):
         with open(index) as f:
-            files = sorted(set(json.load(f)["weight_map"].values()))
+            weight_map = json.load(f)["weight_map"]
+        files = sorted(set(weight_map.values()))
     else:
         files = ["model.safetensors"]
     state = {}
     for name in files:
         for key, tensor in load_safetensors(os.path.join(folder, name)).items():
+            # As transformers loads shards: each tensor where the index says it is.
+            if weight_map is not None and weight_map.get(key) != name:
+                raise ValueError(f"{folder}: {key} is in {name}, the index says "
+                                 f"{weight_map.get(key)}")
             state[key] = tensor.to(dtype) if tensor.is_floating_point() else tensor
+    if weight_map is not None and set(weight_map) != set(state):
+        raise ValueError(f"{folder}: the index lists tensors no shard holds: "
+                         f"{sorted(set(weight_map) - set(state))}")
     return config, state
 
 
