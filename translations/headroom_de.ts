@@ -1675,6 +1675,10 @@
         <source>Stopping every rank after this step…</source>
         <translation>Alle Ränge halten nach diesem Schritt an…</translation>
     </message>
+    <message>
+        <source>A tabular project has no Hugging Face layout: export its weights as safetensors instead.</source>
+        <translation>Ein Tabellenprojekt hat kein Hugging-Face-Layout: exportieren Sie seine Gewichte stattdessen als safetensors.</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MemoryBarsWidget</name>
@@ -2217,6 +2221,22 @@
     <message>
         <source>No memory estimate: %1</source>
         <translation>Keine Speicherschätzung: %1</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>Einstellungen</translation>
+    </message>
+    <message>
+        <source>Compare plans</source>
+        <translation>Pläne vergleichen</translation>
+    </message>
+    <message>
+        <source>Model changes</source>
+        <translation>Modelländerungen</translation>
+    </message>
+    <message>
+        <source>Saved %1. New runs use it.</source>
+        <translation>%1 gespeichert. Neue Läufe verwenden es.</translation>
     </message>
 </context>
 <context>

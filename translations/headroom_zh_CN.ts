@@ -1671,6 +1671,10 @@
         <source>Stopping every rank after this step…</source>
         <translation>所有 rank 将在这一步之后停止…</translation>
     </message>
+    <message>
+        <source>A tabular project has no Hugging Face layout: export its weights as safetensors instead.</source>
+        <translation>表格项目没有 Hugging Face 布局：请改为将其权重导出为 safetensors。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MemoryBarsWidget</name>
@@ -2213,6 +2217,22 @@
     <message>
         <source>No memory estimate: %1</source>
         <translation>无内存估算：%1</translation>
+    </message>
+    <message>
+        <source>Settings</source>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Compare plans</source>
+        <translation>比较方案</translation>
+    </message>
+    <message>
+        <source>Model changes</source>
+        <translation>模型改动</translation>
+    </message>
+    <message>
+        <source>Saved %1. New runs use it.</source>
+        <translation>已保存 %1。新的运行将使用它。</translation>
     </message>
 </context>
 <context>
