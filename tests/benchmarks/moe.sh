@@ -34,20 +34,7 @@ CPP="$BUILD_DIR/tests/benchmarks/gpt_benchmark"
 REFERENCE="$ROOT/tests/benchmarks/gpt_reference.py"
 
 # The runtime settings of run_benchmarks.sh (docs/BENCHMARKS.md explains each), for both sides.
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
-export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}"
-export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-1073741824}"
-if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
-  detected="$(OPENBLAS_VERBOSE=2 "$PYTHON" -c 'import torch; torch.ones(64, 64) @ torch.ones(64, 64)' 2>&1 |
-              sed -n 's/^Core: //p' | head -n 1)"
-  if [[ "$detected" == "Prescott" || "$detected" == "Nehalem" || "$detected" == "Sandybridge" ]]; then
-    if grep -qw avx512f /proc/cpuinfo; then
-      export OPENBLAS_CORETYPE=SkylakeX
-    elif grep -qw avx2 /proc/cpuinfo; then
-      export OPENBLAS_CORETYPE=Haswell
-    fi
-  fi
-fi
+source "$ROOT/tests/benchmarks/runtime_tuning.sh"
 
 echo "CPU: $(sed -n 's/^model name\s*: //p' /proc/cpuinfo | head -n 1), $(nproc) cores, threads $THREADS"
 echo "CPU flags: $(grep -o 'avx512[a-z_0-9]*\|avx2\|amx[a-z_0-9]*' /proc/cpuinfo | sort -u | tr '\n' ' ')"

@@ -62,20 +62,7 @@ HERE="$ROOT/tests/benchmarks"
 # it without them, as a user would).
 UNTUNED_ENV=(env -u OMP_WAIT_POLICY -u OPENBLAS_CORETYPE -u MALLOC_MMAP_THRESHOLD_
   -u MALLOC_TRIM_THRESHOLD_ -u HEADROOM_RUNTIME_TUNED)
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
-export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}"
-export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-1073741824}"
-if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
-  detected="$(OPENBLAS_VERBOSE=2 "$PYTHON" -c 'import torch; torch.ones(64, 64) @ torch.ones(64, 64)' 2>&1 |
-              sed -n 's/^Core: //p' | head -n 1)"
-  if [[ "$detected" == "Prescott" || "$detected" == "Nehalem" || "$detected" == "Sandybridge" ]]; then
-    if grep -qw avx512f /proc/cpuinfo; then
-      export OPENBLAS_CORETYPE=SkylakeX
-    elif grep -qw avx2 /proc/cpuinfo; then
-      export OPENBLAS_CORETYPE=Haswell
-    fi
-  fi
-fi
+source "$ROOT/tests/benchmarks/runtime_tuning.sh"
 echo "threads: $THREADS, repeats: $REPEATS, OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-}," \
   "load average: $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 

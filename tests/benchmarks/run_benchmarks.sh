@@ -24,28 +24,11 @@ CPP="$BUILD_DIR/tests/benchmarks/gpt_benchmark"
 REFERENCE="$ROOT/tests/benchmarks/gpt_reference.py"
 "$PYTHON" -c 'import torch' 2>/dev/null || { echo "$PYTHON has no torch (apt-get install python3-torch)" >&2; exit 2; }
 
-# Both processes get the same environment (docs/BENCHMARKS.md has the measurements):
-# - libgomp's worker threads spin after each parallel region and starve OpenBLAS's own
-#   threads: passive waiting lets the GEMM threads run (3-25x on 2 cores).
-# - OpenBLAS 0.3.21 does not know recent Xeons and falls back to its Prescott (SSE3) kernels,
-#   a third of the GEMM speed: name the core type from the CPU's instruction sets.
-# - glibc hands large freed blocks back to the kernel and faults them in again on the next
-#   step (tens of thousands of page faults per step): keep blocks up to 32 MiB in the heap and
-#   do not trim it.
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-PASSIVE}"
-export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-33554432}"
-export MALLOC_TRIM_THRESHOLD_="${MALLOC_TRIM_THRESHOLD_:-1073741824}"
-if [[ -z "${OPENBLAS_CORETYPE:-}" ]]; then
-  detected="$(OPENBLAS_VERBOSE=2 "$PYTHON" -c 'import torch; torch.ones(64, 64) @ torch.ones(64, 64)' 2>&1 |
-              sed -n 's/^Core: //p' | head -n 1)"
-  if [[ "$detected" == "Prescott" || "$detected" == "Nehalem" || "$detected" == "Sandybridge" ]]; then
-    if grep -qw avx512f /proc/cpuinfo; then
-      export OPENBLAS_CORETYPE=SkylakeX
-    elif grep -qw avx2 /proc/cpuinfo; then
-      export OPENBLAS_CORETYPE=Haswell
-    fi
-  fi
-  echo "OpenBLAS core: ${detected:-unknown}${OPENBLAS_CORETYPE:+ -> $OPENBLAS_CORETYPE (OPENBLAS_CORETYPE)}" >&2
+# Both processes get the same environment (runtime_tuning.sh says why; docs/BENCHMARKS.md
+# has the measurements).
+source "$ROOT/tests/benchmarks/runtime_tuning.sh"
+if [[ -n "$OPENBLAS_DETECTED" ]]; then
+  echo "OpenBLAS core: $OPENBLAS_DETECTED${OPENBLAS_CORETYPE:+ -> $OPENBLAS_CORETYPE (OPENBLAS_CORETYPE)}" >&2
 fi
 echo "threads: $THREADS, OMP_WAIT_POLICY=$OMP_WAIT_POLICY," \
   "MALLOC_MMAP_THRESHOLD_=$MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_=$MALLOC_TRIM_THRESHOLD_" >&2
