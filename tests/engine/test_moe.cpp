@@ -6,12 +6,17 @@
 #include "models/gpt.h"
 #include "models/keyed_dropout.h"
 #include "models/moe.h"
+#include "plan/model_facts.h"
+#include "train/recipe.h"
+
+#include <headroom/plan.h>
 
 #include <torch/torch.h>
 
 #include <QtTest>
 
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -146,6 +151,7 @@ private Q_SLOTS:
     void checkpointedBlockEqualsPlainBlock();
     void routingIsCountedOncePerForward();
     void loraAdaptsExpertsAndFreezesTheRouter();
+    void estimateCountsTheExpertsAdapters();
     void bf16AutocastKeepsTheRouterInFp32();
     void badOptionsAreRejected_data();
     void badOptionsAreRejected();
@@ -400,6 +406,38 @@ void TestMoe::routingIsCountedOncePerForward() {
     }
     QVERIFY(torch::equal(checkpointed.loss, plain.loss));
     QVERIFY(close(checkpointed.moe->aux_loss, plain.moe->aux_loss, 1e-6));
+}
+
+// The estimator's trainable parameters under LoRA are the model's: adapters on each expert of
+// an MoE block, none on the dense MLP such a block does not have.
+void TestMoe::estimateCountsTheExpertsAdapters() {
+    for (const char *targets :
+         {"qkv,mlp_in,mlp_out", "qkv,experts_in", "experts_in,experts_out,mlp_in,attn_out"}) {
+        headroom::Config config;
+        for (const std::string assignment :
+             {"model.layers=4", "model.heads=2", "model.dim=16", "model.seq_len=8", "moe.experts=4",
+              "moe.top_k=2", "moe.every=2", "moe.expert_hidden=24", "lora.rank=3"}) {
+            config.setAssignment(assignment);
+        }
+        config.set("lora.targets", targets);
+        Gpt model(headroom::train::gptOptionsFromConfig(config, 40));
+        std::set<std::string> target_set;
+        std::stringstream list(targets);
+        for (std::string name; std::getline(list, name, ',');) {
+            target_set.insert(name);
+        }
+        model->enableLora(headroom::models::LoraOptions().rank(3).targets(target_set));
+        std::int64_t trainable = 0;
+        for (const torch::Tensor &parameter : model->parameters()) {
+            trainable += parameter.requires_grad() ? parameter.numel() : 0;
+        }
+        const headroom::MemoryEstimate estimate =
+            headroom::estimateMemory(config, headroom::plan::gptFacts(40));
+        QVERIFY2(estimate.trainable == trainable, qPrintable(QString("%1: estimated %2, model %3")
+                                                                 .arg(targets)
+                                                                 .arg(estimate.trainable)
+                                                                 .arg(trainable)));
+    }
 }
 
 void TestMoe::loraAdaptsExpertsAndFreezesTheRouter() {

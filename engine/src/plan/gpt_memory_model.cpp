@@ -167,26 +167,56 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
                                    {"attn_out", options.dim(), options.dim()},
                                    {"mlp_in", options.dim(), 4 * options.dim()},
                                    {"mlp_out", 4 * options.dim(), options.dim()}};
+    // An MoE block has no dense MLP; each of its experts can carry adapters of its own.
+    const models::MoeOptions &moe = options.moe();
+    const std::int64_t expert_hidden =
+        moe.experts() > 0 ? models::expertHidden(moe, options.dim()) : 0;
+    const LoraSiteShape expert_sites[] = {{"experts_in", options.dim(), expert_hidden},
+                                          {"experts_out", expert_hidden, options.dim()}};
+    const auto isMlpSite = [](const LoraSiteShape &site) {
+        return std::string(site.target).rfind("mlp_", 0) == 0;
+    };
     std::vector<std::int64_t> trainable_sizes;
     Bytes lora_block_delta = 0;
+    Bytes lora_mlp_delta = 0;    // the dense MLP's share of lora_block_delta
+    Bytes lora_expert_delta = 0; // per MoE block, the experts' adapters
     if (lora) {
         for (std::int64_t layer = 0; layer < layers; ++layer) {
+            const bool moe_block = models::isMoeBlock(options, layer);
             for (const LoraSiteShape &site : sites) {
-                if (techniques.lora_targets.count(site.target) != 0) {
+                if (techniques.lora_targets.count(site.target) != 0 &&
+                    !(moe_block && isMlpSite(site))) {
                     trainable_sizes.push_back(techniques.lora_rank * site.in);
                     trainable_sizes.push_back(site.out * techniques.lora_rank);
                 }
+            }
+            for (std::int64_t expert = 0; moe_block && expert < moe.experts(); ++expert) {
+                for (const LoraSiteShape &site : expert_sites) {
+                    if (techniques.lora_targets.count(site.target) != 0) {
+                        trainable_sizes.push_back(techniques.lora_rank * site.in);
+                        trainable_sizes.push_back(site.out * techniques.lora_rank);
+                    }
+                }
+            }
+        }
+        // An expert adapter's input is the tensor its frozen Linear would keep anyway; it adds
+        // the rank-r projection of each kept assignment (at most N x top_k).
+        const Bytes lora_act = techniques.precision == EstimatePrecision::Fp32 ? 4 : 2;
+        for (const LoraSiteShape &site : expert_sites) {
+            if (techniques.lora_targets.count(site.target) != 0) {
+                lora_expert_delta += N * static_cast<Bytes>(moe.top_k()) * r * lora_act;
             }
         }
         const Bytes act = techniques.precision == EstimatePrecision::Fp32 ? 4 : 2;
         for (const LoraSiteShape &site : sites) {
             const Bytes input = N * static_cast<Bytes>(site.in);
-            lora_block_delta -= input * c.linear_input;
+            Bytes delta = -input * c.linear_input;
             if (techniques.lora_targets.count(site.target) != 0) {
-                lora_block_delta +=
-                    techniques.lora_dropout > 0 ? 2 * input * act : input * c.linear_input;
-                lora_block_delta += N * r * act;
+                delta += techniques.lora_dropout > 0 ? 2 * input * act : input * c.linear_input;
+                delta += N * r * act;
             }
+            lora_block_delta += delta;
+            lora_mlp_delta += isMlpSite(site) ? delta : 0;
         }
     } else {
         trainable_sizes = base_sizes;
@@ -211,10 +241,11 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
         head -= c.linear_input * Nd; // the frozen tied projection keeps no input
     }
     const Bytes activation_bytes = techniques.precision == EstimatePrecision::Fp32 ? 4 : 2;
-    const Bytes moe_block =
-        options.moe().experts() > 0
-            ? block + moeBlockDelta(options, N, c.linear_input, activation_bytes)
-            : 0;
+    const Bytes moe_block = options.moe().experts() > 0
+                                ? block +
+                                      moeBlockDelta(options, N, c.linear_input, activation_bytes) +
+                                      lora_expert_delta - lora_mlp_delta
+                                : 0;
     const auto blockAt = [&](std::int64_t layer) {
         return models::isMoeBlock(options, layer) ? moe_block : block;
     };
