@@ -151,6 +151,11 @@ const char *const kDescriptions[] = {
                       "on with the same samples (slower); off = keep the device and pause with a "
                       "diagnosis"),
     QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Distributed runs: how ranks exchange gradients. gloo = through host memory "
+                      "(CPU, or any device); nccl = on the GPUs (device=cuda; each rank takes "
+                      "cuda:LOCAL_RANK; needs a LibTorch built with NCCL); auto = nccl on CUDA "
+                      "when this build has it, else gloo"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
                       "Distributed runs: each rank keeps the optimizer state (AdamW moments, "
                       "8-bit states, offloaded master copies) of about 1/ranks of the parameters "
                       "and broadcasts its updated parameters after each step (ZeRO stage 1); "

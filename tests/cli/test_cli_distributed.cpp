@@ -164,6 +164,10 @@ void TestCliDistributed::twoRanksTrainLikeOne() {
     const auto two = test_support::runCli({"train", pair, "--json", "--nproc", "2"});
 #if HEADROOM_GLOO_BUILT
     QVERIFY2(two.exit_code == 0, qPrintable(two.err));
+    // distributed.backend=auto on the CPU is Gloo.
+    QVERIFY2(two.err.contains("joining the rendezvous at 127.0.0.1:") &&
+                 two.err.contains(" (gloo, cpu)"),
+             qPrintable(two.err));
 #else
     QCOMPARE(two.exit_code, 2);
     QVERIFY2(two.err.contains("no Gloo backend"), qPrintable(two.err));
@@ -210,6 +214,16 @@ void TestCliDistributed::badEnvironmentIsNamed_data() {
     QTest::newRow("--nproc under a launcher")
         << QStringList{"WORLD_SIZE=2", "RANK=0"} << QStringList{"--nproc", "2"}
         << "RANK is already set";
+#if !HEADROOM_NCCL_BUILT
+    QTest::newRow("nccl in a build without it")
+        << QStringList{} << QStringList{"--nproc", "2", "--set", "distributed.backend=nccl"}
+        << "this build of LibTorch has no NCCL backend; use distributed.backend=gloo";
+#else
+    QTest::newRow("nccl on the cpu")
+        << QStringList{}
+        << QStringList{"--nproc", "2", "--set", "device=cpu", "--set", "distributed.backend=nccl"}
+        << "distributed.backend=nccl exchanges GPU tensors";
+#endif
 }
 
 void TestCliDistributed::badEnvironmentIsNamed() {

@@ -8,7 +8,8 @@
 #                                          (./headroom.sh test --torch2)
 #   tests/debian13/debian13.sh check-cuda  compile the engine and headroom-cli
 #                                          against libtorch-cuda 2.6 and CUDA 12.4 with every
-#                                          CUDA path enabled (./headroom.sh check-cuda); runs
+#                                          CUDA path and c10d's NCCL and Gloo backends enabled
+#                                          (./headroom.sh check-cuda); runs
 #                                          nothing (there is no GPU here)
 #   tests/debian13/debian13.sh root [cpu|cuda]    only make (or update) a root
 #   tests/debian13/debian13.sh shell [cpu|cuda]   an interactive shell in a root
@@ -39,14 +40,16 @@ say() { printf '\033[1mdebian13:\033[0m %s\n' "$*" >&2; }
 common_packages=(
   cmake g++ ninja-build ccache git pkgconf ca-certificates
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libpcre2-dev libicu-dev
-  libgloo-dev
 )
 cpu_packages=(
   qt6-base-dev qt6-tools-dev qt6-l10n-tools libqt6svg6-dev libqt6sql6-sqlite
   libtorch-dev libopenblas0-pthread qt6-qpa-plugins libqcustomplot-dev fonts-dejavu-core
-  xvfb xauth python3-torch
+  xvfb xauth python3-torch libgloo-dev
 )
-cuda_packages=(libtorch-cuda-dev nvidia-cuda-toolkit)
+# The headers c10d's backends include: libnccl-dev holds nccl.h (libtorch-cuda-dev pulls only the
+# libnccl2 runtime), libgloo-cuda-dev the gloo headers of the CUDA build of gloo that
+# libtorch-cuda links (libgloo-dev conflicts with it). Without them that backend is not built.
+cuda_packages=(libtorch-cuda-dev nvidia-cuda-toolkit libnccl-dev libgloo-cuda-dev)
 
 as_root() {
   if [ "$(id -u)" -eq 0 ]; then
@@ -171,7 +174,12 @@ check_cuda() {
     fi
     cmake --build build/cuda --parallel "$HEADROOM_JOBS"
     grep -q "^HEADROOM_CUDA_BUILT:INTERNAL=ON" build/cuda/CMakeCache.txt
-    echo "check-cuda: compiled with CUDA paths enabled ($(nvcc --version | tail -1))"
+    # distributed.backend=nccl (and gloo) must be compiled in, not refused.
+    grep -q "^HEADROOM_NCCL_BUILT:INTERNAL=ON" build/cuda/CMakeCache.txt ||
+      { echo "check-cuda: the c10d NCCL backend was not compiled (see the configure output)"; exit 1; }
+    grep -q "^HEADROOM_GLOO_BUILT:INTERNAL=ON" build/cuda/CMakeCache.txt ||
+      { echo "check-cuda: the c10d Gloo backend was not compiled (see the configure output)"; exit 1; }
+    echo "check-cuda: compiled with CUDA paths, c10d NCCL and Gloo enabled ($(nvcc --version | tail -1))"
   '
 }
 

@@ -48,6 +48,9 @@ void TestConfig::acceptsGoodValues_data() {
     QTest::newRow("device mps") << "device"
                                 << "mps"
                                 << "mps";
+    QTest::newRow("distributed.backend nccl") << "distributed.backend"
+                                              << "nccl"
+                                              << "nccl";
     QTest::newRow("hidden widths") << "model.hidden"
                                    << "256,128,64"
                                    << "256,128,64";
@@ -106,6 +109,9 @@ void TestConfig::rejectsBadValuesNamingKeyAndAccepted_data() {
     QTest::newRow("not a number") << "train.micro_batch"
                                   << "lots"
                                   << "whole number from 1";
+    QTest::newRow("unknown backend") << "distributed.backend"
+                                     << "mpi"
+                                     << "auto, gloo, nccl";
     QTest::newRow("zero micro-batch") << "train.micro_batch"
                                       << "0"
                                       << "whole number from 1";

@@ -1,3 +1,4 @@
+#include "compat/process_group.h"
 #include "distributed/data_parallel.h"
 #include "distributed/launch_environment.h"
 #include "distributed/sharded_optimizer.h"
@@ -22,6 +23,7 @@ using OptimizerFactory =
 Q_DECLARE_METATYPE(OptimizerFactory)
 Q_DECLARE_METATYPE(std::vector<std::int64_t>)
 Q_DECLARE_METATYPE(std::vector<std::size_t>)
+Q_DECLARE_METATYPE(headroom::distributed::Backend)
 
 class TestDistributedSetup : public QObject {
     Q_OBJECT
@@ -35,6 +37,9 @@ private Q_SLOTS:
     void sharesCoverTheStepOnceInOrder_data();
     void sharesCoverTheStepOnceInOrder();
     void failpointsFilterByRank();
+    void backendFollowsDeviceAndBuild_data();
+    void backendFollowsDeviceAndBuild();
+    void ncclIsRefusedByThisBuild();
     void shardsAreContiguousAndBalanced_data();
     void shardsAreContiguousAndBalanced();
     void stateMovesParameterByParameter_data();
@@ -144,6 +149,78 @@ void TestDistributedSetup::sharesCoverTheStepOnceInOrder() {
     }
     QCOMPARE(next, static_cast<std::size_t>(total));
     QVERIFY(largest - smallest <= 1);
+}
+
+void TestDistributedSetup::backendFollowsDeviceAndBuild_data() {
+    using headroom::distributed::Backend;
+    QTest::addColumn<QString>("requested");
+    QTest::addColumn<bool>("cuda");
+    QTest::addColumn<bool>("nccl_built");
+    QTest::addColumn<bool>("gloo_built");
+    QTest::addColumn<Backend>("expected");
+    QTest::addColumn<QString>("refusal"); // empty: accepted
+    QTest::newRow("auto, cpu") << "auto" << false << false << true << Backend::Gloo << "";
+    QTest::newRow("auto, cpu, nccl built")
+        << "auto" << false << true << true << Backend::Gloo << "";
+    QTest::newRow("auto, cuda, nccl built")
+        << "auto" << true << true << true << Backend::Nccl << "";
+    QTest::newRow("auto, cuda, no nccl") << "auto" << true << false << true << Backend::Gloo << "";
+    QTest::newRow("gloo, cuda, nccl built")
+        << "gloo" << true << true << true << Backend::Gloo << "";
+    QTest::newRow("nccl, cuda") << "nccl" << true << true << false << Backend::Nccl << "";
+    QTest::newRow("nccl, no nccl") << "nccl" << true << false << true << Backend::Gloo
+                                   << "this build of LibTorch has no NCCL backend; use "
+                                      "distributed.backend=gloo";
+    QTest::newRow("nccl, cpu") << "nccl" << false << true << true << Backend::Gloo
+                               << "the run's device is cpu";
+    QTest::newRow("auto, no gloo")
+        << "auto" << false << false << false << Backend::Gloo << "has no Gloo backend";
+}
+
+void TestDistributedSetup::backendFollowsDeviceAndBuild() {
+    QFETCH(QString, requested);
+    QFETCH(bool, cuda);
+    QFETCH(bool, nccl_built);
+    QFETCH(bool, gloo_built);
+    QFETCH(headroom::distributed::Backend, expected);
+    QFETCH(QString, refusal);
+    // A device value needs no GPU.
+    const torch::Device device = cuda ? torch::Device(torch::kCUDA, 1) : torch::Device(torch::kCPU);
+    try {
+        const auto backend = headroom::distributed::chooseBackend(requested.toStdString(), device,
+                                                                  nccl_built, gloo_built);
+        QVERIFY2(refusal.isEmpty(), "accepted what should be refused");
+        QCOMPARE(backend, expected);
+    } catch (const headroom::ConfigError &error) {
+        QVERIFY2(!refusal.isEmpty(), error.what());
+        QVERIFY2(QString::fromStdString(error.what()).contains(refusal), error.what());
+    }
+}
+
+// What this build says (Debian 12's LibTorch has no CUDA, so no NCCL): nccl is refused naming
+// the build, auto on the CPU is Gloo.
+void TestDistributedSetup::ncclIsRefusedByThisBuild() {
+    const torch::Device cpu(torch::kCPU);
+    if (headroom::compat::ncclAvailable()) {
+        QSKIP("this build has NCCL");
+    }
+    try {
+        headroom::distributed::chooseBackend("nccl", cpu, headroom::compat::ncclAvailable(),
+                                             headroom::compat::glooAvailable());
+        QFAIL("distributed.backend=nccl was accepted by a build without NCCL");
+    } catch (const headroom::ConfigError &error) {
+        QVERIFY2(QString::fromStdString(error.what())
+                     .contains("this build of LibTorch has no NCCL backend; use "
+                               "distributed.backend=gloo"),
+                 error.what());
+    }
+    if (headroom::compat::glooAvailable()) {
+        QCOMPARE(headroom::distributed::chooseBackend("auto", cpu,
+                                                      headroom::compat::ncclAvailable(), true),
+                 headroom::distributed::Backend::Gloo);
+    }
+    QVERIFY_THROWS_EXCEPTION(std::runtime_error, headroom::compat::connectNccl(
+                                                     headroom::compat::ProcessGroupAddress{}, 0));
 }
 
 void TestDistributedSetup::failpointsFilterByRank() {

@@ -1,4 +1,4 @@
-#include "compat/c10d_gloo.h"
+#include "compat/process_group.h"
 #include "distributed/gradient_buckets.h"
 
 #include <QtTest>
@@ -159,7 +159,7 @@ void runRank(int rank, std::uint16_t port, RankResult &result) {
         address.rank = rank;
         address.world_size = 2;
         address.timeout = std::chrono::seconds(30);
-        auto group = headroom::compat::GlooProcessGroup::connect(address);
+        auto group = headroom::compat::connectGloo(address);
         OverlappedReducer reducer(
             *group, 64, [] {},
             [](const std::exception &error) { throw std::runtime_error(error.what()); });

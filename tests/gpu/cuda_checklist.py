@@ -13,6 +13,10 @@ Checks (each trains the bundled sample corpus with the GPT recipe on `device=cud
   offload    the optimizer offloaded to the host: the same losses as on the device
   estimate   the estimator's peak against the measured CUDA peak (fp32 and bf16+checkpointing)
   speed      tokens/s and MFU of the GPT-2 124M-shaped model in bf16
+  nccl       (2 or more GPUs; skipped otherwise) `train --nproc 2` with distributed.backend=nccl:
+             each rank on cuda:LOCAL_RANK, losses and samples equal one process within 1e-5
+             relative, the same with overlap off, and an out-of-memory failpoint on rank 1
+             recovered on both ranks (micro-batch 4 -> 2 everywhere, the same losses)
 Exit status 0 when every check that ran passed.
 """
 import argparse
@@ -55,15 +59,18 @@ class Checklist:
         subprocess.run(command, check=True, stdout=subprocess.DEVNULL)
         return path
 
-    def train(self, settings):
+    def train(self, settings, arguments=(), environment=None, stderr=None):
         path = self.project(settings)
-        done = subprocess.run([self.cli, "train", path, "--json"], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, text=True)
+        done = subprocess.run([self.cli, "train", path, "--json", *arguments],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env=dict(os.environ, **(environment or {})))
         lines = [json.loads(l) for l in done.stdout.splitlines() if l.startswith("{")]
         steps = [l for l in lines if l.get("type") == "step"]
         events = [l for l in lines if l.get("type") == "event"]
         if done.returncode != 0:
             raise RuntimeError(f"train exited {done.returncode}: {done.stderr.strip()[-400:]}")
+        if stderr is not None:
+            stderr.append(done.stderr)
         return path, steps, events
 
     def estimate(self, settings):
@@ -143,6 +150,52 @@ class Checklist:
                  f"{parameters / 1e6:.1f} M parameters, {mfu}")
 
 
+    def check_nccl(self):
+        gpus = cuda_device_count(self.cli)
+        if gpus < 2:
+            self.row("nccl", True, f"skipped: {gpus} GPU(s) visible, 2 needed")
+            return
+        # Each rank trains 4 of a step's 8 examples: micro-batch 4, accumulation 2 in one
+        # process is the same effective batch.
+        base = SMALL_SHAPE + ["train.steps=8", "train.micro_batch=4", "train.accumulation=2",
+                              "train.seed=5"]
+        nccl = ["distributed.backend=nccl"]
+        _, one, _ = self.train(base)
+        details, passed = [], True
+
+        def compare(label, steps):
+            if [s["samples_digest"] for s in steps] != [s["samples_digest"] for s in one]:
+                return False, f"{label}: other samples"
+            worst = max(abs(a["loss"] - b["loss"]) / abs(b["loss"]) for a, b in zip(steps, one))
+            return worst <= 1e-5 and len(steps) == len(one), f"{label} worst {worst:.1e}"
+
+        logs = []
+        _, two, _ = self.train(base + nccl, ["--nproc", "2"], stderr=logs)
+        on_gpus = "(nccl, cuda:0)" in logs[-1]
+        ok, text = compare("2 ranks", two)
+        passed &= ok and on_gpus
+        details.append(text + ("" if on_gpus else " (rank 0 not on nccl, cuda:0)"))
+        _, after, _ = self.train(base + nccl + ["distributed.overlap=0"], ["--nproc", "2"])
+        ok, text = compare("overlap=0", after)
+        passed &= ok
+        details.append(text)
+        _, oom, events = self.train(base + nccl, ["--nproc", "2"],
+                                    {"HEADROOM_FAILPOINT": "oom_backward@step:2@rank:1"})
+        ok, text = compare("oom on rank 1", oom)
+        recovered = [e for e in events if e.get("kind") == "oom_recovered"]
+        halved = [s["micro_batch"] for s in oom] == [4] + [2] * (len(oom) - 1)
+        passed &= ok and len(recovered) == 1 and halved
+        details.append(text + f", {len(recovered)} recoveries, micro-batch "
+                       f"{'4 -> 2 on every rank' if halved else 'NOT HALVED'}")
+        self.row("nccl", passed, "; ".join(details))
+
+
+def cuda_device_count(cli):
+    devices = json.loads(subprocess.run([cli, "devices", "--json"], check=True,
+                                        stdout=subprocess.PIPE, text=True).stdout)
+    return len(devices.get("cuda", {}).get("devices", []))
+
+
 def device_name(cli):
     devices = json.loads(subprocess.run([cli, "devices", "--json"], check=True,
                                         stdout=subprocess.PIPE, text=True).stdout)
@@ -170,6 +223,7 @@ def main():
         "offload": checklist.check_offload,
         "estimate": checklist.check_estimate,
         "speed": checklist.check_speed,
+        "nccl": checklist.check_nccl,
     }
     wanted = [n for n in args.only.split(",") if n] or list(checks)
     for check in wanted:

@@ -4,7 +4,8 @@
 # without the GUI (build/headless), then runs tests/gpu/cuda_checklist.py, which prints a table:
 # real CUDA OOM recovered under memory.budget=8GiB with identical sample digests, fp16 with the
 # loss scaler, bf16, optimizer offload, estimator vs measured CUDA peak, tok/s and MFU of a
-# GPT-2 124M-shaped model. About 10 minutes on an H100.
+# GPT-2 124M-shaped model, and with 2 or more GPUs `train --nproc 2` over NCCL against one
+# process (losses, and an out-of-memory error on rank 1). About 10 minutes on an H100.
 #
 #   tests/gpu/cuda_checklist.sh [--only oom,fp16,...]
 #

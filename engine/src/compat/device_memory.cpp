@@ -6,6 +6,7 @@
 
 #if defined(HEADROOM_WITH_CUDA)
 #include <c10/cuda/CUDACachingAllocator.h>
+#include <c10/cuda/CUDAFunctions.h>
 #endif
 #if defined(__APPLE__) && HEADROOM_TORCH_AT_LEAST(2, 1)
 #include <ATen/detail/MPSHooksInterface.h>
@@ -33,6 +34,12 @@ DeviceMemoryStats cudaMemoryStats([[maybe_unused]] int index) {
     stats.oom_count = static_cast<std::uint64_t>(device_stats.num_ooms);
 #endif
     return stats;
+}
+
+void setCurrentCudaDevice([[maybe_unused]] int index) {
+#if defined(HEADROOM_WITH_CUDA)
+    c10::cuda::set_device(static_cast<c10::DeviceIndex>(index));
+#endif
 }
 
 void resetCudaPeak([[maybe_unused]] int index) {

@@ -21,6 +21,9 @@ struct DeviceMemoryStats {
 // index: the CUDA device; ignored for MPS.
 DeviceMemoryStats cudaMemoryStats(int index);
 void resetCudaPeak(int index);
+// This thread's current CUDA device (where a CUDA context, and what no device names, goes):
+// a rank of a distributed run sets its own GPU. Nothing without CUDA.
+void setCurrentCudaDevice(int index);
 void emptyCudaCache();
 // Caps the caching allocator at fraction x device memory, so a budget is what the device
 // looks like: allocations beyond it fail with a real CUDA out-of-memory error. Returns "" or

@@ -168,6 +168,11 @@ std::vector<KeySpec> buildKeys() {
                 "Distributed runs (RANK/WORLD_SIZE set, or train --nproc): seconds a rank waits "
                 "for the others at the rendezvous and each gradient exchange before it stops "
                 "with a message naming the missing rank"),
+        choice("distributed.backend", "auto", {"auto", "gloo", "nccl"},
+               "Distributed runs: how ranks exchange gradients. gloo = through host memory "
+               "(CPU, or any device); nccl = on the GPUs (device=cuda; each rank takes "
+               "cuda:LOCAL_RANK; needs a LibTorch built with NCCL); auto = nccl on CUDA when "
+               "this build has it, else gloo"),
         onOff(integer("distributed.shard_optimizer", "0", 0, 1,
                       "Distributed runs: each rank keeps the optimizer state (AdamW moments, "
                       "8-bit states, offloaded master copies) of about 1/ranks of the "

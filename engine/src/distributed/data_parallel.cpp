@@ -41,14 +41,46 @@ RankShare rankShare(std::size_t total, int rank, int world_size) {
     return share;
 }
 
-std::unique_ptr<DataParallel> DataParallel::connect(const LaunchEnvironment &environment,
-                                                    std::chrono::milliseconds timeout) {
-    if (!compat::glooAvailable()) {
-        throw ConfigError("WORLD_SIZE=" + std::to_string(environment.world_size) +
-                          " asks for distributed training, but this build of LibTorch has no "
-                          "Gloo backend (c10d ProcessGroupGloo); rebuild Headroom against a "
-                          "LibTorch with Gloo (Debian: install libgloo-dev and reconfigure)");
+const char *backendName(Backend backend) {
+    return backend == Backend::Nccl ? "nccl" : "gloo";
+}
+
+Backend chooseBackend(const std::string &requested, const torch::Device &device, bool nccl_built,
+                      bool gloo_built) {
+    if (requested == "nccl") {
+        if (!nccl_built) {
+            throw ConfigError("distributed.backend=nccl: this build of LibTorch has no NCCL "
+                              "backend; use distributed.backend=gloo");
+        }
+        if (!device.is_cuda()) {
+            throw ConfigError("distributed.backend=nccl exchanges GPU tensors, but the run's "
+                              "device is " +
+                              device.str() +
+                              "; set device=cuda (each rank takes cuda:LOCAL_RANK) or "
+                              "distributed.backend=gloo");
+        }
+        return Backend::Nccl;
     }
+    if (requested == "auto" && nccl_built && device.is_cuda()) {
+        return Backend::Nccl;
+    }
+    if (requested != "auto" && requested != "gloo") {
+        throw ConfigError("distributed.backend=" + requested +
+                          " is not a backend: auto, gloo or nccl");
+    }
+    if (!gloo_built) {
+        throw ConfigError("distributed training needs a c10d backend, but this build of LibTorch "
+                          "has no Gloo backend (c10d ProcessGroupGloo)" +
+                          std::string(device.is_cuda() ? " and no NCCL backend" : "") +
+                          "; rebuild Headroom against a LibTorch with Gloo (Debian: install "
+                          "libgloo-dev and reconfigure)");
+    }
+    return Backend::Gloo;
+}
+
+std::unique_ptr<DataParallel> DataParallel::connect(const LaunchEnvironment &environment,
+                                                    std::chrono::milliseconds timeout,
+                                                    Backend backend, const torch::Device &device) {
     compat::ProcessGroupAddress address;
     address.master_addr = environment.master_addr;
     address.master_port = environment.master_port;
@@ -58,8 +90,11 @@ std::unique_ptr<DataParallel> DataParallel::connect(const LaunchEnvironment &env
     const std::string where =
         environment.master_addr + ":" + std::to_string(environment.master_port);
     try {
+        std::unique_ptr<compat::ProcessGroup> group =
+            backend == Backend::Nccl ? compat::connectNccl(address, device.index())
+                                     : compat::connectGloo(address);
         return std::unique_ptr<DataParallel>(
-            new DataParallel(environment, compat::GlooProcessGroup::connect(address), timeout));
+            new DataParallel(environment, std::move(group), timeout));
     } catch (const std::exception &error) {
         const std::string rank = "rank " + std::to_string(environment.rank) + ": ";
         if (environment.rank == 0) {
@@ -77,7 +112,7 @@ std::unique_ptr<DataParallel> DataParallel::connect(const LaunchEnvironment &env
 }
 
 DataParallel::DataParallel(LaunchEnvironment environment,
-                           std::unique_ptr<compat::GlooProcessGroup> group,
+                           std::unique_ptr<compat::ProcessGroup> group,
                            std::chrono::milliseconds timeout)
     : environment_(std::move(environment)), group_(std::move(group)), timeout_(timeout) {}
 
@@ -149,7 +184,8 @@ void DataParallel::reduceInBuckets(const std::vector<torch::Tensor> &tensors, in
         buffer = overlap_->buffers().view({-1});
         capacity = buffer.numel();
     } else {
-        buffer = torch::empty({std::min(capacity, total)}, torch::kFloat32);
+        buffer = torch::empty({std::min(capacity, total)},
+                              torch::TensorOptions(torch::kFloat32).device(group_->device()));
     }
     struct Piece {
         torch::Tensor flat;
@@ -233,7 +269,14 @@ DataParallel::allReduceGradients(const std::vector<torch::Tensor> &parameters, d
             }
             reduceInBuckets(gradients, -1);
         }
-        group_->allReduceSum(extras);
+        if (group_->device().is_cpu()) {
+            group_->allReduceSum(extras);
+        } else {
+            // NCCL: a few hundred bytes through the GPU, in order with the gradients.
+            torch::Tensor on_device = extras.to(group_->device());
+            group_->allReduceSum(on_device);
+            extras.copy_(on_device);
+        }
     } catch (const DistributedError &) {
         throw;
     } catch (const std::exception &error) {

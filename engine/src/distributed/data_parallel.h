@@ -2,7 +2,7 @@
 // gradient all-reduce that makes every rank's update the single-process update.
 #pragma once
 
-#include "compat/c10d_gloo.h"
+#include "compat/process_group.h"
 #include "distributed/gradient_buckets.h"
 #include "distributed/launch_environment.h"
 
@@ -32,16 +32,26 @@ struct RankShare {
 };
 RankShare rankShare(std::size_t total, int rank, int world_size);
 
+// distributed.backend: Gloo (tensors through host memory) or NCCL (tensors on the rank's GPU).
+enum class Backend { Gloo, Nccl };
+const char *backendName(Backend backend);
+// auto = NCCL when the run's device is CUDA and the build has NCCL, else Gloo. Throws
+// ConfigError for nccl without NCCL in the build or off CUDA, and for gloo without Gloo.
+Backend chooseBackend(const std::string &requested, const torch::Device &device, bool nccl_built,
+                      bool gloo_built);
+
 class DataParallel {
 public:
-    // Rendezvous and group creation. Throws ConfigError when this build has no Gloo, and
+    // Rendezvous and group creation; `device`: the rank's GPU with NCCL. Throws
     // DistributedError when the ranks cannot meet within the timeout.
     static std::unique_ptr<DataParallel> connect(const LaunchEnvironment &environment,
-                                                 std::chrono::milliseconds timeout);
+                                                 std::chrono::milliseconds timeout, Backend backend,
+                                                 const torch::Device &device);
 
     int rank() const { return environment_.rank; }
     int worldSize() const { return environment_.world_size; }
     bool isLeader() const { return environment_.rank == 0; }
+    std::string backend() const { return group_->backend(); }
     RankShare share(std::size_t total) const {
         return rankShare(total, environment_.rank, environment_.world_size);
     }
@@ -108,20 +118,21 @@ public:
     void waitForLeader(const std::string &what);
 
 private:
-    DataParallel(LaunchEnvironment environment, std::unique_ptr<compat::GlooProcessGroup> group,
+    DataParallel(LaunchEnvironment environment, std::unique_ptr<compat::ProcessGroup> group,
                  std::chrono::milliseconds timeout);
     // Names the rank(s) a failed collective ("step 5", "setup") waited for: those that did not
     // check in at the store before it, or rank 0 when the store itself is gone.
     std::string failureMessage(const std::string &collective, const std::exception &error);
     // Runs a collective over `tensors` in buckets of at most kBucketBytes, copying them
-    // through one reused buffer: a sum, or a broadcast from `root` when it is 0 or more.
+    // through one reused buffer on the group's device: a sum, or a broadcast from `root` when
+    // it is 0 or more.
     void reduceInBuckets(const std::vector<torch::Tensor> &tensors, int root);
     // Marks this rank as arrived at the step's exchange (once per step; failureMessage
     // names the ranks that did not).
     void checkIn(std::int64_t step);
 
     LaunchEnvironment environment_;
-    std::unique_ptr<compat::GlooProcessGroup> group_;
+    std::unique_ptr<compat::ProcessGroup> group_;
     std::chrono::milliseconds timeout_;
     std::unique_ptr<OverlappedReducer> overlap_;
     std::int64_t checked_in_step_ = 0;

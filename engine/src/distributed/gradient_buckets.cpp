@@ -100,7 +100,7 @@ struct OverlappedReducer::Hooks {
     }
 };
 
-OverlappedReducer::OverlappedReducer(compat::GlooProcessGroup &group, std::int64_t bucket_bytes,
+OverlappedReducer::OverlappedReducer(compat::ProcessGroup &group, std::int64_t bucket_bytes,
                                      std::function<void()> check_in,
                                      std::function<void(const std::exception &)> fail)
     : group_(group), capacity_(std::max<std::int64_t>(1, bucket_bytes / 4)),
@@ -158,7 +158,9 @@ void OverlappedReducer::rebuild(const std::vector<torch::Tensor> &parameters) {
     }
     const std::int64_t slots =
         std::min({pooled, kMaxSlots, std::max<std::int64_t>(1, kPoolBytes / (4 * capacity_))});
-    pool_ = slots > 0 ? torch::empty({slots, slot_numel_}, torch::kFloat32) : torch::Tensor();
+    pool_ = slots > 0 ? torch::empty({slots, slot_numel_},
+                                     torch::TensorOptions(torch::kFloat32).device(group_.device()))
+                      : torch::Tensor();
     slot_busy_.assign(static_cast<std::size_t>(slots), false);
 }
 
@@ -278,11 +280,13 @@ void OverlappedReducer::launch(std::size_t index) {
     flight.bucket = index;
     if (bucket.alone) {
         const torch::Tensor &grad = sums_[bucket.parameters.front()];
-        flight.in_place =
-            grad.is_cpu() && grad.scalar_type() == torch::kFloat32 && grad.is_contiguous();
+        // In place when the group can reduce the gradient itself: fp32 on its device (the CPU
+        // for Gloo, the rank's GPU for NCCL), else through a copy there.
+        flight.in_place = grad.device() == group_.device() &&
+                          grad.scalar_type() == torch::kFloat32 && grad.is_contiguous();
         flight.buffer = flight.in_place
                             ? grad.view({-1})
-                            : grad.to(torch::kCPU, torch::kFloat32).contiguous().view({-1});
+                            : grad.to(group_.device(), torch::kFloat32).contiguous().view({-1});
     } else {
         flight.slot = takeSlot();
         flight.buffer = pool_[flight.slot].narrow(0, 0, bucket.numel);

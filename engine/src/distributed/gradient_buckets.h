@@ -3,7 +3,7 @@
 // micro-batch as soon as every gradient in it is final, as PyTorch's DDP reducer does.
 #pragma once
 
-#include "compat/c10d_gloo.h"
+#include "compat/process_group.h"
 
 #include <torch/torch.h>
 
@@ -52,7 +52,7 @@ class OverlappedReducer {
 public:
     // `bucket_bytes`: fp32 bytes a bucket holds. `check_in` runs before the step's first
     // collective; `fail` turns a failed collective into the exception to throw.
-    OverlappedReducer(compat::GlooProcessGroup &group, std::int64_t bucket_bytes,
+    OverlappedReducer(compat::ProcessGroup &group, std::int64_t bucket_bytes,
                       std::function<void()> check_in,
                       std::function<void(const std::exception &)> fail);
     ~OverlappedReducer();
@@ -81,7 +81,8 @@ public:
     // Buckets of the step that went out during backward, and in all.
     std::size_t launchedEarly() const { return launched_early_; }
     std::size_t bucketCount() const { return layout_.buckets.size(); }
-    // The bucket buffers, one fp32 block (the exchange's other collectives reuse it).
+    // The bucket buffers, one fp32 block on the group's device (the exchange's other
+    // collectives reuse it).
     const torch::Tensor &buffers() const { return pool_; }
 
 private:
@@ -100,7 +101,7 @@ private:
     void finishOldest();
     int takeSlot();
 
-    compat::GlooProcessGroup &group_;
+    compat::ProcessGroup &group_;
     std::int64_t capacity_ = 0;
     std::function<void()> check_in_;
     std::function<void(const std::exception &)> fail_;

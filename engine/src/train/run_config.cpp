@@ -24,6 +24,7 @@ const std::set<std::string> &resumableKeys() {
                                                "distributed.timeout_s",
                                                "distributed.overlap",
                                                "distributed.bucket_kib",
+                                               "distributed.backend",
                                                "device",
                                                "memory.budget",
                                                "recovery.min_micro_batch",

@@ -77,6 +77,31 @@ torch::Device resolveDevice(const std::string &device) {
     return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(index));
 }
 
+torch::Device resolveRankDevice(const std::string &device, int local_rank) {
+    if (device != "auto" && device != "cuda") {
+        return resolveDevice(device); // cuda:N: every rank of the machine on that GPU
+    }
+    const DeviceReport report = detectDevices();
+    if (device == "auto" && report.cuda.empty()) {
+        return resolveDevice(device);
+    }
+    if (!report.cuda_built || report.cuda.empty()) {
+        return resolveDevice(device); // its refusal
+    }
+    const auto visible = static_cast<int>(report.cuda.size());
+    if (local_rank >= visible) {
+        throw ConfigError(
+            "LOCAL_RANK=" + std::to_string(local_rank) +
+            " asks for the GPU cuda:" + std::to_string(local_rank) + " (device=" + device +
+            " gives each rank of a machine the GPU of its LOCAL_RANK), but " +
+            std::to_string(visible) + " CUDA device(s) are visible here: start at most " +
+            std::to_string(visible) +
+            " ranks on this machine (--nproc), or share one GPU with device=cuda:0 "
+            "and distributed.backend=gloo");
+    }
+    return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(local_rank));
+}
+
 std::string tokenizerBlobName(const Config &config) {
     return "tokenizer/" + config.text("tokenizer") + "/" +
            std::to_string(config.integer("tokenizer.vocab_size"));

@@ -1,5 +1,6 @@
 #include "train/trainer.h"
 
+#include "compat/device_memory.h"
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "device/system_memory.h"
@@ -119,7 +120,13 @@ void TrainingRun::setUp() {
     if (const std::int64_t threads = config.integer("train.threads"); threads > 0) {
         at::set_num_threads(static_cast<int>(threads));
     }
-    const torch::Device device = resolveDevice(config.text("device"));
+    // A rank of a distributed run takes the GPU of its LOCAL_RANK (device=cuda or auto).
+    const torch::Device device = launch_
+                                     ? resolveRankDevice(config.text("device"), launch_->local_rank)
+                                     : resolveDevice(config.text("device"));
+    if (launch_ && device.is_cuda()) {
+        compat::setCurrentCudaDevice(device.index());
+    }
     device_ = device;
     device_name_ = device.str();
     on_cpu_ = device.is_cpu();
@@ -273,11 +280,23 @@ void TrainingRun::setUp() {
 
 void TrainingRun::connectRanks() {
     const auto timeout = std::chrono::seconds(plan_.config.integer("distributed.timeout_s"));
-    hub_.state(SessionState::Preparing, "rank " + std::to_string(launch_->rank) + " of " +
-                                            std::to_string(launch_->world_size) +
-                                            ": joining the rendezvous at " + launch_->master_addr +
-                                            ":" + std::to_string(launch_->master_port));
-    parallel_ = distributed::DataParallel::connect(*launch_, timeout);
+    const std::string &device_text = plan_.config.text("device");
+    const distributed::Backend backend =
+        distributed::chooseBackend(plan_.config.text("distributed.backend"), device_,
+                                   compat::ncclAvailable(), compat::glooAvailable());
+    if (backend == distributed::Backend::Nccl && launch_->local_rank > 0 &&
+        device_text.rfind("cuda:", 0) == 0) {
+        throw ConfigError("device=" + device_text +
+                          " puts every rank of this machine on one GPU, which NCCL refuses; set "
+                          "device=cuda (each rank takes cuda:LOCAL_RANK) or "
+                          "distributed.backend=gloo");
+    }
+    hub_.state(SessionState::Preparing,
+               "rank " + std::to_string(launch_->rank) + " of " +
+                   std::to_string(launch_->world_size) + ": joining the rendezvous at " +
+                   launch_->master_addr + ":" + std::to_string(launch_->master_port) + " (" +
+                   distributed::backendName(backend) + ", " + device_.str() + ")");
+    parallel_ = distributed::DataParallel::connect(*launch_, timeout, backend, device_);
     parallel_->requireSameOnAllRanks("configuration",
                                      plan_.config.toJson() + (request_.resume ? " --resume" : "") +
                                          " --steps " + std::to_string(request_.max_steps));
