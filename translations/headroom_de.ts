@@ -354,6 +354,10 @@
         <source>Distributed runs: KiB of gradients per bucket of the overlapped exchange (distributed.overlap); a larger parameter has a bucket of its own</source>
         <translation>Verteilte Läufe: KiB Gradienten pro Bucket des überlappten Austauschs (distributed.overlap); ein größerer Parameter bekommt einen eigenen Bucket</translation>
     </message>
+    <message>
+        <source>Distributed runs: how ranks exchange gradients. gloo = through host memory (CPU, or any device); nccl = on the GPUs (device=cuda; each rank takes cuda:LOCAL_RANK; needs a LibTorch built with NCCL); auto = nccl on CUDA when this build has it, else gloo</source>
+        <translation>Verteilte Läufe: wie die Ränge Gradienten austauschen. gloo = über den Hauptspeicher (CPU oder jedes Gerät); nccl = auf den GPUs (device=cuda; jeder Rang nimmt cuda:LOCAL_RANK; braucht ein mit NCCL gebautes LibTorch); auto = nccl auf CUDA, wenn dieser Build es hat, sonst gloo</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>

@@ -354,6 +354,10 @@
         <source>Distributed runs: KiB of gradients per bucket of the overlapped exchange (distributed.overlap); a larger parameter has a bucket of its own</source>
         <translation>分布式运行：重叠交换 (distributed.overlap) 中每个桶的梯度 KiB 数；更大的参数单独占一个桶</translation>
     </message>
+    <message>
+        <source>Distributed runs: how ranks exchange gradients. gloo = through host memory (CPU, or any device); nccl = on the GPUs (device=cuda; each rank takes cuda:LOCAL_RANK; needs a LibTorch built with NCCL); auto = nccl on CUDA when this build has it, else gloo</source>
+        <translation>分布式运行：各 rank 交换梯度的方式。gloo = 经由主机内存（CPU 或任何设备）；nccl = 在 GPU 上（device=cuda；每个 rank 使用 cuda:LOCAL_RANK；需要带 NCCL 构建的 LibTorch）；auto = 在 CUDA 上且此构建支持时用 nccl，否则用 gloo</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
