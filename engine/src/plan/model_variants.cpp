@@ -71,9 +71,15 @@ double stepCost(const Config &config, const ModelFacts &facts,
 
 } // namespace
 
-std::vector<PlanVariant> modelVariants(const Config &planned, const ModelFacts &facts, double limit,
+std::vector<PlanVariant> modelVariants(const Config &base,
+                                       const std::vector<std::string> &plan_overrides,
+                                       const ModelFacts &facts, double limit,
                                        const std::vector<MemoryHistoryRecord> &history,
                                        const std::optional<SpeedCalibration> &calibration) {
+    Config planned = base;
+    for (const std::string &assignment : plan_overrides) {
+        planned.setAssignment(assignment);
+    }
     std::vector<PlanVariant> variants;
     if (planned.text("recipe") != "gpt" || !planned.text("model.base").empty() ||
         planned.integer("moe.experts") == 0) {

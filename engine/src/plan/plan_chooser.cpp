@@ -258,18 +258,6 @@ PlanDecision loraDecision(const Config &base, const ModelFacts &facts, const Opt
     return {"lora.rank", "0", reason};
 }
 
-// The model changes priced with `option`'s techniques and micro-batch.
-std::vector<PlanVariant> variantsAt(const Config &base, const ModelFacts &facts,
-                                    const Option &option, double limit,
-                                    const std::vector<MemoryHistoryRecord> &history,
-                                    const std::optional<SpeedCalibration> &calibration) {
-    Config planned = base;
-    for (const std::string &assignment : optionOverrides(option)) {
-        planned.setAssignment(assignment);
-    }
-    return plan::modelVariants(planned, facts, limit, history, calibration);
-}
-
 } // namespace
 
 namespace plan {
@@ -450,13 +438,14 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
                                        baseFormats(base, profile), factors, budget == 0 ? 0 : limit)
                             : "make the model smaller") +
                        " or plan for a larger profile";
-        plan.variants =
-            variantsAt(base, facts, *smallest, budget == 0 ? 0 : limit, history, calibration);
+        plan.variants = plan::modelVariants(base, optionOverrides(*smallest), facts,
+                                            budget == 0 ? 0 : limit, history, calibration);
         return plan;
     }
 
     plan.feasible = true;
-    plan.variants = variantsAt(base, facts, *best, budget == 0 ? 0 : limit, history, calibration);
+    plan.variants = plan::modelVariants(base, optionOverrides(*best), facts,
+                                        budget == 0 ? 0 : limit, history, calibration);
     plan.estimate = best->estimate;
     plan.step_seconds = best->step_seconds;
     plan.overrides = optionOverrides(*best);
