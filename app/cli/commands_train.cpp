@@ -2,6 +2,7 @@
 #include "cli/exit_codes.h"
 #include "cli/local_ranks.h"
 
+#include <headroom/project.h>
 #include <headroom/session.h>
 #include <headroom/units.h>
 
@@ -252,6 +253,8 @@ CommandRunner addTrainCommand(CLI::App &app, Streams streams) {
 
     return [streams, options]() {
         if (options->nproc > 1) {
+            // A missing or damaged project is refused once, here, not by every rank.
+            Project::openForReading(options->request.project_path);
             return runLocalRanks(localRanksRequest(*options), streams);
         }
         options->request.max_steps = options->steps;

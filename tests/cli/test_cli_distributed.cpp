@@ -27,6 +27,7 @@ private Q_SLOTS:
     void twoRanksTrainLikeOne();
     void badEnvironmentIsNamed_data();
     void badEnvironmentIsNamed();
+    void missingProjectIsRefusedBeforeTheRanks();
     void killedRankEndsTheOther();
     void overlapChangesNoLoss_data();
     void overlapChangesNoLoss();
@@ -240,6 +241,13 @@ void TestCliDistributed::badEnvironmentIsNamed() {
     QCOMPARE(result.exit_code, 2);
     QVERIFY2(result.err.contains(named), qPrintable(result.err));
     QCOMPARE(runsOf(project).size(), 0);
+}
+
+void TestCliDistributed::missingProjectIsRefusedBeforeTheRanks() {
+    const auto result = test_support::runCli({"train", path("missing.headroom"), "--nproc", "2"});
+    QCOMPARE(result.exit_code, 2);
+    QCOMPARE(result.err.count("does not exist"), 1);
+    QVERIFY2(!result.err.contains("[rank"), qPrintable(result.err));
 }
 
 void TestCliDistributed::killedRankEndsTheOther() {
