@@ -106,8 +106,7 @@ void MainWindow::updatePretrainedActions(bool has_project, bool active) {
     const QString no_base = tr("Only a project that starts from a pretrained model (model.base) "
                                "exports in Hugging Face layout.");
     const QString no_run = tr("This project has no runs yet.");
-    // A GPT trained from scratch exports as GPT-2 (the engine refuses SentencePiece projects
-    // and says why).
+    // A GPT trained from scratch exports as GPT-2 (the engine refuses MoE blocks and says why).
     const bool scratch_gpt =
         has_project && !pretrained && plan_view_->config().text("recipe") == "gpt";
     QString hf_reason;
