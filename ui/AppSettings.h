@@ -52,6 +52,8 @@ inline const SettingKey<QStringList> kRecentProjects{"projects/recent", {}};
 inline const SettingKey<QString> kLastDirectory{"projects/lastDirectory", {}};
 inline const SettingKey<double> kLossSmoothing{"plots/lossSmoothing", 0.0};
 inline const SettingKey<bool> kLossLogScale{"plots/lossLogScale", false};
+// transformers' default max_shard_size
+inline const SettingKey<QString> kHfMaxShardSize{"export/hfMaxShardSize", QStringLiteral("5GB")};
 } // namespace settings
 
 } // namespace headroom::ui

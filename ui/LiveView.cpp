@@ -166,7 +166,7 @@ void LiveView::showMoe(int first_moe_step) {
     if (!series_.hasMoe()) {
         return;
     }
-    expert_load_->setSeries(series_);
+    expert_load_->append(series_, first_moe_step);
     routing_->append(series_, first_moe_step);
     expert_load_->show();
     routing_->show();

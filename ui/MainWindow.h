@@ -7,6 +7,7 @@
 
 #include <QMainWindow>
 
+#include <cstdint>
 #include <functional>
 
 class QAction;
@@ -71,8 +72,10 @@ public:
     QString evaluateOnFile(const QString &data_path);
     // A pretrained project's selected run as a Hugging Face folder, or its LoRA adapters in
     // PEFT layout, written in the background into a new or empty folder; exportFinished
-    // reports. Return why the export cannot start, or an empty string.
-    QString exportHfFolder(const QString &folder);
+    // reports. Return why the export cannot start, or an empty string. max_shard_size: the
+    // largest weight file as the shard size dialog takes it ("5GB", "500MB", bytes); empty:
+    // the size used last (settings::kHfMaxShardSize).
+    QString exportHfFolder(const QString &folder, const QString &max_shard_size = {});
     QString exportLoraAdapter(const QString &folder);
     // Points the project at its base model's new folder (model.base, relative to the project
     // where it can be), after checking that the folder holds a model. Returns an error text.
@@ -141,7 +144,8 @@ private:
     void createPretrainedActions();
     void updatePretrainedActions(bool has_project, bool active);
     void chooseFolderExport(bool adapter);
-    QString startFolderExport(bool adapter, const QString &folder, bool offer_locate = true);
+    QString startFolderExport(bool adapter, const QString &folder, std::uint64_t max_shard_bytes,
+                              bool offer_locate = true);
     // After an action failed because the base model moved: offers Locate Base Model… and
     // runs `retry` once the project points at the folder.
     void offerLocateBase(const QString &error, const std::function<void()> &retry);

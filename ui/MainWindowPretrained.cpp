@@ -4,6 +4,7 @@
 #include "PlanView.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
+#include "ShardSizeDialog.h"
 #include "TryView.h"
 #include "wizard/BackgroundJob.h"
 
@@ -21,6 +22,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <optional>
 #include <utility>
 
 namespace headroom::ui {
@@ -106,8 +108,7 @@ void MainWindow::updatePretrainedActions(bool has_project, bool active) {
     const QString no_base = tr("Only a project that starts from a pretrained model (model.base) "
                                "exports in Hugging Face layout.");
     const QString no_run = tr("This project has no runs yet.");
-    // A GPT trained from scratch exports as GPT-2 (the engine refuses SentencePiece projects
-    // and says why).
+    // A GPT trained from scratch exports as GPT-2 (the engine refuses MoE blocks and says why).
     const bool scratch_gpt =
         has_project && !pretrained && plan_view_->config().text("recipe") == "gpt";
     QString hf_reason;
@@ -161,7 +162,15 @@ void MainWindow::chooseFolderExport(bool adapter) {
     if (folder.isEmpty()) {
         return;
     }
-    const QString error = startFolderExport(adapter, folder);
+    std::uint64_t max_shard_bytes = kDefaultMaxShardBytes;
+    if (!adapter) {
+        ShardSizeDialog sizes(settings_, this);
+        if (sizes.exec() != QDialog::Accepted) {
+            return;
+        }
+        max_shard_bytes = sizes.bytes();
+    }
+    const QString error = startFolderExport(adapter, folder, max_shard_bytes);
     if (!error.isEmpty()) {
         QMessageBox::warning(this, tr("Export"), error);
         return;
@@ -169,15 +178,20 @@ void MainWindow::chooseFolderExport(bool adapter) {
     export_from_menu_ = true;
 }
 
-QString MainWindow::exportHfFolder(const QString &folder) {
-    return startFolderExport(false, folder);
+QString MainWindow::exportHfFolder(const QString &folder, const QString &max_shard_size) {
+    QString error;
+    const std::optional<std::uint64_t> bytes = ShardSizeDialog::parse(
+        max_shard_size.isEmpty() ? settings_.get(settings::kHfMaxShardSize) : max_shard_size,
+        &error);
+    return bytes ? startFolderExport(false, folder, *bytes) : error;
 }
 
 QString MainWindow::exportLoraAdapter(const QString &folder) {
-    return startFolderExport(true, folder);
+    return startFolderExport(true, folder, kDefaultMaxShardBytes);
 }
 
-QString MainWindow::startFolderExport(bool adapter, const QString &folder, bool offer_locate) {
+QString MainWindow::startFolderExport(bool adapter, const QString &folder,
+                                      std::uint64_t max_shard_bytes, bool offer_locate) {
     const std::int64_t run_id = exportRunId();
     if (run_id == 0) {
         return tr("This project has no runs yet.");
@@ -197,13 +211,13 @@ QString MainWindow::startFolderExport(bool adapter, const QString &folder, bool 
                                             .arg(run_id)
                                             .arg(QDir::toNativeSeparators(folder)));
     export_job_->start(
-        [adapter, project, run_id, target, step, base_format, error] {
+        [adapter, project, run_id, target, max_shard_bytes, step, base_format, error] {
             try {
                 if (adapter) {
                     *step = headroom::exportPeftAdapter(project, run_id, target);
                 } else {
                     const headroom::HfExport written =
-                        headroom::exportHfFolder(project, run_id, target);
+                        headroom::exportHfFolder(project, run_id, target, max_shard_bytes);
                     *step = written.step;
                     *base_format = written.base_format;
                 }
@@ -211,18 +225,20 @@ QString MainWindow::startFolderExport(bool adapter, const QString &folder, bool 
                 *error = QString::fromUtf8(failure.what());
             }
         },
-        [this, adapter, run_id, folder, step, base_format, error, offer_locate] {
+        [this, adapter, run_id, folder, max_shard_bytes, step, base_format, error, offer_locate] {
             // Locate is offered once per export: the retry does not ask again.
             export_offers_locate_ = offer_locate && isBaseModelProblem(*error);
             if (export_offers_locate_) {
-                QTimer::singleShot(0, this, [this, adapter, folder, message = *error] {
-                    offerLocateBase(message, [this, adapter, folder] {
-                        const QString again = startFolderExport(adapter, folder, false);
-                        if (!again.isEmpty()) {
-                            run_state_label_->setText(again);
-                        }
+                QTimer::singleShot(
+                    0, this, [this, adapter, folder, max_shard_bytes, message = *error] {
+                        offerLocateBase(message, [this, adapter, folder, max_shard_bytes] {
+                            const QString again =
+                                startFolderExport(adapter, folder, max_shard_bytes, false);
+                            if (!again.isEmpty()) {
+                                run_state_label_->setText(again);
+                            }
+                        });
                     });
-                });
             }
             const QString where = QDir::toNativeSeparators(folder);
             QString summary = adapter ? tr("Wrote the LoRA adapters of run %1 at step %2 to %3")

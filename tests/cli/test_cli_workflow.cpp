@@ -32,6 +32,7 @@ private Q_SLOTS:
     void exportWritesSafetensors();
     void exportOfUnknownRunIsBadInput();
     void sentencePieceVocabularyTravelsWithTheWeights();
+    void tooSmallSentencePieceVocabularyIsBadInput();
 
 private:
     using Result = test_support::CliResult;
@@ -404,6 +405,27 @@ void TestCliWorkflow::sentencePieceVocabularyTravelsWithTheWeights() {
     const QByteArray model =
         QByteArray::fromBase64(metadata["headroom.tokenizer_model_base64"].toString().toLatin1());
     QVERIFY(model.size() > 1000); // a serialized SentencePiece model proto
+}
+
+// SentencePiece refuses a vocabulary below its fixed pieces plus the text's characters: that is
+// the user's setting, so exit 2 with the key and the smallest size that works, and no project.
+void TestCliWorkflow::tooSmallSentencePieceVocabularyIsBadInput() {
+    const QString project = path("tiny-vocab.headroom");
+    const Result refused =
+        cli(QStringList{"new", project, "--recipe", "gpt", "--data", corpus_, "--set",
+                        "tokenizer=unigram", "--set", "tokenizer.vocab_size=64"} +
+            kTiny);
+    if (refused.err.contains("use tokenizer=byte")) { // no SentencePiece in this build
+        QSKIP(qPrintable(refused.err));
+    }
+    QCOMPARE(refused.exit_code, 2);
+    QVERIFY2(!refused.err.contains("internal error"), qPrintable(refused.err));
+    QVERIFY2(
+        refused.err.contains("tokenizer.vocab_size=64 is too small") &&
+            refused.err.contains("corpus.txt") &&
+            refused.err.contains(QRegularExpression("set tokenizer.vocab_size to \\d+ or more")),
+        qPrintable(refused.err));
+    QVERIFY(!QFile::exists(project));
 }
 
 QTEST_GUILESS_MAIN(TestCliWorkflow)

@@ -3,10 +3,12 @@
 // reading thread, and a GPT trained from scratch exported as GPT2LMHeadModel: its logits by
 // the independent Python reference (tests/interop/pretrained/reference_lm.py) and by Headroom
 // importing the folder again equal the GPT's own, and its tokenizer.json gives the byte
-// tokenizer's ids.
+// tokenizer's ids; a SentencePiece project's tokenizer.model gives the project's ids in
+// python3-sentencepiece and in Headroom's import.
 #include "cli_support.h"
 #include "data/tokenizer.h"
 #include "export/sharded_safetensors.h"
+#include "hf/base_tokenizer.h"
 #include "hf/hf_error.h"
 #include "hf/model_folder.h"
 #include "hf/pretrained_model.h"
@@ -22,6 +24,7 @@
 #include <headroom/tokenizer.h>
 
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTemporaryDir>
@@ -72,7 +75,8 @@ private Q_SLOTS:
     void tensorStreamReadsAColdFileDirectly();
     void byteTokenizerFilesGiveTheByteIds();
     void scratchGptExportsAsGpt2();
-    void sentencePieceProjectIsRefused();
+    void sentencePieceProjectExportsItsModel_data();
+    void sentencePieceProjectExportsItsModel();
 
 private:
     QString path(const QString &name) const { return dir_.filePath(name); }
@@ -383,33 +387,148 @@ void TestHfExport::scratchGptExportsAsGpt2() {
     QVERIFY2(difference <= 1e-4, qPrintable(QString("max |difference| %1").arg(difference)));
 }
 
-void TestHfExport::sentencePieceProjectIsRefused() {
-    // A SentencePiece tokenizer has no exact GPT-2 tokenizer.json: refused, saying why.
-    const QString project = path("spm.headroom");
+void TestHfExport::sentencePieceProjectExportsItsModel_data() {
+    QTest::addColumn<QString>("kind");
+    QTest::newRow("bpe") << "bpe";
+    QTest::newRow("unigram") << "unigram";
+}
+
+// A SentencePiece project exports its own model as tokenizer.model for LlamaTokenizer: the
+// reference library, Headroom's import of the folder and the project give the same ids, and
+// the imported model the same logits.
+void TestHfExport::sentencePieceProjectExportsItsModel() {
+    QFETCH(QString, kind);
+    const QString project = path("spm-" + kind + ".headroom");
     const test_support::CliResult created =
         test_support::runCli({"new",      project,
                               "--recipe", "gpt",
                               "--data",   data_,
-                              "--set",    "tokenizer=bpe",
+                              "--set",    "tokenizer=" + kind,
                               "--set",    "tokenizer.vocab_size=400",
                               "--set",    "model.layers=1",
                               "--set",    "model.dim=16",
                               "--set",    "model.heads=2",
-                              "--set",    "model.seq_len=8",
+                              "--set",    "model.seq_len=12",
                               "--set",    "train.micro_batch=2",
-                              "--set",    "train.steps=1",
+                              "--set",    "train.steps=2",
+                              "--set",    "train.lr=0.01",
                               "--set",    "train.eval_every=0"});
-    if (created.err.contains("AddressSanitizer")) {
+    if (created.err.contains("use tokenizer=byte")) {
         QSKIP("this build cannot load the SentencePiece module (AddressSanitizer)");
     }
     QVERIFY2(created.exit_code == 0, qPrintable(created.err));
     QCOMPARE(test_support::runCli({"train", project}).exit_code, 0);
-    const test_support::CliResult refused =
-        test_support::runCli({"export", project, "--run", "1", "--hf", path("spm-hf")});
-    QCOMPARE(refused.exit_code, 2);
-    QVERIFY2(refused.err.contains("SentencePiece") && refused.err.contains("--weights"),
-             qPrintable(refused.err));
-    QVERIFY(!QFile::exists(path("spm-hf/model.safetensors")));
+    const QString folder = path("spm-" + kind + "-hf");
+    const test_support::CliResult exported =
+        test_support::runCli({"export", project, "--run", "1", "--hf", folder});
+    QVERIFY2(exported.exit_code == 0, qPrintable(exported.err));
+
+    headroom::Project opened = headroom::Project::openForReading(project.toStdString());
+    headroom::workflow::RunModel model = headroom::workflow::loadRunModel(opened, 1);
+    const headroom::data::Tokenizer &own = *model.prepared.tokenizer;
+    QFile stored_model(folder + "/tokenizer.model");
+    QVERIFY(stored_model.open(QIODevice::ReadOnly));
+    QVERIFY(stored_model.readAll().toStdString() == own.serialize());
+    QVERIFY(!QFile::exists(folder + "/tokenizer.json")); // the slow class reads tokenizer.model
+    const QJsonObject tokenizer_config = readJson(folder + "/tokenizer_config.json");
+    QCOMPARE(tokenizer_config["tokenizer_class"].toString(), QString("LlamaTokenizer"));
+    QCOMPARE(tokenizer_config["add_bos_token"].toBool(true), false); // Headroom adds no BOS
+    QCOMPARE(tokenizer_config["add_eos_token"].toBool(true), false); // EOS only between docs
+    QCOMPARE(tokenizer_config["legacy"].toBool(false), true);
+    QCOMPARE(tokenizer_config["eos_token"].toString(), QString("</s>"));
+    QVERIFY(tokenizer_config["pad_token"].isNull());
+    QCOMPARE(tokenizer_config["model_max_length"].toInt(), 12);
+    QCOMPARE(readJson(folder + "/special_tokens_map.json")["unk_token"].toString(),
+             QString("<unk>"));
+    const QJsonObject config = readJson(folder + "/config.json");
+    QCOMPARE(config["vocab_size"].toInt(), own.vocabSize());
+    QCOMPARE(config["eos_token_id"].toInt(), own.endOfTextId());
+
+    // Spaces, byte fallback for characters the corpus never had, an empty text.
+    const std::vector<std::string> texts = {"Once upon a time, a fox jumped.",
+                                            "  two  leading spaces and a tab\tend",
+                                            "ünïcødé — 漢字 🦊",
+                                            "line one\nline two\r\n",
+                                            "{\"json\": [1, 2]}",
+                                            "",
+                                            "story"};
+    const auto imported = headroom::hf::loadBaseTokenizer(folder.toStdString());
+    QCOMPARE(imported->endOfTextId(), own.endOfTextId());
+    QCOMPARE(imported->vocabSize(), own.vocabSize());
+    std::vector<std::vector<std::int32_t>> expected;
+    for (const std::string &text : texts) {
+        expected.push_back(own.encodeStart(text));
+        // A document of the imported project starts as the project's did (no BOS).
+        QCOMPARE(imported->encodeStart(text), expected.back());
+        QCOMPARE(imported->decode(expected.back()), text);
+    }
+
+    // The imported model computes the GPT's logits on a batch of those ids.
+    std::vector<std::int64_t> flat;
+    for (const auto &ids : expected) {
+        flat.insert(flat.end(), ids.begin(), ids.end());
+        flat.push_back(own.endOfTextId());
+    }
+    flat.resize(24, own.endOfTextId());
+    const torch::Tensor ids = torch::tensor(flat, torch::kLong).view({2, 12});
+    auto *gpt = dynamic_cast<headroom::models::GptImpl *>(model.recipe->module().get());
+    QVERIFY(gpt != nullptr);
+    gpt->eval();
+    headroom::models::CausalLm reimported = headroom::hf::loadPretrainedModel(folder.toStdString());
+    reimported->eval();
+    {
+        torch::NoGradGuard no_grad;
+        const double difference =
+            (reimported->forward(ids) - gpt->forward(ids)).abs().max().item<double>();
+        QVERIFY2(difference <= 1e-5, qPrintable(QString("max |difference| %1").arg(difference)));
+    }
+    const test_support::CliResult based = test_support::runCli(
+        {"new", path("spm-" + kind + "-rebased.headroom"), "--base", folder, "--data", data_});
+    QVERIFY2(based.exit_code == 0, qPrintable(based.err));
+    QVERIFY2(based.out.contains(QString("vocabulary %1").arg(own.vocabSize()).toUtf8()),
+             based.out.constData());
+
+    // The reference library reads the same model and ids.
+    QProcess probe;
+    probe.start(test_support::kReferencePython, {"-c", "import sentencepiece"});
+    if (!probe.waitForFinished(60000) || probe.exitCode() != 0) {
+        QSKIP("python3-sentencepiece is not installed (apt install python3-sentencepiece)");
+    }
+    QJsonArray text_array;
+    for (const std::string &text : texts) {
+        text_array.append(QString::fromStdString(text));
+    }
+    const QString texts_file = path("spm-" + kind + "-texts.json");
+    const QString ids_file = path("spm-" + kind + "-ids.json");
+    QFile texts_out(texts_file);
+    QVERIFY(texts_out.open(QIODevice::WriteOnly));
+    texts_out.write(QJsonDocument(text_array).toJson());
+    texts_out.close();
+    QProcess python;
+    python.start(
+        test_support::kReferencePython,
+        {QStringLiteral(HEADROOM_SOURCE_DIR "/tests/interop/pretrained/sentencepiece_ids.py"),
+         folder, texts_file, ids_file});
+    QVERIFY(python.waitForFinished(120000));
+    QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+    const QJsonObject reference = readJson(ids_file);
+    QCOMPARE(reference["vocab"].toInt(), own.vocabSize());
+    const QJsonObject special = reference["special"].toObject();
+    QCOMPARE(special["eos"].toArray().at(0).toInt(), own.endOfTextId());
+    QCOMPARE(special["eos"].toArray().at(1).toString(), tokenizer_config["eos_token"].toString());
+    QCOMPARE(special["bos"].toArray().at(1).toString(), tokenizer_config["bos_token"].toString());
+    QCOMPARE(special["unk"].toArray().at(1).toString(), tokenizer_config["unk_token"].toString());
+    QCOMPARE(special["pad"].toArray().at(0).toInt(), -1);
+    const QJsonArray reference_ids = reference["ids"].toArray();
+    QCOMPARE(reference_ids.size(), qsizetype(texts.size()));
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+        std::vector<std::int32_t> ids_of_text;
+        for (const QJsonValue &id : reference_ids.at(qsizetype(i)).toArray()) {
+            ids_of_text.push_back(id.toInt());
+        }
+        QCOMPARE(ids_of_text, expected[i]);
+    }
+
     // The base of a pretrained project (-1) does not exist here.
     const test_support::CliResult base =
         test_support::runCli({"export", project, "--run", "-1", "--hf", path("spm-base")});

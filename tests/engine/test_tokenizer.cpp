@@ -226,19 +226,33 @@ void TestTokenizer::sentencePieceTrainsFromJsonl() {
 }
 
 void TestTokenizer::sentencePieceRejectsTinyVocabulary() {
+    // Too small for the 259 fixed pieces and the text's characters: bad input that names the
+    // key, the file and the smallest vocabulary that works (which then trains).
     DataSpec spec;
     spec.path = writeFile(dir_, "tiny-vocab.txt", corpus(100));
+    int needed = 0;
     try {
         trainSentencePiece(spec, TokenizerKind::Bpe, 50);
-        QFAIL("expected std::runtime_error");
+        QFAIL("expected DataError");
     } catch (const DataError &error) {
-        QFAIL(error.what());
+        const QString message = QString::fromUtf8(error.what());
+        QVERIFY2(message.contains("tiny-vocab.txt") &&
+                     message.contains("tokenizer.vocab_size=50 is too small"),
+                 error.what());
+        const QRegularExpressionMatch match =
+            QRegularExpression("set tokenizer.vocab_size to (\\d+) or more").match(message);
+        QVERIFY2(match.hasMatch(), error.what());
+        needed = match.captured(1).toInt();
     } catch (const std::runtime_error &error) {
         if (sentencePieceMissing(error)) {
             QSKIP("this build has no SentencePiece");
         }
-        QVERIFY2(QString(error.what()).contains("vocabulary 50"), error.what());
+        QFAIL(error.what());
     }
+    QVERIFY(needed > 259);
+    QVERIFY_THROWS_EXCEPTION(DataError,
+                             trainSentencePiece(spec, TokenizerKind::Unigram, needed - 1));
+    QVERIFY(trainSentencePiece(spec, TokenizerKind::Unigram, needed)->vocabSize() <= needed);
     QVERIFY_THROWS_EXCEPTION(std::invalid_argument,
                              trainSentencePiece(spec, TokenizerKind::Byte, 300));
 }

@@ -11,6 +11,9 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <algorithm>
+#include <cmath>
+
 using headroom::ui::LiveView;
 using headroom::ui::RunSeries;
 namespace plots = headroom::ui::plots;
@@ -23,6 +26,7 @@ private Q_SLOTS:
     void denseRunsHideTheMoePlots();
     void routingGraphsFollowTheSteps();
     void longRunsAreAveragedIntoColumns();
+    void batchesMatchAFromScratchBuild();
     void tooltipNamesTheCell();
     void storedRunShowsItsExpertLoad();
     void watchedRunBringsItsExpertLoad();
@@ -56,6 +60,16 @@ QVector<headroom::StepMetrics> moeSteps(int first, int count) {
     QVector<headroom::StepMetrics> steps;
     for (int i = 0; i < count; ++i) {
         steps << moeStep(first + i);
+    }
+    return steps;
+}
+
+// Block 1's expert 0 swings around the balanced share, so every averaged column differs.
+QVector<headroom::StepMetrics> wavySteps(int first, int count) {
+    QVector<headroom::StepMetrics> steps = moeSteps(first, count);
+    for (headroom::StepMetrics &step : steps) {
+        const double hot = 0.25 + 0.2 * std::sin(double(step.step) / 37.0);
+        step.moe->expert_load[1] = {hot, (1 - hot) / 2, (1 - hot) / 3, (1 - hot) / 6};
     }
     return steps;
 }
@@ -155,10 +169,84 @@ void TestExpertLoadPlot::longRunsAreAveragedIntoColumns() {
     plots::ExpertLoadPlot plot;
     plot.setSeries(series);
     QCOMPARE(plot.columnCount(), plots::ExpertLoadPlot::kMaxColumns);
+    QCOMPARE(plot.stepsPerColumn(), 2);
     // Column 0 holds steps 1 and 2: expert 0 of block 1 had 0.26 and 0.27.
     QVERIFY(qFuzzyCompare(plot.share(0, 4), 0.265));
     QCOMPARE(plot.share(plots::ExpertLoadPlot::kMaxColumns - 1, 4), 1.0);
     QCOMPARE(plot.share(7, 2), 0.25);
+}
+
+// A live run's map, fed batch by batch, equals the map built from its whole history, and
+// keeping it up to date costs a few cells per step however long the run has been going.
+void TestExpertLoadPlot::batchesMatchAFromScratchBuild() {
+    constexpr int kMax = plots::ExpertLoadPlot::kMaxColumns;
+    constexpr int kRows = kBlocks * kExperts;
+    constexpr int kBatch = 7;
+    const int total = 5 * kMax + 37; // columns of 1, 2, 4 and then 8 steps
+    LiveView view;
+    view.beginRun(8, "long moe run");
+    plots::ExpertLoadPlot *plot = view.expertLoadPlot();
+
+    auto compare_with_scratch = [&] {
+        plots::ExpertLoadPlot scratch;
+        scratch.setSeries(view.series());
+        QCOMPARE(plot->columnCount(), scratch.columnCount());
+        QCOMPARE(plot->stepsPerColumn(), scratch.stepsPerColumn());
+        for (int column = 0; column < scratch.columnCount(); ++column) {
+            for (int row = 0; row < kRows; ++row) {
+                QCOMPARE(plot->share(column, row), scratch.share(column, row));
+            }
+            QCOMPARE(
+                plot->cellText(view.series().moe_steps.at(column * plot->stepsPerColumn()), 4),
+                scratch.cellText(view.series().moe_steps.at(column * plot->stepsPerColumn()), 4));
+        }
+    };
+
+    std::int64_t written = 0;
+    std::int64_t most = 0;
+    int heavy = 0;
+    std::int64_t last_batch = 0;
+    for (int step = 1, batch = 0; step <= total; step += kBatch, ++batch) {
+        view.appendSteps(wavySteps(step, std::min(kBatch, total - step + 1)));
+        last_batch = plot->cellsWritten() - written;
+        written = plot->cellsWritten();
+        most = std::max(most, last_batch);
+        // More than the batch's own columns only when the map grows or its columns merge.
+        heavy += last_batch > (kBatch + 1) * kRows ? 1 : 0;
+        if (batch % 97 == 0) {
+            compare_with_scratch();
+            if (QTest::currentTestFailed()) {
+                return;
+            }
+        }
+    }
+    compare_with_scratch();
+    if (QTest::currentTestFailed()) {
+        return;
+    }
+    QCOMPARE(plot->stepsPerColumn(), 8);
+    QCOMPARE(plot->columnCount(), (total + 7) / 8);
+    QVERIFY(plot->columnCount() >= kMax / 2 && plot->columnCount() <= kMax);
+
+    // Each column is the mean of its steps (the old map's averaging, in fixed bins).
+    const RunSeries &series = view.series();
+    for (int column = 0; column < plot->columnCount(); ++column) {
+        double sum = 0;
+        int count = 0;
+        for (int i = column * 8; i < std::min(total, column * 8 + 8); ++i, ++count) {
+            sum += series.moe_load.at(i).at(4);
+        }
+        QVERIFY(std::abs(plot->share(column, 4) - sum / count) < 1e-12);
+    }
+
+    // Bounded work: about two cells per row and step in all, never more than two maps' worth
+    // in one batch, and only a handful of batches beyond their own columns: the map growing
+    // (64, 128, ... 1024, 1200 columns) and the three merges. Rebuilding the map from the
+    // whole history at each batch would write about total^2 / 14 cells per row.
+    QVERIFY2(written <= 4LL * kRows * total, qPrintable(QString::number(written)));
+    QVERIFY(most <= 2LL * kMax * kRows);
+    QVERIFY2(heavy <= 9, qPrintable(QString::number(heavy)));
+    QVERIFY(last_batch <= 2 * kRows);
 }
 
 void TestExpertLoadPlot::tooltipNamesTheCell() {

@@ -6,6 +6,7 @@
 #include "PlanView.h"
 #include "RunsPanel.h"
 #include "SessionController.h"
+#include "ShardSizeDialog.h"
 #include "TryView.h"
 #include "sample_files.h"
 #include "tiny_hf_model.h"
@@ -16,8 +17,10 @@
 #include <headroom/workflow.h>
 
 #include <QAction>
+#include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QPlainTextEdit>
 #include <QPushButton>
@@ -66,6 +69,7 @@ private Q_SLOTS:
     void problemsShowInTheTryPanel();
     void exportsNeedABaseAndARun();
     void aLoraRunTriesAndExports();
+    void shardSizeDialogRemembersAValidSize();
     void aMovedBaseIsLocatedAndTheGenerationRetried();
     void aMovedBaseIsLocatedAfterAFailedRunAndExport();
 
@@ -282,6 +286,56 @@ void TestPretrainedWorkflow::aLoraRunTriesAndExports() {
     QVERIFY(hf->isEnabled());
     QVERIFY(!adapter->isEnabled());
     QVERIFY2(adapter->toolTip().contains("lora.rank is 0"), qPrintable(adapter->toolTip()));
+
+    // The largest weight file: a size that does not read is refused before anything is
+    // written; the size used last (the dialog remembers it) splits the ~60 KB of weights.
+    const QString sharded = dir_.filePath("full-run-sharded");
+    const QString refused = window.exportHfFolder(sharded, "5XB");
+    QVERIFY2(refused.contains("“5XB”"), qPrintable(refused));
+    QVERIFY(!QFileInfo::exists(sharded));
+    window.settings().set(headroom::ui::settings::kHfMaxShardSize, QString("30KB"));
+    QCOMPARE(window.exportHfFolder(sharded), QString());
+    QVERIFY(exported.wait(kTimeout));
+    QCOMPARE(exported.last().at(1).toString(), QString());
+    QVERIFY(QFile::exists(sharded + "/model.safetensors.index.json"));
+    QVERIFY(QFile::exists(sharded + "/model-00001-of-00003.safetensors"));
+    QVERIFY(!QFile::exists(sharded + "/model.safetensors"));
+    window.settings().set(headroom::ui::settings::kHfMaxShardSize, QString("5GB"));
+}
+
+void TestPretrainedWorkflow::shardSizeDialogRemembersAValidSize() {
+    headroom::ui::AppSettings settings(dir_.filePath("shard-size.ini"));
+    {
+        headroom::ui::ShardSizeDialog dialog(settings);
+        dialog.show();
+        auto *size = dialog.findChild<QLineEdit *>("maxShardSize");
+        auto *error = dialog.findChild<QLabel *>("shardSizeError");
+        QVERIFY(size && error);
+        QCOMPARE(size->text(), QString("5GB")); // transformers' default at first
+        QCOMPARE(dialog.bytes(), std::uint64_t{5'000'000'000});
+        QPushButton *ok = dialog.findChild<QDialogButtonBox *>()->button(QDialogButtonBox::Ok);
+
+        // Refused with the value named; the dialog stays open and nothing is remembered.
+        size->setText("5XB");
+        ok->click();
+        QVERIFY(dialog.isVisible());
+        QVERIFY(error->isVisible());
+        QVERIFY2(error->text().contains("“5XB”"), qPrintable(error->text()));
+        size->setText("0");
+        ok->click();
+        QVERIFY(dialog.isVisible());
+        QVERIFY2(error->text().contains("“0”"), qPrintable(error->text()));
+        QCOMPARE(settings.get(headroom::ui::settings::kHfMaxShardSize), QString("5GB"));
+
+        size->setText(" 2GiB ");
+        ok->click();
+        QVERIFY(!dialog.isVisible());
+        QCOMPARE(dialog.result(), int(QDialog::Accepted));
+        QCOMPARE(dialog.bytes(), std::uint64_t{2} << 30);
+    }
+    QCOMPARE(settings.get(headroom::ui::settings::kHfMaxShardSize), QString("2GiB"));
+    headroom::ui::ShardSizeDialog again(settings);
+    QCOMPARE(again.findChild<QLineEdit *>("maxShardSize")->text(), QString("2GiB"));
 }
 
 void TestPretrainedWorkflow::aMovedBaseIsLocatedAndTheGenerationRetried() {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace headroom::ui::plots {
 
@@ -49,6 +50,7 @@ void ExpertLoadPlot::restyle() {
     gradient.setColorStopAt(0, colors.train);
     gradient.setColorStopAt(0.5, palette().color(QPalette::Base));
     gradient.setColorStopAt(1, colors.budget);
+    gradient.setNanHandling(QCPColorGradient::nhTransparent); // room for columns to come
     map_->setGradient(gradient);
     const QColor text = palette().color(QPalette::WindowText);
     QCPAxis *axis = scale_->axis();
@@ -67,45 +69,59 @@ void ExpertLoadPlot::clearData() {
     separators_.clear();
     balanced_ = 0;
     experts_ = 0;
+    rows_ = 0;
+    steps_ = 0;
+    columns_ = 0;
+    width_ = 1;
+    sums_.clear();
+    counts_.clear();
+    key_sums_.clear();
+    cells_written_ = 0;
     scheduleReplot();
 }
 
 void ExpertLoadPlot::setSeries(const RunSeries &series) {
+    clearData();
+    append(series, 0);
+}
+
+void ExpertLoadPlot::append(const RunSeries &series, int first_moe_step) {
     const int rows = series.moe_blocks * series.moe_experts;
-    const int steps = int(series.moe_steps.size());
-    if (rows == 0 || steps == 0) {
-        clearData();
+    const bool same_shape = steps_ == 0 || (rows == rows_ && series.moe_experts == experts_);
+    if (first_moe_step != steps_ || !same_shape) {
+        setSeries(series);
         return;
     }
-    const int columns = std::min(steps, kMaxColumns);
-    auto *data = new QCPColorMapData(columns, rows, QCPRange(0, 1), QCPRange(0, rows - 1));
-    // Cell centres: the mean step of the first and of the last column.
-    auto column_of = [&](int step_index) {
-        return int(std::int64_t(step_index) * columns / steps);
-    };
-    QVector<int> counts(columns, 0);
-    QVector<double> key_sums(columns, 0.0);
-    for (int i = 0; i < steps; ++i) {
-        const int column = column_of(i);
-        ++counts[column];
-        key_sums[column] += series.moe_steps.at(i);
-        const QVector<double> &load = series.moe_load.at(i);
-        for (int row = 0; row < rows; ++row) {
-            data->setCell(column, row, data->cell(column, row) + load.at(row));
-        }
+    const int steps = int(series.moe_steps.size());
+    if (rows == 0 || first_moe_step >= steps) {
+        return;
     }
-    for (int column = 0; column < columns; ++column) {
-        for (int row = 0; row < rows; ++row) {
-            data->setCell(column, row, data->cell(column, row) / counts[column]);
-        }
+    if (steps_ == 0) {
+        startMap(series);
     }
-    const double first_key = key_sums.first() / counts.first();
-    const double last_key = key_sums.last() / counts.last();
-    data->setKeyRange(columns > 1 ? QCPRange(first_key, last_key)
-                                  : QCPRange(first_key - 0.5, first_key + 0.5));
-    map_->setData(data, false);
+    int dirty = steps_ / width_; // the first column the new steps change
+    int shown = columns_;        // columns that hold data in the map now
+    for (int i = first_moe_step; i < steps; ++i) {
+        if (steps_ == width_ * kMaxColumns) {
+            mergeColumnPairs();
+            dirty = 0;
+        }
+        addStep(series.moe_steps.at(i), series.moe_load.at(i));
+    }
+    if (reserveColumns(columns_)) {
+        dirty = 0;
+        shown = 0;
+    }
+    writeColumns(dirty, std::max(shown, columns_));
+    const double first_key = key_sums_.front() / counts_.front();
+    const int size = map_->data()->keySize();
+    map_->data()->setKeyRange(QCPRange(first_key, first_key + columnSpacing() * (size - 1)));
+    scheduleReplot();
+}
 
+void ExpertLoadPlot::startMap(const RunSeries &series) {
     experts_ = series.moe_experts;
+    rows_ = series.moe_blocks * series.moe_experts;
     balanced_ = 1.0 / series.moe_experts;
     map_->setDataRange(QCPRange(0, 2 * balanced_));
 
@@ -118,42 +134,111 @@ void ExpertLoadPlot::setSeries(const RunSeries &series) {
     yAxis->setTicker(ticker);
     yAxis->setLabel(tr("MoE block, %1 experts each").arg(series.moe_experts));
     // Balanced rows are the background colour: lines keep the blocks apart.
-    while (int(separators_.size()) > series.moe_blocks - 1) {
-        removeItem(separators_.back());
-        separators_.pop_back();
-    }
-    while (int(separators_.size()) < series.moe_blocks - 1) {
+    for (int block = 1; block < series.moe_blocks; ++block) {
         auto *line = new QCPItemStraightLine(this);
         line->setPen(separatorPen());
-        separators_.push_back(line);
-    }
-    for (int block = 1; block < series.moe_blocks; ++block) {
         const double y = block * series.moe_experts - 0.5;
-        QCPItemStraightLine *line = separators_[std::size_t(block - 1)];
         line->point1->setCoords(0, y);
         line->point2->setCoords(1, y);
+        separators_.push_back(line);
     }
-    scheduleReplot();
+}
+
+void ExpertLoadPlot::addStep(double key, const QVector<double> &load) {
+    const int column = steps_ / width_;
+    if (column == columns_) {
+        sums_.resize(sums_.size() + std::size_t(rows_), 0.0);
+        counts_.push_back(0);
+        key_sums_.push_back(0.0);
+        ++columns_;
+    }
+    double *sums = sums_.data() + std::size_t(column) * std::size_t(rows_);
+    for (int row = 0; row < rows_; ++row) {
+        sums[row] += load.at(row);
+    }
+    ++counts_[std::size_t(column)];
+    key_sums_[std::size_t(column)] += key;
+    ++steps_;
+}
+
+// Only called with every column full, so pairs are whole and the step-to-column rule
+// (step index / width) still holds afterwards.
+void ExpertLoadPlot::mergeColumnPairs() {
+    const int merged = columns_ / 2;
+    const auto rows = std::size_t(rows_);
+    for (int column = 0; column < merged; ++column) {
+        const auto to = std::size_t(column);
+        const auto a = 2 * to;
+        for (std::size_t row = 0; row < rows; ++row) {
+            sums_[to * rows + row] = sums_[a * rows + row] + sums_[(a + 1) * rows + row];
+        }
+        counts_[to] = counts_[a] + counts_[a + 1];
+        key_sums_[to] = key_sums_[a] + key_sums_[a + 1];
+    }
+    sums_.resize(std::size_t(merged) * rows);
+    counts_.resize(std::size_t(merged));
+    key_sums_.resize(std::size_t(merged));
+    columns_ = merged;
+    width_ *= 2;
+}
+
+// The map holds room for more columns than have data (NaN cells are transparent), so that a
+// new column is written in place. Its size follows the columns in powers of two up to
+// kMaxColumns, where it stays once columns merge, so a map kept up to date and one built at once
+// are the same. Returns whether it was reallocated.
+bool ExpertLoadPlot::reserveColumns(int columns) {
+    constexpr int kFirstSize = 64;
+    int grown = kFirstSize;
+    while (grown < columns) {
+        grown *= 2;
+    }
+    grown = width_ > 1 ? kMaxColumns : std::min(grown, kMaxColumns);
+    if (grown == map_->data()->keySize() && map_->data()->valueSize() == rows_) {
+        return false;
+    }
+    auto *data = new QCPColorMapData(grown, rows_, QCPRange(0, 1), QCPRange(0, rows_ - 1));
+    data->fill(std::numeric_limits<double>::quiet_NaN());
+    cells_written_ += std::int64_t(grown) * rows_;
+    map_->setData(data, false);
+    return true;
+}
+
+// Writes the mean shares of columns [first, last); columns past the data become empty again.
+void ExpertLoadPlot::writeColumns(int first, int last) {
+    QCPColorMapData *data = map_->data();
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (int column = first; column < last; ++column) {
+        const bool filled = column < columns_;
+        const double count = filled ? counts_[std::size_t(column)] : 1;
+        const double *sums =
+            filled ? sums_.data() + std::size_t(column) * std::size_t(rows_) : nullptr;
+        for (int row = 0; row < rows_; ++row) {
+            data->setCell(column, row, filled ? sums[row] / count : nan);
+        }
+    }
+    cells_written_ += std::int64_t(std::max(0, last - first)) * rows_;
+}
+
+// Cell centres are evenly spaced from the mean step of the first column to that of the last.
+double ExpertLoadPlot::columnSpacing() const {
+    if (columns_ < 2) {
+        return 1;
+    }
+    const double first = key_sums_.front() / counts_.front();
+    const double last = key_sums_.back() / counts_.back();
+    return last > first ? (last - first) / (columns_ - 1) : 1;
 }
 
 void ExpertLoadPlot::fitRanges() {
-    const QCPColorMapData *data = map_->data();
-    if (data->keySize() == 0 || data->valueSize() == 0) {
+    if (columns_ == 0 || rows_ == 0) {
         return;
     }
-    const double key_half = data->keySize() > 1
-                                ? data->keyRange().size() / (data->keySize() - 1) / 2
-                                : data->keyRange().size() / 2;
-    xAxis->setRange(data->keyRange().lower - key_half, data->keyRange().upper + key_half);
-    yAxis->setRange(-0.5, data->valueSize() - 0.5);
-}
-
-int ExpertLoadPlot::columnCount() const {
-    return map_->data()->keySize();
-}
-
-int ExpertLoadPlot::rowCount() const {
-    return map_->data()->valueSize();
+    const double spacing = columnSpacing();
+    const double first = map_->data()->keyRange().lower;
+    // A single column's view spans two steps, as it always has.
+    const double half = columns_ > 1 ? spacing / 2 : 1;
+    xAxis->setRange(first - half, first + spacing * (columns_ - 1) + half);
+    yAxis->setRange(-0.5, rows_ - 0.5);
 }
 
 double ExpertLoadPlot::share(int column, int row) const {
@@ -162,13 +247,13 @@ double ExpertLoadPlot::share(int column, int row) const {
 
 QString ExpertLoadPlot::cellText(double key, double value) const {
     QCPColorMapData *data = map_->data();
-    if (experts_ == 0 || data->keySize() == 0) {
+    if (experts_ == 0 || columns_ == 0) {
         return {};
     }
     int column = 0;
     int row = 0;
     data->coordToCell(key, value, &column, &row);
-    if (column < 0 || column >= data->keySize() || row < 0 || row >= data->valueSize()) {
+    if (column < 0 || column >= columns_ || row < 0 || row >= rows_) {
         return {};
     }
     double step = 0;

@@ -59,7 +59,8 @@ std::int64_t exportWeights(const std::string &project_path, std::int64_t run_id,
 // the base, the weights in the base's tensor names, layout and per-tensor dtype, a LoRA run's
 // adapters merged. A GPT trained from scratch (recipe gpt without model.base): as
 // GPT2LMHeadModel (activation_function "gelu"), F32, with a tokenizer.json equivalent to the
-// byte tokenizer; a project with a SentencePiece tokenizer or MoE blocks is an InputError. A
+// byte tokenizer or, for a SentencePiece tokenizer, its model as tokenizer.model for
+// LlamaTokenizer; a project with MoE blocks is an InputError. A
 // splade run: its encoder in the base's layout. Weights above max_shard_bytes are split as
 // save_pretrained splits them (model-0000K-of-0000N.safetensors and
 // model.safetensors.index.json). InputError for a tabular project or max_shard_bytes 0.

@@ -6,7 +6,9 @@
 #include "data/sentencepiece_loader.h"
 #include "data/split.h"
 
+#include <algorithm>
 #include <exception>
+#include <optional>
 #include <stdexcept>
 
 namespace headroom::data {
@@ -18,6 +20,24 @@ constexpr std::size_t kMaxSentenceBytes = 8192;
 // A reservoir sample of this many sentences bounds the trainer's memory on a large corpus.
 constexpr int kMaxTrainingSentences = 1000000;
 constexpr unsigned int kTrainingSeed = 20240601;
+// Pieces every trained model holds whatever the text: unknown, begin and end of text, and the
+// 256 bytes that byte fallback encodes unseen characters with.
+constexpr int kFixedPieces = 3 + 256;
+
+// How many pieces SentencePiece needs when it refuses a vocabulary smaller than the fixed pieces
+// plus the characters of the text: "Vocabulary size is smaller than required_chars. 64 vs 283."
+std::optional<int> requiredPieces(const std::string &error) {
+    const std::size_t at = error.find("Vocabulary size is smaller than required_chars");
+    const std::size_t vs = at == std::string::npos ? at : error.find(" vs ", at);
+    if (vs == std::string::npos) {
+        return std::nullopt;
+    }
+    try {
+        return std::stoi(error.substr(vs + 4));
+    } catch (const std::exception &) {
+        return std::nullopt;
+    }
+}
 
 class SentencePieceTokenizer final : public Tokenizer {
 public:
@@ -182,6 +202,19 @@ std::unique_ptr<Tokenizer> trainSentencePiece(const DataSpec &spec, TokenizerKin
                         "non-empty records");
     }
     if (!trained) {
+        if (const std::optional<int> needed = requiredPieces(error)) {
+            throw DataError(
+                spec.path, 0,
+                "tokenizer.vocab_size=" + std::to_string(vocab_size) +
+                    " is too small for this text: a " + toString(kind) +
+                    " tokenizer of it needs at least " + std::to_string(*needed) + " pieces (" +
+                    std::to_string(kFixedPieces) +
+                    " for unknown, begin and end of text and the 256 bytes unseen characters "
+                    "fall back to, and " +
+                    std::to_string(std::max(0, *needed - kFixedPieces)) +
+                    " for the characters of the training text): set tokenizer.vocab_size to " +
+                    std::to_string(*needed) + " or more");
+        }
         throw std::runtime_error("SentencePiece could not train a " + toString(kind) +
                                  " tokenizer with vocabulary " + std::to_string(vocab_size) + ": " +
                                  error);

@@ -1,9 +1,12 @@
 #include "hf/scratch_gpt.h"
 
+#include "data/sentencepiece_loader.h"
 #include "tokenizers/byte_level.h"
 
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <vector>
 
 namespace headroom::hf {
 
@@ -56,9 +59,9 @@ std::pair<std::string, bool> gpt2Name(const std::string &name) {
     throw std::invalid_argument("the GPT has a tensor " + name + " that GPT-2 has no place for");
 }
 
-ordered_json addedToken(std::int64_t id) {
-    return {{"id", id},        {"content", kEndOfText}, {"single_word", false}, {"lstrip", false},
-            {"rstrip", false}, {"normalized", false},   {"special", true}};
+ordered_json addedToken(std::int64_t id, const std::string &content = kEndOfText) {
+    return {{"id", id},        {"content", content},  {"single_word", false}, {"lstrip", false},
+            {"rstrip", false}, {"normalized", false}, {"special", true}};
 }
 
 } // namespace
@@ -161,6 +164,61 @@ std::map<std::string, std::string> byteTokenizerFiles(std::int64_t max_length) {
             {"special_tokens_map.json", special_tokens.dump(2) + "\n"},
             {"vocab.json", full_vocab.dump() + "\n"},
             {"merges.txt", "#version: 0.2\n"}};
+}
+
+std::map<std::string, std::string> sentencePieceTokenizerFiles(const std::string &model,
+                                                               std::int64_t max_length) {
+    const data::SentencePieceModuleApi &api = data::sentencePieceModule();
+    std::string error;
+    void *loaded = api.load(model, &error);
+    if (loaded == nullptr) {
+        throw std::invalid_argument("the project's SentencePiece model cannot be read: " + error);
+    }
+    const std::shared_ptr<void> processor(loaded, api.release);
+    std::vector<data::SentencePieceEntry> pieces;
+    api.describe(processor.get(), &pieces);
+    // The special pieces the model itself names (data::trainSentencePiece: <unk> 0, <s> 1,
+    // </s> 2, no pad), under transformers' keys; null where the model has none.
+    const std::pair<const char *, data::SentencePieceRole> roles[] = {
+        {"unk_token", data::SentencePieceRole::Unknown},
+        {"bos_token", data::SentencePieceRole::Bos},
+        {"eos_token", data::SentencePieceRole::Eos},
+        {"pad_token", data::SentencePieceRole::Pad}};
+    ordered_json tokens = ordered_json::object();
+    ordered_json decoder = ordered_json::object();
+    for (const auto &[key, role] : roles) {
+        const int id = api.specialId(processor.get(), role);
+        if (id < 0 || static_cast<std::size_t>(id) >= pieces.size()) {
+            tokens[key] = nullptr;
+            continue;
+        }
+        const std::string &piece = pieces[static_cast<std::size_t>(id)].piece;
+        tokens[key] = piece;
+        decoder[std::to_string(id)] = addedToken(id, piece);
+        decoder[std::to_string(id)].erase("id");
+    }
+    const ordered_json tokenizer_config = {{"add_bos_token", false},
+                                           {"add_eos_token", false},
+                                           {"added_tokens_decoder", decoder},
+                                           {"bos_token", tokens["bos_token"]},
+                                           {"clean_up_tokenization_spaces", false},
+                                           {"eos_token", tokens["eos_token"]},
+                                           {"legacy", true},
+                                           {"model_max_length", max_length},
+                                           {"pad_token", tokens["pad_token"]},
+                                           {"sp_model_kwargs", ordered_json::object()},
+                                           {"spaces_between_special_tokens", false},
+                                           {"tokenizer_class", "LlamaTokenizer"},
+                                           {"unk_token", tokens["unk_token"]}};
+    ordered_json special_tokens = ordered_json::object();
+    for (const auto &[key, value] : tokens.items()) {
+        if (!value.is_null()) {
+            special_tokens[key] = value;
+        }
+    }
+    return {{"tokenizer.model", model},
+            {"tokenizer_config.json", tokenizer_config.dump(2) + "\n"},
+            {"special_tokens_map.json", special_tokens.dump(2) + "\n"}};
 }
 
 } // namespace headroom::hf

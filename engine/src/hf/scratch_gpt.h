@@ -31,4 +31,16 @@ std::string gpt2GenerationConfigJson(std::int64_t end_of_text);
 // becomes id 256 there, its 13 bytes here.
 std::map<std::string, std::string> byteTokenizerFiles(std::int64_t max_length);
 
+// File name -> contents of a Hugging Face tokenizer for a project's own SentencePiece model
+// (tokenizer=bpe|unigram, data::trainSentencePiece): the serialized model as tokenizer.model for
+// transformers' slow LlamaTokenizer in legacy mode (each text between special tokens encoded by
+// SentencePiece as it is), and its tokenizer_config.json and special_tokens_map.json naming the
+// model's own unk/bos/eos/pad pieces. Headroom adds no BOS and appends EOS only to separate
+// documents, so add_bos_token and add_eos_token are false. As with the byte tokenizer, the texts of
+// the special pieces
+// ("<s>", "</s>", "<unk>") become their ids there. Throws std::runtime_error when the
+// SentencePiece module is missing, std::invalid_argument when the model cannot be read.
+std::map<std::string, std::string> sentencePieceTokenizerFiles(const std::string &model,
+                                                               std::int64_t max_length);
+
 } // namespace headroom::hf

@@ -112,8 +112,9 @@ HfExport exportEncoderRun(Project &project, std::int64_t run_id, const std::stri
     return {run.step, "fp32", written.files};
 }
 
-// A GPT trained from scratch as GPT2LMHeadModel (hf/scratch_gpt.h), with a tokenizer.json
-// equivalent to its byte tokenizer; a SentencePiece-tokenized project is refused.
+// A GPT trained from scratch as GPT2LMHeadModel (hf/scratch_gpt.h), with a tokenizer that gives
+// the project's ids: tokenizer.json for the byte tokenizer, the project's SentencePiece model as
+// tokenizer.model (LlamaTokenizer) for bpe/unigram.
 HfExport exportScratchGptRun(Project &project, const std::string &project_path, std::int64_t run_id,
                              const std::string &folder, std::uint64_t max_shard_bytes) {
     if (run_id < 0) {
@@ -126,14 +127,6 @@ HfExport exportScratchGptRun(Project &project, const std::string &project_path, 
         throw InputError("run " + std::to_string(run.run_id) + " holds no GPT");
     }
     const data::Tokenizer &tokenizer = *run.prepared.tokenizer;
-    if (tokenizer.kind() != data::TokenizerKind::Byte) {
-        throw InputError(
-            project_path + " tokenizes with a SentencePiece " + data::toString(tokenizer.kind()) +
-            " model trained for it (tokenizer=" + data::toString(tokenizer.kind()) +
-            "), and transformers' GPT-2 tokenizers cannot read SentencePiece models: only a "
-            "project with tokenizer=byte exports as a Hugging Face folder. Export the weights "
-            "with --weights FILE.safetensors instead");
-    }
     if (gpt->options().moe().experts() > 0) {
         throw InputError("run " + std::to_string(run.run_id) + " has mixture-of-experts blocks (" +
                          "moe.experts = " + std::to_string(gpt->options().moe().experts()) +
@@ -154,7 +147,11 @@ HfExport exportScratchGptRun(Project &project, const std::string &project_path, 
                              hf::gpt2ConfigJson(gpt->options(), end_of_text));
     exporting::writeTextFile((out / "generation_config.json").string(),
                              hf::gpt2GenerationConfigJson(end_of_text));
-    for (const auto &[name, text] : hf::byteTokenizerFiles(gpt->options().seq_len())) {
+    const std::map<std::string, std::string> tokenizer_files =
+        tokenizer.kind() == data::TokenizerKind::Byte
+            ? hf::byteTokenizerFiles(gpt->options().seq_len())
+            : hf::sentencePieceTokenizerFiles(tokenizer.serialize(), gpt->options().seq_len());
+    for (const auto &[name, text] : tokenizer_files) {
         exporting::writeTextFile((out / name).string(), text);
     }
     return {run.step, "fp32", written.files};
