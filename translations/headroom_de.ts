@@ -2763,6 +2763,33 @@ headroom-cli train &quot;%1&quot;</translation>
     </message>
 </context>
 <context>
+    <name>headroom::ui::ShardSizeDialog</name>
+    <message>
+        <source>Export as Hugging Face Folder</source>
+        <translation>Als Hugging-Face-Ordner exportieren</translation>
+    </message>
+    <message>
+        <source>Weights larger than this are split into several files with an index, as save_pretrained splits them</source>
+        <translation>Gewichte, die größer sind, werden wie bei save_pretrained in mehrere Dateien mit einem Index aufgeteilt</translation>
+    </message>
+    <message>
+        <source>Bytes or a number with a unit: 500MB, 5GB, 2GiB (GB = 10⁹ bytes, GiB = 2³⁰ bytes). 5GB is what Transformers uses.</source>
+        <translation>Bytes oder eine Zahl mit Einheit: 500MB, 5GB, 2GiB (GB = 10⁹ Bytes, GiB = 2³⁰ Bytes). Transformers verwendet 5GB.</translation>
+    </message>
+    <message>
+        <source>&amp;Largest weight file:</source>
+        <translation>&amp;Größte Gewichtsdatei:</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>&amp;Exportieren</translation>
+    </message>
+    <message>
+        <source>“%1” is not a size above zero: give bytes or a number with a unit (500MB, 5GB, 2GiB).</source>
+        <translation>„%1“ ist keine Größe über null: Geben Sie Bytes oder eine Zahl mit Einheit an (500MB, 5GB, 2GiB).</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::TokenChips</name>
     <message>
         <source>id %1 · piece “%2”</source>

@@ -2755,6 +2755,33 @@ headroom-cli train &quot;%1&quot;</translation>
     </message>
 </context>
 <context>
+    <name>headroom::ui::ShardSizeDialog</name>
+    <message>
+        <source>Export as Hugging Face Folder</source>
+        <translation>导出为 Hugging Face 文件夹</translation>
+    </message>
+    <message>
+        <source>Weights larger than this are split into several files with an index, as save_pretrained splits them</source>
+        <translation>大于此值的权重会像 save_pretrained 一样拆分为带索引的多个文件</translation>
+    </message>
+    <message>
+        <source>Bytes or a number with a unit: 500MB, 5GB, 2GiB (GB = 10⁹ bytes, GiB = 2³⁰ bytes). 5GB is what Transformers uses.</source>
+        <translation>字节数或带单位的数字：500MB、5GB、2GiB（GB = 10⁹ 字节，GiB = 2³⁰ 字节）。Transformers 使用 5GB。</translation>
+    </message>
+    <message>
+        <source>&amp;Largest weight file:</source>
+        <translation>最大权重文件(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>&amp;Export</source>
+        <translation>导出(&amp;E)</translation>
+    </message>
+    <message>
+        <source>“%1” is not a size above zero: give bytes or a number with a unit (500MB, 5GB, 2GiB).</source>
+        <translation>“%1”不是大于零的大小：请给出字节数或带单位的数字（500MB、5GB、2GiB）。</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::TokenChips</name>
     <message>
         <source>id %1 · piece “%2”</source>

@@ -128,7 +128,10 @@ void TestCliWorkflow::newRejectsBadInput() {
     const Result result = cli(full);
     QCOMPARE(result.exit_code, 2);
     QVERIFY2(result.err.contains(named), qPrintable(result.err));
-    QVERIFY2(!QFile::exists(project), "a failed new must leave nothing behind");
+    for (const char *suffix : {"", "-wal", "-shm", "-journal", "-lock", ".d"}) {
+        QVERIFY2(!QFile::exists(project + suffix),
+                 qPrintable(project + suffix + ": a failed new must leave nothing behind"));
+    }
 
     // An existing project is never overwritten.
     const Result again = cli({"new", trained_, "--recipe", "gpt", "--data", corpus_});
@@ -426,6 +429,7 @@ void TestCliWorkflow::tooSmallSentencePieceVocabularyIsBadInput() {
             refused.err.contains(QRegularExpression("set tokenizer.vocab_size to \\d+ or more")),
         qPrintable(refused.err));
     QVERIFY(!QFile::exists(project));
+    QVERIFY(!QFile::exists(project + "-lock"));
 }
 
 QTEST_GUILESS_MAIN(TestCliWorkflow)

@@ -42,7 +42,7 @@ std::string storedDataPath(const std::string &data_path, const std::string &proj
 
 void removeProjectFiles(const std::string &project_path) {
     std::error_code ignored;
-    for (const char *suffix : {"", "-wal", "-shm", ".d"}) {
+    for (const char *suffix : {"", "-wal", "-shm", "-journal", "-lock", ".d"}) {
         fs::remove_all(project_path + suffix, ignored);
     }
 }
