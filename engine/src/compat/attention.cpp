@@ -36,7 +36,7 @@ torch::Tensor explicitAttention(const torch::Tensor &split, std::int64_t batch, 
 } // namespace
 
 torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p,
-                                  const WeightDropout &weight_dropout) {
+                                  const WeightDropout &weight_dropout, AttentionPath path) {
     TORCH_CHECK(qkv.dim() == 3 && heads > 0 && qkv.size(2) % (3 * heads) == 0,
                 "causalSelfAttention: qkv must be [B, T, 3*dim] with dim divisible by ", heads,
                 " heads, got ", qkv.sizes());
@@ -47,8 +47,15 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
     // [B, T, 3, H, D] -> [3, B, H, T, D]: a view; q, k, v below are its three slices.
     const torch::Tensor split =
         qkv.view({batch, length, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
+    AttentionShape shape;
+    shape.batch = batch;
+    shape.heads = heads;
+    shape.length = length;
+    shape.head_dim = head_dim;
+    shape.keyed_weight_dropout = dropout_p > 0 && weight_dropout;
+    shape.cpu = qkv.device().is_cpu();
 #if HEADROOM_TORCH_AT_LEAST(2, 0)
-    if (!(dropout_p > 0 && weight_dropout)) {
+    if (chooseAttentionPath(path, shape) == AttentionPath::Sdpa) {
         // scaled_dot_product_attention takes the strided views as they are.
         const torch::Tensor attended =
             at::scaled_dot_product_attention(split[0], split[1], split[2], {}, dropout_p,
@@ -57,8 +64,11 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
     }
 #else
     // 1.13 has only the private _scaled_dot_product_attention, whose CPU form builds a boolean
-    // mask, converts it and scales q in separate passes: the explicit form is faster.
+    // mask, converts it and scales q in separate passes: the explicit form is faster, and
+    // chooseAttentionPath never picks the fused one.
     (void)dim;
+    (void)path;
+    (void)shape;
 #endif
     return explicitAttention(split, batch, length, heads, head_dim, dropout_p, weight_dropout);
 }

@@ -1,6 +1,8 @@
 // Causal self-attention, the one op whose best form differs between LibTorch 1.13 and 2.x.
 #pragma once
 
+#include "compat/attention_path.h"
+
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -15,9 +17,11 @@ namespace headroom::compat {
 // Returns [B*T, dim] with the heads side by side again, ready for the output projection.
 // weight_dropout, when given, replaces the built-in dropout of the weights ([B*H, T, T]; keyed
 // dropout for exact replays): the fused 2.x kernel cannot take it, so the explicit form runs.
+// path: which form runs, resolved by chooseAttentionPath (compat/attention_path.h).
 using WeightDropout = std::function<torch::Tensor(const torch::Tensor &)>;
 torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p,
-                                  const WeightDropout &weight_dropout = {});
+                                  const WeightDropout &weight_dropout = {},
+                                  AttentionPath path = AttentionPath::Auto);
 
 // Causal attention over separate heads, for models with grouped-query attention and a KV
 // cache: q [B, H, T, D], k and v [B, H_kv, L, D] with H a multiple of H_kv (key/value head j

@@ -162,7 +162,7 @@ GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t 
 }
 
 GptBlockImpl::GptBlockImpl(const GptOptions &options, bool moe)
-    : heads_(options.heads()), dropout_(options.dropout()) {
+    : heads_(options.heads()), dropout_(options.dropout()), attention_path_(options.attention()) {
     validateGptOptions(options);
     const std::int64_t dim = options.dim();
     ln1_ = register_module("ln1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
@@ -269,7 +269,8 @@ torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch
     const std::uint64_t site = dropout_site_ + kAttentionWeightsSite;
     const torch::Tensor attended = compat::causalSelfAttention(
         project("qkv", qkv_, x).view({batch, length, -1}), heads_, p,
-        [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); });
+        [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); },
+        attention_path_);
     return project("attn_out", proj_, attended); // [B*T, dim]
 }
 

@@ -1,3 +1,5 @@
+#include "compat/attention_path.h"
+#include "compat/torch_compat.h"
 #include "models/gpt.h"
 #include "train/recipe.h"
 
@@ -157,6 +159,20 @@ models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab
             .dim(config.integer("model.dim"));
     }
     options.dropout(config.real("model.dropout"));
+    options.attention(compat::parseAttentionPath(config.text("model.attention")));
+    if (options.attention() == compat::AttentionPath::Sdpa) {
+        if (!compat::sdpaAvailable()) {
+            throw ConfigError("model.attention=sdpa needs LibTorch 2.0 or newer; this build of "
+                              "Headroom has LibTorch " +
+                              compat::torchVersion() + " (use auto or explicit)");
+        }
+        if (options.dropout() > 0) {
+            throw ConfigError("model.attention=sdpa cannot drop attention weights with the "
+                              "keyed masks that make replays exact (model.dropout=" +
+                              config.text("model.dropout") +
+                              "): set model.dropout=0, or model.attention=auto or explicit");
+        }
+    }
     options.moe()
         .experts(config.integer("moe.experts"))
         .top_k(config.integer("moe.top_k"))
