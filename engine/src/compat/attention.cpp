@@ -75,7 +75,7 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
 
 torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, double scale, double dropout_p,
-                              const WeightDropout &weight_dropout) {
+                              const WeightDropout &weight_dropout, AttentionPath path) {
     TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.sizes() == k.sizes() && q.size(0) == k.size(0) &&
                     k.size(1) > 0 && q.size(1) % k.size(1) == 0 && q.size(3) == k.size(3) &&
                     q.size(2) <= k.size(2),
@@ -90,7 +90,15 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
     const std::int64_t keys = k.size(2);
     const std::int64_t head_dim = q.size(3);
 #if HEADROOM_TORCH_AT_LEAST(2, 1)
-    if (!(dropout_p > 0 && weight_dropout) && (length == keys || length == 1)) {
+    AttentionShape shape;
+    shape.batch = batch;
+    shape.heads = heads;
+    shape.length = length;
+    shape.head_dim = head_dim;
+    shape.keyed_weight_dropout = dropout_p > 0 && weight_dropout;
+    shape.cpu = q.device().is_cpu();
+    if (chooseAttentionPath(path, shape) == AttentionPath::Sdpa &&
+        (length == keys || length == 1)) {
         // 2.1 takes the scale; is_causal aligns the mask top-left, right for T == L, and a
         // single query sees every key. It wants as many key/value heads as query heads.
         const auto repeated = [&](const torch::Tensor &t) {
@@ -102,6 +110,8 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
         return at::scaled_dot_product_attention(q, repeated(k), repeated(v), {}, dropout_p,
                                                 /*is_causal=*/length == keys && length > 1, scale);
     }
+#else
+    (void)path;
 #endif
     // The query heads that share a key/value head are rows of one product, [B*H_kv, r*T, D]
     // against [B*H_kv, L, D]: the keys and values are never repeated. Both layouts flatten

@@ -28,8 +28,11 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
 // serves query heads j*H/H_kv .. (j+1)*H/H_kv - 1; L >= T; the queries are the last T of the
 // L positions, so query t sees keys 0 .. L-T+t). scale multiplies q k^T. Dropout as above on
 // the [B*H, T, L] weights. Returns [B, H, T, D].
+// path as above; the fused kernel also needs LibTorch 2.1 and T == L (training, prefill) or
+// T == 1 (one generated token).
 torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, double scale, double dropout_p,
-                              const WeightDropout &weight_dropout = {});
+                              const WeightDropout &weight_dropout = {},
+                              AttentionPath path = AttentionPath::Auto);
 
 } // namespace headroom::compat

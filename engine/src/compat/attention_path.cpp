@@ -32,8 +32,26 @@ const char *attentionPathName(AttentionPath path) {
     return "auto";
 }
 
-bool sdpaAvailable() {
-    return HEADROOM_TORCH_AT_LEAST(2, 0);
+bool sdpaAvailable(bool with_scale) {
+    return with_scale ? HEADROOM_TORCH_AT_LEAST(2, 1) : HEADROOM_TORCH_AT_LEAST(2, 0);
+}
+
+std::string attentionPathRefusal(AttentionPath requested, bool with_scale, bool weight_dropout,
+                                 const std::string &dropout_key) {
+    if (requested != AttentionPath::Sdpa) {
+        return {};
+    }
+    if (!sdpaAvailable(with_scale)) {
+        return std::string("model.attention=sdpa needs LibTorch ") + (with_scale ? "2.1" : "2.0") +
+               " or newer; this build of Headroom has LibTorch " + torchVersion() +
+               " (use auto or explicit)";
+    }
+    if (weight_dropout) {
+        return "model.attention=sdpa cannot drop attention weights with the keyed masks that "
+               "make replays exact (" +
+               dropout_key + "): set model.dropout=0, or model.attention=auto or explicit";
+    }
+    return {};
 }
 
 AttentionPath chooseAttentionPath(AttentionPath requested, const AttentionShape &shape) {
@@ -43,10 +61,15 @@ AttentionPath chooseAttentionPath(AttentionPath requested, const AttentionShape 
     if (requested == AttentionPath::Sdpa || !shape.cpu) {
         return AttentionPath::Sdpa;
     }
-    const std::int64_t score_bytes = 4 * shape.batch * shape.heads * shape.length * shape.length;
-    return shape.length <= kExplicitMaxLength && score_bytes <= kExplicitMaxScoreBytes
-               ? AttentionPath::Explicit
-               : AttentionPath::Sdpa;
+    if (shape.length > kExplicitMaxLengthPerHeadDim * shape.head_dim) {
+        return AttentionPath::Sdpa;
+    }
+    const double weight_bytes =
+        4.0 * static_cast<double>(shape.layers) * static_cast<double>(shape.batch * shape.heads) *
+        static_cast<double>(shape.length) * static_cast<double>(shape.length);
+    return shape.memory_budget > 0 && weight_bytes > static_cast<double>(shape.memory_budget) / 4
+               ? AttentionPath::Sdpa
+               : AttentionPath::Explicit;
 }
 
 } // namespace headroom::compat

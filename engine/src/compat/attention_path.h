@@ -19,8 +19,15 @@ enum class AttentionPath {
 AttentionPath parseAttentionPath(const std::string &text);
 const char *attentionPathName(AttentionPath path);
 
-// True when this LibTorch has the public scaled_dot_product_attention (2.0+).
-bool sdpaAvailable();
+// True when this LibTorch has the public scaled_dot_product_attention (2.0+; with its scale
+// argument, which attention over separate heads needs, 2.1+).
+bool sdpaAvailable(bool with_scale = false);
+
+// Empty when a run may ask for `requested`; otherwise why not, naming model.attention and
+// what to do instead. weight_dropout: the model drops attention weights in training (keyed
+// masks, which the fused kernel cannot take); dropout_key names the setting that causes it.
+std::string attentionPathRefusal(AttentionPath requested, bool with_scale, bool weight_dropout,
+                                 const std::string &dropout_key);
 
 struct AttentionShape {
     std::int64_t batch = 1;
@@ -29,18 +36,23 @@ struct AttentionShape {
     std::int64_t head_dim = 1;
     bool keyed_weight_dropout = false; // dropout on the weights with keyed masks (training)
     bool cpu = true;
+    std::int64_t layers = 1;         // attention layers whose weights are saved at once
+    std::uint64_t memory_budget = 0; // memory.budget in bytes; 0 = none
 };
 
-// The path causalSelfAttention takes: Sdpa or Explicit, never Auto.
+// The path causalSelfAttention and causalAttention take: Sdpa or Explicit, never Auto.
 // - 1.13 has no usable fused kernel, and keyed weight dropout (exact replays) needs the
 //   weights as a tensor: Explicit, whatever was asked.
 // - Off the CPU (flash / memory-efficient kernels) Auto is Sdpa.
-// - On the CPU Auto is Explicit while a sequence is short enough that the explicit form is
-//   faster and its [B*H, T, T] buffers are small (kExplicitMaxLength, kExplicitMaxScoreBytes;
-//   measured by tests/benchmarks/attention_memory.sh, docs/BENCHMARKS.md), Sdpa beyond.
+// - On the CPU the explicit form was as fast or faster at every measured shape (LibTorch 2.6,
+//   tests/benchmarks/attention_memory.sh --sweep, docs/BENCHMARKS.md "Attention paths"), but
+//   it keeps 4*B*H*T^2 bytes of weights per layer where the fused kernel keeps 4*B*H*T. Auto
+//   is Explicit while those weights are cheap: T <= kExplicitMaxLengthPerHeadDim * D (then
+//   they are at most about the rest of the block's saved activations, 64*B*T*H*D bytes) and,
+//   under a memory budget, every layer's weights together take at most a quarter of it.
+//   Otherwise Sdpa.
 AttentionPath chooseAttentionPath(AttentionPath requested, const AttentionShape &shape);
 
-constexpr std::int64_t kExplicitMaxLength = 512;
-constexpr std::int64_t kExplicitMaxScoreBytes = std::int64_t{64} << 20;
+constexpr std::int64_t kExplicitMaxLengthPerHeadDim = 16;
 
 } // namespace headroom::compat

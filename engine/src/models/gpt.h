@@ -25,6 +25,9 @@ struct GptOptions {
     TORCH_ARG(double, dropout) = 0.1;
     // model.attention: the form of attention (compat/attention_path.h chooses per shape).
     TORCH_ARG(compat::AttentionPath, attention) = compat::AttentionPath::Auto;
+    // memory.budget in bytes (0 = none): under a budget auto keeps the explicit path only
+    // while every layer's attention weights take at most a quarter of it.
+    TORCH_ARG(std::uint64_t, memory_budget) = 0;
     // Mixture-of-Experts blocks (models/moe.h); experts = 0 keeps every block dense.
     TORCH_ARG(MoeOptions, moe);
 };
@@ -105,6 +108,8 @@ private:
     std::int64_t heads_;
     double dropout_;
     compat::AttentionPath attention_path_;
+    std::int64_t layers_;
+    std::uint64_t memory_budget_;
     std::uint64_t dropout_site_ = 0;
     torch::nn::LayerNorm ln1_{nullptr};
     torch::nn::Linear qkv_{nullptr};  // fused query/key/value projection, dim -> 3*dim

@@ -244,6 +244,8 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
     attention_shape.head_dim = options.dim() / options.heads();
     attention_shape.keyed_weight_dropout = options.dropout() > 0;
     attention_shape.cpu = techniques.cpu;
+    attention_shape.layers = layers;
+    attention_shape.memory_budget = options.memory_budget();
     const bool sdpa = compat::chooseAttentionPath(options.attention(), attention_shape) ==
                       compat::AttentionPath::Sdpa;
     memory.attention = sdpa ? "sdpa" : "explicit";

@@ -1,5 +1,4 @@
 #include "compat/attention_path.h"
-#include "compat/torch_compat.h"
 #include "models/gpt.h"
 #include "train/recipe.h"
 
@@ -159,19 +158,13 @@ models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab
             .dim(config.integer("model.dim"));
     }
     options.dropout(config.real("model.dropout"));
-    options.attention(compat::parseAttentionPath(config.text("model.attention")));
-    if (options.attention() == compat::AttentionPath::Sdpa) {
-        if (!compat::sdpaAvailable()) {
-            throw ConfigError("model.attention=sdpa needs LibTorch 2.0 or newer; this build of "
-                              "Headroom has LibTorch " +
-                              compat::torchVersion() + " (use auto or explicit)");
-        }
-        if (options.dropout() > 0) {
-            throw ConfigError("model.attention=sdpa cannot drop attention weights with the "
-                              "keyed masks that make replays exact (model.dropout=" +
-                              config.text("model.dropout") +
-                              "): set model.dropout=0, or model.attention=auto or explicit");
-        }
+    options.attention(compat::parseAttentionPath(config.text("model.attention")))
+        .memory_budget(config.bytes("memory.budget"));
+    const std::string refusal =
+        compat::attentionPathRefusal(options.attention(), false, options.dropout() > 0,
+                                     "model.dropout=" + config.text("model.dropout"));
+    if (!refusal.empty()) {
+        throw ConfigError(refusal);
     }
     options.moe()
         .experts(config.integer("moe.experts"))
