@@ -46,6 +46,14 @@ const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys", "Embedding width (gpt)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Context length in tokens (gpt)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Dropout probability"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "How a GPT made from scratch attends: auto = on the CPU the explicit form while "
+        "its T x T weights are cheap (seq_len <= 16 x head size and, under memory.budget, "
+        "all layers' weights within a quarter of it), otherwise the fused kernel; on a "
+        "GPU the fused kernel; sdpa = LibTorch 2.x's scaled_dot_product_attention (keeps "
+        "no T x T weights, slower on the CPU; needs model.dropout=0); explicit = scores "
+        "and softmax weights as tensors (what LibTorch 1.13 always runs)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Hidden layer widths of the tabular MLP, comma-separated"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Embedding width of categorical columns (tabular); 0 = automatic"),

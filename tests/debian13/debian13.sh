@@ -13,6 +13,9 @@
 #                                          nothing (there is no GPU here)
 #   tests/debian13/debian13.sh root [cpu|cuda]    only make (or update) a root
 #   tests/debian13/debian13.sh shell [cpu|cuda]   an interactive shell in a root
+#   tests/debian13/debian13.sh run CMD [ARG]...   run one command in the CPU root, in /src
+#                                          (the environment is cleared: pass variables
+#                                          with env, e.g. run env BUILD_DIR=build/torch2 ...)
 #
 # Environment:
 #   HEADROOM_ROOTS_DIR     where the roots, their ccache and the apt cache live
@@ -191,8 +194,14 @@ case "${1:-}" in
     ensure_root "${2:-cpu}"
     in_root "${2:-cpu}" bash -c 'cd /src && exec bash -i'
     ;;
+  run)
+    shift
+    (($# > 0)) || { say "run needs a command"; exit 2; }
+    ensure_root cpu
+    in_root cpu bash -c 'cd /src && exec "$@"' run "$@"
+    ;;
   *)
-    sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
     ;;
 esac

@@ -1,5 +1,6 @@
 // The estimator against the ground truth: the counting CPU allocator's peak over real training
 // steps (run by the trainer), on a grid of recipes, sizes, techniques and micro-batches.
+#include "compat/attention_path.h"
 #include "plan/gpt_memory_model.h"
 #include "plan/model_facts.h"
 #include "plan/planner_request.h"
@@ -77,7 +78,7 @@ private Q_SLOTS:
 
     // At least 20 configurations: every prediction within 10 %, the median within 5 %.
     void predictsTheAllocatorPeakOnAGrid() {
-        const std::vector<GridRow> grid = {
+        std::vector<GridRow> grid = {
             {"gpt", {}},
             {"gpt", {"model.dropout=0"}},
             {"gpt", {"train.micro_batch=1"}},
@@ -123,7 +124,30 @@ private Q_SLOTS:
             // A wide middle layer puts the peak inside the backward pass, not at the step.
             {"tabular", {"train.micro_batch=128", "model.hidden=1024,1024", "optimizer=adamw8bit"}},
             {"tabular", {"train.micro_batch=128", "model.hidden=1024,1024", "precision=bf16"}},
+            // Longer sequences, where the attention weights matter (explicit on every version).
+            {"gpt", {"model.attention=explicit", "model.dropout=0", "model.seq_len=128"}},
         };
+        if (compat::sdpaAvailable()) {
+            // scaled_dot_product_attention: no [B, H, T, T] weights, its output and log-sum-exp
+            // instead (LibTorch 2.x only; 1.13 refuses model.attention=sdpa).
+            const std::vector<GridRow> sdpa = {
+                {"gpt", {"model.attention=sdpa", "model.dropout=0"}},
+                {"gpt", {"model.attention=sdpa", "model.dropout=0", "model.seq_len=128"}},
+                {"gpt",
+                 {"model.attention=sdpa", "model.dropout=0", "model.seq_len=128", "model.heads=4",
+                  "train.micro_batch=8"}},
+                {"gpt",
+                 {"model.attention=sdpa", "model.dropout=0", "precision=bf16", "model.seq_len=128",
+                  "train.micro_batch=8"}},
+                {"gpt",
+                 {"model.attention=sdpa", "model.dropout=0", "checkpointing=1", "model.layers=4",
+                  "model.seq_len=128"}},
+                {"gpt",
+                 {"model.attention=sdpa", "model.dropout=0", "moe.experts=4", "moe.top_k=2",
+                  "model.seq_len=64"}},
+            };
+            grid.insert(grid.end(), sdpa.begin(), sdpa.end());
+        }
         QVERIFY(grid.size() >= 20);
         std::vector<double> errors;
         for (const GridRow &row : grid) {

@@ -3,6 +3,7 @@
 // 32 000, whose head runs in blocks; one wide enough that its weights dominate), Qwen2 and Mixtral
 // (4 experts, top-2) folders written here, over precisions, checkpointing, LoRA on bases held in
 // fp32, bf16, int8 and nf4, full fine-tuning, optimizers and shapes.
+#include "compat/attention_path.h"
 #include "export/safetensors.h"
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
@@ -277,6 +278,25 @@ private Q_SLOTS:
             {"lora.rank=8", "precision=bf16", "train.micro_batch=8", "model.seq_len=256"});
         row("mixtral lora int8 bf16 ckpt", "mixtral",
             {"lora.rank=8", "model.base_dtype=int8", "precision=bf16", "checkpointing=1"});
+        // model.attention=auto keeps the explicit form at these short sequences; the fused
+        // kernel's saved set (LibTorch 2.1+; 1.13 refuses sdpa) is checked where it is asked for.
+        if (compat::sdpaAvailable(true)) {
+            row("llama sdpa 8 x 256", "llama",
+                {"model.attention=sdpa", "train.micro_batch=8", "model.seq_len=256"});
+            row("llama sdpa bf16", "llama",
+                {"model.attention=sdpa", "precision=bf16", "train.micro_batch=2",
+                 "model.seq_len=128"});
+            row("llama sdpa lora q,v", "llama",
+                {"model.attention=sdpa", "lora.rank=8", "lora.targets=q_proj,v_proj"});
+            row("qwen2 sdpa ckpt seq 256", "qwen2",
+                {"model.attention=sdpa", "checkpointing=1", "train.micro_batch=1",
+                 "model.seq_len=256"});
+            row("gpt2 sdpa no dropout", "gpt2",
+                {"model.attention=sdpa", "model.dropout=0", "train.micro_batch=8",
+                 "model.seq_len=32"});
+            row("mixtral sdpa 8 x 256", "mixtral",
+                {"model.attention=sdpa", "train.micro_batch=8", "model.seq_len=256"});
+        }
     }
 
     // Every prediction within 10 % of the measured peak.

@@ -36,7 +36,7 @@ torch::Tensor explicitAttention(const torch::Tensor &split, std::int64_t batch, 
 } // namespace
 
 torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p,
-                                  const WeightDropout &weight_dropout) {
+                                  const WeightDropout &weight_dropout, AttentionPath path) {
     TORCH_CHECK(qkv.dim() == 3 && heads > 0 && qkv.size(2) % (3 * heads) == 0,
                 "causalSelfAttention: qkv must be [B, T, 3*dim] with dim divisible by ", heads,
                 " heads, got ", qkv.sizes());
@@ -47,8 +47,15 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
     // [B, T, 3, H, D] -> [3, B, H, T, D]: a view; q, k, v below are its three slices.
     const torch::Tensor split =
         qkv.view({batch, length, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
+    AttentionShape shape;
+    shape.batch = batch;
+    shape.heads = heads;
+    shape.length = length;
+    shape.head_dim = head_dim;
+    shape.keyed_weight_dropout = dropout_p > 0 && weight_dropout;
+    shape.cpu = qkv.device().is_cpu();
 #if HEADROOM_TORCH_AT_LEAST(2, 0)
-    if (!(dropout_p > 0 && weight_dropout)) {
+    if (chooseAttentionPath(path, shape) == AttentionPath::Sdpa) {
         // scaled_dot_product_attention takes the strided views as they are.
         const torch::Tensor attended =
             at::scaled_dot_product_attention(split[0], split[1], split[2], {}, dropout_p,
@@ -57,15 +64,18 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
     }
 #else
     // 1.13 has only the private _scaled_dot_product_attention, whose CPU form builds a boolean
-    // mask, converts it and scales q in separate passes: the explicit form is faster.
+    // mask, converts it and scales q in separate passes: the explicit form is faster, and
+    // chooseAttentionPath never picks the fused one.
     (void)dim;
+    (void)path;
+    (void)shape;
 #endif
     return explicitAttention(split, batch, length, heads, head_dim, dropout_p, weight_dropout);
 }
 
 torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, double scale, double dropout_p,
-                              const WeightDropout &weight_dropout) {
+                              const WeightDropout &weight_dropout, AttentionPath path) {
     TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.sizes() == k.sizes() && q.size(0) == k.size(0) &&
                     k.size(1) > 0 && q.size(1) % k.size(1) == 0 && q.size(3) == k.size(3) &&
                     q.size(2) <= k.size(2),
@@ -80,7 +90,15 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
     const std::int64_t keys = k.size(2);
     const std::int64_t head_dim = q.size(3);
 #if HEADROOM_TORCH_AT_LEAST(2, 1)
-    if (!(dropout_p > 0 && weight_dropout) && (length == keys || length == 1)) {
+    AttentionShape shape;
+    shape.batch = batch;
+    shape.heads = heads;
+    shape.length = length;
+    shape.head_dim = head_dim;
+    shape.keyed_weight_dropout = dropout_p > 0 && weight_dropout;
+    shape.cpu = q.device().is_cpu();
+    if (chooseAttentionPath(path, shape) == AttentionPath::Sdpa &&
+        (length == keys || length == 1)) {
         // 2.1 takes the scale; is_causal aligns the mask top-left, right for T == L, and a
         // single query sees every key. It wants as many key/value heads as query heads.
         const auto repeated = [&](const torch::Tensor &t) {
@@ -92,6 +110,8 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
         return at::scaled_dot_product_attention(q, repeated(k), repeated(v), {}, dropout_p,
                                                 /*is_causal=*/length == keys && length > 1, scale);
     }
+#else
+    (void)path;
 #endif
     // The query heads that share a key/value head are rows of one product, [B*H_kv, r*T, D]
     // against [B*H_kv, L, D]: the keys and values are never repeated. Both layouts flatten

@@ -94,6 +94,13 @@ std::vector<KeySpec> buildKeys() {
         integer("model.dim", "128", 8, 16384, "Embedding width (gpt)"),
         integer("model.seq_len", "64", 2, 65536, "Context length in tokens (gpt)"),
         real("model.dropout", "0.1", 0, 0.9, "Dropout probability"),
+        choice("model.attention", "auto", {"auto", "sdpa", "explicit"},
+               "How a GPT made from scratch attends: auto = on the CPU the explicit form while "
+               "its T x T weights are cheap (seq_len <= 16 x head size and, under memory.budget, "
+               "all layers' weights within a quarter of it), otherwise the fused kernel; on a "
+               "GPU the fused kernel; sdpa = LibTorch 2.x's scaled_dot_product_attention (keeps "
+               "no T x T weights, slower on the CPU; needs model.dropout=0); explicit = scores "
+               "and softmax weights as tensors (what LibTorch 1.13 always runs)"),
         text("model.hidden", "128,64", KeyType::String,
              "Hidden layer widths of the tabular MLP, comma-separated"),
         integer("model.embedding_dim", "0", 0, 1024,

@@ -8,6 +8,7 @@
 // ([out, in]); import and export transpose them.
 #pragma once
 
+#include "compat/attention_path.h"
 #include "models/base_quantization.h"
 #include "models/lora.h"
 #include "models/moe_routing.h"
@@ -54,6 +55,9 @@ struct CausalLmOptions {
     double embedding_dropout = 0;
     double residual_dropout = 0;
     double attention_dropout = 0;
+    // model.attention and memory.budget: which form of attention runs (compat/attention_path.h).
+    compat::AttentionPath attention = compat::AttentionPath::Auto;
+    std::uint64_t memory_budget = 0;
     // Mixtral (Llama family): every layer's MLP is a sparse MoE block of `experts` SwiGLU
     // experts of width `hidden`, each token routed to experts_per_token of them
     // (models/sparse_moe_block.h); 0 = dense MLPs.

@@ -162,7 +162,8 @@ GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t 
 }
 
 GptBlockImpl::GptBlockImpl(const GptOptions &options, bool moe)
-    : heads_(options.heads()), dropout_(options.dropout()) {
+    : heads_(options.heads()), dropout_(options.dropout()), attention_path_(options.attention()),
+      layers_(options.layers()), memory_budget_(options.memory_budget()) {
     validateGptOptions(options);
     const std::int64_t dim = options.dim();
     ln1_ = register_module("ln1", torch::nn::LayerNorm(torch::nn::LayerNormOptions({dim})));
@@ -267,9 +268,19 @@ torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch
                                       std::int64_t length) {
     const double p = is_training() ? dropout_ : 0.0;
     const std::uint64_t site = dropout_site_ + kAttentionWeightsSite;
+    compat::AttentionShape shape;
+    shape.batch = batch;
+    shape.heads = heads_;
+    shape.length = length;
+    shape.head_dim = x.size(-1) / heads_;
+    shape.keyed_weight_dropout = p > 0;
+    shape.cpu = x.device().is_cpu();
+    shape.layers = layers_;
+    shape.memory_budget = memory_budget_;
     const torch::Tensor attended = compat::causalSelfAttention(
         project("qkv", qkv_, x).view({batch, length, -1}), heads_, p,
-        [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); });
+        [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); },
+        compat::chooseAttentionPath(attention_path_, shape));
     return project("attn_out", proj_, attended); // [B*T, dim]
 }
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "compat/attention_path.h"
 #include "models/lora.h"
 #include "models/moe.h"
 
@@ -22,6 +23,11 @@ struct GptOptions {
     TORCH_ARG(std::int64_t, heads) = 4;
     TORCH_ARG(std::int64_t, dim) = 128;
     TORCH_ARG(double, dropout) = 0.1;
+    // model.attention: the form of attention (compat/attention_path.h chooses per shape).
+    TORCH_ARG(compat::AttentionPath, attention) = compat::AttentionPath::Auto;
+    // memory.budget in bytes (0 = none): under a budget auto keeps the explicit path only
+    // while every layer's attention weights take at most a quarter of it.
+    TORCH_ARG(std::uint64_t, memory_budget) = 0;
     // Mixture-of-Experts blocks (models/moe.h); experts = 0 keeps every block dense.
     TORCH_ARG(MoeOptions, moe);
 };
@@ -101,6 +107,9 @@ private:
 
     std::int64_t heads_;
     double dropout_;
+    compat::AttentionPath attention_path_;
+    std::int64_t layers_;
+    std::uint64_t memory_budget_;
     std::uint64_t dropout_site_ = 0;
     torch::nn::LayerNorm ln1_{nullptr};
     torch::nn::Linear qkv_{nullptr};  // fused query/key/value projection, dim -> 3*dim

@@ -1,5 +1,6 @@
 #include "plan/gpt_memory_model.h"
 
+#include "compat/attention_path.h"
 #include "train/adamw8bit.h"
 #include "train/blockwise_quantization.h"
 #include "train/recipe.h"
@@ -232,15 +233,32 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
     (techniques.offload ? memory.host : memory.optimizer) = state;
     const auto all_gradients = 4 * static_cast<std::uint64_t>(trainable);
 
-    // Saved for backward at the end of the forward pass.
-    const Bytes block = c.block_nd[drop] * Nd + c.block_a[drop] * A + c.block_n * N +
+    // Saved for backward at the end of the forward pass. The coefficients count the explicit
+    // attention's weights (and dropout's mask and output); scaled_dot_product_attention keeps
+    // q, k and v (views of the qkv projection, as large as the explicit path's packed copy),
+    // its output and an fp32 log-sum-exp per query row instead.
+    compat::AttentionShape attention_shape;
+    attention_shape.batch = techniques.micro_batch;
+    attention_shape.heads = options.heads();
+    attention_shape.length = options.seq_len();
+    attention_shape.head_dim = options.dim() / options.heads();
+    attention_shape.keyed_weight_dropout = options.dropout() > 0;
+    attention_shape.cpu = techniques.cpu;
+    attention_shape.layers = layers;
+    attention_shape.memory_budget = options.memory_budget();
+    const bool sdpa = compat::chooseAttentionPath(options.attention(), attention_shape) ==
+                      compat::AttentionPath::Sdpa;
+    memory.attention = sdpa ? "sdpa" : "explicit";
+    const Bytes activation_bytes = techniques.precision == EstimatePrecision::Fp32 ? 4 : 2;
+    const Bytes attention_saved =
+        sdpa ? activation_bytes * Nd + 4 * B * H * T : c.block_a[drop] * A;
+    const Bytes block = c.block_nd[drop] * Nd + attention_saved + c.block_n * N +
                         c.block_d2 * d * d + lora_block_delta;
     const Bytes residual = c.residual_nd * Nd;
     Bytes head = c.head_nv * NV + c.head_nd[drop] * Nd + c.head_n * N + c.head_vd * V * d;
     if (lora) {
         head -= c.linear_input * Nd; // the frozen tied projection keeps no input
     }
-    const Bytes activation_bytes = techniques.precision == EstimatePrecision::Fp32 ? 4 : 2;
     const Bytes moe_block = options.moe().experts() > 0
                                 ? block +
                                       moeBlockDelta(options, N, c.linear_input, activation_bytes) +

@@ -32,6 +32,7 @@ struct StepMemory {
     std::int64_t parameters = 0;
     std::int64_t trainable = 0;
     std::string model;
+    std::string attention; // GPT: the attention path the run takes ("sdpa", "explicit")
 };
 
 struct StepTechniques {
@@ -45,6 +46,7 @@ struct StepTechniques {
     std::int64_t lora_rank = 0;
     double lora_dropout = 0;
     std::set<std::string> lora_targets;
+    bool cpu = true; // the device kind decides the attention path (compat/attention_path.h)
 };
 
 // Bytes of optimizer state for parameters of these sizes (fused fp32 AdamW: 8 per element;

@@ -1,3 +1,4 @@
+#include "compat/attention_path.h"
 #include "compat/torch_compat.h"
 #include "plan/encoder_memory_model.h"
 #include "plan/gpt_memory_model.h"
@@ -101,10 +102,11 @@ void applyDistributed(const Config &config, std::int64_t trainable, MemoryEstima
 } // namespace
 
 MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
-    const plan::StepTechniques techniques = stepTechniques(config);
+    plan::StepTechniques techniques = stepTechniques(config);
     MemoryEstimate estimate;
     estimate.recipe = config.text("recipe");
     estimate.device = deviceKind(config);
+    techniques.cpu = estimate.device == "cpu";
     estimate.techniques = train::techniquesFromConfig(config).describe();
     estimate.micro_batch = techniques.micro_batch;
     estimate.accumulation = techniques.accumulation;
@@ -134,13 +136,16 @@ MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
                                  " allocator rounding and workspaces are estimated (+3 % of "
                                  "activations and gradients, +8 MiB)");
     }
-#if HEADROOM_TORCH_AT_LEAST(2, 0)
-    if (estimate.recipe == "gpt" && config.text("model.base").empty()) {
+    // On 1.13 every run takes the explicit path: the note tells only where there is a choice.
+    if (!memory.attention.empty() && compat::sdpaAvailable()) {
         estimate.notes.push_back(
-            "attention memory is calibrated on LibTorch 1.13; LibTorch " + compat::torchVersion() +
-            " uses scaled_dot_product_attention, which usually saves less (estimate is high)");
+            "attention: " +
+            std::string(memory.attention == "sdpa"
+                            ? "scaled_dot_product_attention (no T x T weights kept)"
+                            : "explicit softmax (keeps micro_batch x heads x T x T weights)") +
+            ", model.attention=" + config.text("model.attention") + " on LibTorch " +
+            compat::torchVersion());
     }
-#endif
     estimate.model_peak = estimate.weights + estimate.gradients + estimate.optimizer +
                           estimate.activations + estimate.overhead;
     estimate.peak = estimate.model_peak;

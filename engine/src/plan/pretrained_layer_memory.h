@@ -27,9 +27,9 @@ struct Lm {
     double lora_dropout = 0;
     std::set<std::string> targets;
     double embedding_dropout = 0, residual_dropout = 0, attention_dropout = 0;
-    // LibTorch 2.1+ without attention dropout attends through scaled_dot_product_attention
-    // (compat/attention.cpp), which keeps its inputs, its output and a log-sum-exp per row
-    // instead of the weights.
+    // The run attends through scaled_dot_product_attention (LibTorch 2.1+, no attention
+    // dropout, compat/attention_path.h's rule), which keeps its inputs, its output and a
+    // log-sum-exp per row instead of the weights.
     bool sdpa = false;
     // Mixtral: each layer's MLP is a sparse MoE block of `experts` experts of width `hidden`,
     // `top_k` of them per token (models/sparse_moe_block.cpp); 0 = dense.

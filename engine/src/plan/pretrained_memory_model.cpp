@@ -1,5 +1,6 @@
 #include "plan/pretrained_memory_model.h"
 
+#include "compat/attention_path.h"
 #include "compat/torch_compat.h"
 #include "hf/checkpoint_layout.h"
 #include "hf/lora_targets.h"
@@ -197,7 +198,19 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
         lm.residual_dropout = a.residual_dropout;
         lm.attention_dropout = a.attention_dropout;
     }
-    lm.sdpa = HEADROOM_TORCH_AT_LEAST(2, 1) && lm.attention_dropout == 0;
+    compat::AttentionShape attention;
+    attention.batch = techniques.micro_batch;
+    attention.heads = a.heads;
+    attention.length = config.integer("model.seq_len");
+    attention.head_dim = a.head_dim;
+    attention.keyed_weight_dropout = lm.attention_dropout > 0;
+    attention.cpu = techniques.cpu;
+    attention.layers = a.layers;
+    attention.memory_budget = config.bytes("memory.budget");
+    lm.sdpa =
+        compat::sdpaAvailable(true) &&
+        compat::chooseAttentionPath(compat::parseAttentionPath(config.text("model.attention")),
+                                    attention) == compat::AttentionPath::Sdpa;
     lm.full = techniques.lora_rank == 0;
     // A full fine-tune trains every weight in fp32 (Config::validate refuses another base format).
     const BaseFormat format =

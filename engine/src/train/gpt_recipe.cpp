@@ -1,3 +1,4 @@
+#include "compat/attention_path.h"
 #include "models/gpt.h"
 #include "train/recipe.h"
 
@@ -157,6 +158,14 @@ models::GptOptions gptOptionsFromConfig(const Config &config, std::int64_t vocab
             .dim(config.integer("model.dim"));
     }
     options.dropout(config.real("model.dropout"));
+    options.attention(compat::parseAttentionPath(config.text("model.attention")))
+        .memory_budget(config.bytes("memory.budget"));
+    const std::string refusal =
+        compat::attentionPathRefusal(options.attention(), false, options.dropout() > 0,
+                                     "model.dropout=" + config.text("model.dropout"));
+    if (!refusal.empty()) {
+        throw ConfigError(refusal);
+    }
     options.moe()
         .experts(config.integer("moe.experts"))
         .top_k(config.integer("moe.top_k"))

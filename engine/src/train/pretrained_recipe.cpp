@@ -187,6 +187,15 @@ makePretrainedRecipe(const Config &config, const std::string &base_folder, torch
     if (config.real("model.dropout") == 0) {
         options.embedding_dropout = options.residual_dropout = options.attention_dropout = 0;
     }
+    options.attention = compat::parseAttentionPath(config.text("model.attention"));
+    options.memory_budget = config.bytes("memory.budget");
+    const std::string refusal =
+        compat::attentionPathRefusal(options.attention, true, options.attention_dropout > 0,
+                                     folder.config_path + " sets attention dropout " +
+                                         std::to_string(options.attention_dropout));
+    if (!refusal.empty()) {
+        throw ConfigError(refusal);
+    }
     const models::BaseFormat base_format = models::parseBaseFormat(config.text("model.base_dtype"));
     if (progress) {
         progress("loading " + architecture.architecture + " weights from " + folder.folder +

@@ -29,7 +29,8 @@ const std::set<std::string> &resumableKeys() {
                                                "memory.budget",
                                                "recovery.min_micro_batch",
                                                "recovery.max_recoveries",
-                                               "model.base"};
+                                               "model.base",
+                                               "model.attention"};
     return keys;
 }
 
