@@ -5,6 +5,9 @@
 
 #include <ATen/record_function.h>
 
+#include <cstdint>
+#include <vector>
+
 namespace headroom::models {
 
 namespace {
