@@ -1,8 +1,11 @@
 // Training-step throughput of the GPT recipe: forward, cross-entropy, backward, clip the
-// gradient norm to 1, AdamW step, zero_grad (set to none). gpt_reference.py is the same model
-// in PyTorch; run_benchmarks.sh runs both side by side. With --experts N the blocks' MLPs are
+// gradient norm to 1, AdamW step, zero_grad (set to none). The Linear layers' GEMMs go through
+// oneDNN where the LibTorch has it (models/cpu_linear.h); HEADROOM_GEMM=blas keeps ATen's
+// BLAS. gpt_reference.py is the same model in PyTorch; run_benchmarks.sh runs both side by
+// side. With --experts N the blocks' MLPs are
 // Mixture-of-Experts layers (models/moe.h) and the objective adds the recipe's aux and z losses
 // (moe.sh runs it against the same model in gpt_reference.py). Prints one JSON line.
+#include "compat/cpu_gemm.h"
 #include "models/gpt.h"
 #include "train/fused_adamw.h"
 
@@ -352,13 +355,15 @@ int run(const Settings &s) {
     const double median_ms = median(step_ms);
     const long params = static_cast<long>(headroom::models::gptParameterCount(model->options()));
     const long active = static_cast<long>(activeParameters(model->options()));
-    std::printf("{\"impl\":\"cpp\",\"optimizer\":\"%s\",\"params\":%ld,\"active_params\":%ld,"
+    std::printf("{\"impl\":\"cpp\",\"optimizer\":\"%s\",\"gemm\":\"%s\",\"params\":%ld,\"active_"
+                "params\":%ld,"
                 "\"experts\":%lld,\"top_k\":%lld,\"layers\":%lld,"
                 "\"dim\":%lld,\"seq\":%lld,\"threads\":%d,\"steps\":%zu,\"seconds\":%.4f,"
                 "\"tokens_per_s\":%.1f,\"median_step_ms\":%.3f,\"min_step_ms\":%.3f,"
                 "\"tokens_per_s_median_step\":%.1f,\"first_loss\":%.5f,\"last_loss\":%.5f,"
                 "\"peak_rss_kib\":%ld",
-                s.optimizer.c_str(), params, active, static_cast<long long>(s.experts),
+                s.optimizer.c_str(), headroom::compat::dnnlSgemmAvailable() ? "onednn" : "blas",
+                params, active, static_cast<long long>(s.experts),
                 static_cast<long long>(s.experts > 0 ? s.top_k : 0),
                 static_cast<long long>(s.layers), static_cast<long long>(s.dim),
                 static_cast<long long>(s.seq), at::get_num_threads(), step_ms.size(), seconds,

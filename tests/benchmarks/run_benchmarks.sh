@@ -31,7 +31,8 @@ if [[ -n "$OPENBLAS_DETECTED" ]]; then
   echo "OpenBLAS core: $OPENBLAS_DETECTED${OPENBLAS_CORETYPE:+ -> $OPENBLAS_CORETYPE (OPENBLAS_CORETYPE)}" >&2
 fi
 echo "threads: $THREADS, OMP_WAIT_POLICY=$OMP_WAIT_POLICY," \
-  "MALLOC_MMAP_THRESHOLD_=$MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_=$MALLOC_TRIM_THRESHOLD_" >&2
+  "MALLOC_MMAP_THRESHOLD_=$MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_=$MALLOC_TRIM_THRESHOLD_," \
+  "OPENBLAS_CORETYPE=${OPENBLAS_CORETYPE:-} DNNL_MAX_CPU_ISA=${DNNL_MAX_CPU_ISA:-}" >&2
 
 RESULTS="$BUILD_DIR/benchmarks/results.jsonl"
 mkdir -p "$(dirname "$RESULTS")"
@@ -45,8 +46,9 @@ CONFIGS=(
   "10M|--layers 6 --heads 6 --dim 384 --seq 256 --batch 16 --vocab 257|--warmup 2 --steps 12 --turn-steps 2"
 )
 # cpp-torch-adamw: the same C++ program with torch::optim::AdamW and clip_grad_norm_, to show
-# what the fused optimizer contributes.
-IMPLS=(cpp python cpp-torch-adamw)
+# what the fused optimizer contributes; cpp-blas: with ATen's BLAS (HEADROOM_GEMM=blas) for the
+# Linear layers instead of oneDNN, to show what that contributes.
+IMPLS=(cpp python cpp-torch-adamw cpp-blas)
 
 # The processes of one configuration run at the same time but take turns, a block of steps
 # each, passing a token around a ring of FIFOs: whatever else the machine is doing hits all
@@ -72,6 +74,7 @@ for config in "${CONFIGS[@]}"; do
     case "${IMPLS[$index]}" in
       cpp) "$CPP" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
       cpp-torch-adamw) "$CPP" --optimizer torch $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
+      cpp-blas) HEADROOM_GEMM=blas "$CPP" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
       python) "$PYTHON" "$REFERENCE" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
     esac
     pids+=($!)

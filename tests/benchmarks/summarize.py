@@ -20,13 +20,20 @@ def main(path):
         for line in results:
             record = json.loads(line)
             run = record["run"]
-            impl = run["impl"] if run["impl"] == "python" or run["optimizer"] == "fused" else "cpp-torch-adamw"
+            impl = run["impl"]
+            if impl == "cpp" and run["optimizer"] != "fused":
+                impl = "cpp-torch-adamw"
+            elif impl == "cpp" and run.get("gemm") == "blas":
+                impl = "cpp-blas"
             runs.setdefault(record["config"], {}).setdefault(impl, []).append(run)
 
     has_torch_adamw = any("cpp-torch-adamw" in impls for impls in runs.values())
+    has_blas = any("cpp-blas" in impls for impls in runs.values())
     header = ["config", "params", "tokens/s C++", "tokens/s Python", "ratio C++/Python",
               "GFLOP/s C++", "GFLOP/s Python", "peak RSS C++", "peak RSS Python",
               "loss C++ / Python"]
+    if has_blas:
+        header.insert(5, "tokens/s C++ with ATen's BLAS")
     if has_torch_adamw:
         header.insert(5, "tokens/s C++ with torch::optim::AdamW")
     print("| " + " | ".join(header) + " |")
@@ -44,9 +51,10 @@ def main(path):
             f"{cpp['peak_rss_kib'] / 1024:.0f} MiB", f"{python['peak_rss_kib'] / 1024:.0f} MiB",
             f"{cpp['last_loss']:.4f} / {python['last_loss']:.4f}",
         ]
-        if has_torch_adamw:
-            torch_adamw = impls.get("cpp-torch-adamw")
-            row.insert(5, f"{torch_adamw[0]['tokens_per_s_median_step']:,.0f}" if torch_adamw else "-")
+        for present, name in ((has_blas, "cpp-blas"), (has_torch_adamw, "cpp-torch-adamw")):
+            if present:
+                other = impls.get(name)
+                row.insert(5, f"{other[0]['tokens_per_s_median_step']:,.0f}" if other else "-")
         print("| " + " | ".join(row) + " |")
 
 

@@ -5,6 +5,7 @@
 #include "compat/attention.h"
 #include "compat/autocast.h"
 #include "device/cpu_flags.h"
+#include "models/cpu_linear.h"
 #include "train/run_setup.h"
 
 #include <headroom/config.h>
@@ -36,8 +37,9 @@ struct Shape {
     std::function<std::function<void()>(const torch::TensorOptions &)> prepare;
 };
 
-// The GEMMs of one transformer block at `dim` over `tokens` rows, as linear layers compute
-// them (weights [out, in]; some kernels pick another path for other layouts): the fused qkv
+// The GEMMs of one transformer block at `dim` over `tokens` rows, as the GPT's linear layers
+// compute them (models/cpu_linear.h; weights [out, in]; some kernels pick another path for other
+// layouts): the fused qkv
 // and output projections and the two MLP layers.
 Shape blockGemms(std::int64_t tokens, std::int64_t dim) {
     const double flops = 2.0 * static_cast<double>(tokens * dim * dim) * (3 + 1 + 4 + 4);
@@ -48,10 +50,10 @@ Shape blockGemms(std::int64_t tokens, std::int64_t dim) {
                 const torch::Tensor up = torch::randn({4 * dim, dim}, options);
                 const torch::Tensor down = torch::randn({dim, 4 * dim}, options);
                 return std::function<void()>([=] {
-                    const torch::Tensor hidden = at::linear(x, up);
-                    (void)at::linear(x, qkv);
-                    (void)at::linear(x, out);
-                    at::linear(hidden, down).flatten()[0].item<float>();
+                    const torch::Tensor hidden = models::cpuLinear(x, up);
+                    (void)models::cpuLinear(x, qkv);
+                    (void)models::cpuLinear(x, out);
+                    models::cpuLinear(hidden, down).flatten()[0].item<float>();
                 });
             }};
 }
@@ -85,36 +87,36 @@ Shape trainingBlock(std::int64_t batch, std::int64_t length, std::int64_t dim, s
     const auto tokens = static_cast<double>(batch * length);
     const double flops = 6 * 12 * tokens * static_cast<double>(dim * dim) +
                          3 * 4 * tokens * static_cast<double>(length * dim);
-    return {Op::TrainingBlock, flops, [=](const torch::TensorOptions &options) {
-                const torch::TensorOptions fp32 = options.dtype(torch::kFloat32);
-                const auto weight = [&](std::int64_t out, std::int64_t in) {
-                    return (torch::randn({out, in}, fp32) * 0.02).requires_grad_();
-                };
-                const std::vector<torch::Tensor> weights{weight(3 * dim, dim), weight(dim, dim),
-                                                         weight(4 * dim, dim),
-                                                         weight(dim, 4 * dim)};
-                const torch::Tensor x = torch::randn({batch * length, dim}, fp32);
-                const torch::ScalarType dtype = options.dtype().toScalarType();
-                const torch::DeviceType device = options.device().type();
-                return std::function<void()>([=] {
-                    torch::AutoGradMode grad(true);
-                    std::optional<compat::AutocastGuard> autocast;
-                    if (dtype != torch::kFloat32) {
-                        autocast.emplace(device, dtype);
-                    }
-                    const torch::Tensor qkv = at::linear(at::layer_norm(x, {dim}), weights[0]);
-                    const torch::Tensor attended =
-                        compat::causalSelfAttention(qkv.view({batch, length, 3 * dim}), heads, 0);
-                    const torch::Tensor residual = x + at::linear(attended, weights[1]);
-                    const torch::Tensor hidden =
-                        at::gelu(at::linear(at::layer_norm(residual, {dim}), weights[2]));
-                    const torch::Tensor out = residual + at::linear(hidden, weights[3]);
-                    out.to(torch::kFloat32).square().mean().backward();
-                    for (const torch::Tensor &parameter : weights) {
-                        parameter.mutable_grad().reset();
-                    }
-                });
-            }};
+    return {
+        Op::TrainingBlock, flops, [=](const torch::TensorOptions &options) {
+            const torch::TensorOptions fp32 = options.dtype(torch::kFloat32);
+            const auto weight = [&](std::int64_t out, std::int64_t in) {
+                return (torch::randn({out, in}, fp32) * 0.02).requires_grad_();
+            };
+            const std::vector<torch::Tensor> weights{weight(3 * dim, dim), weight(dim, dim),
+                                                     weight(4 * dim, dim), weight(dim, 4 * dim)};
+            const torch::Tensor x = torch::randn({batch * length, dim}, fp32);
+            const torch::ScalarType dtype = options.dtype().toScalarType();
+            const torch::DeviceType device = options.device().type();
+            return std::function<void()>([=] {
+                torch::AutoGradMode grad(true);
+                std::optional<compat::AutocastGuard> autocast;
+                if (dtype != torch::kFloat32) {
+                    autocast.emplace(device, dtype);
+                }
+                const torch::Tensor qkv = models::cpuLinear(at::layer_norm(x, {dim}), weights[0]);
+                const torch::Tensor attended =
+                    compat::causalSelfAttention(qkv.view({batch, length, 3 * dim}), heads, 0);
+                const torch::Tensor residual = x + models::cpuLinear(attended, weights[1]);
+                const torch::Tensor hidden =
+                    at::gelu(models::cpuLinear(at::layer_norm(residual, {dim}), weights[2]));
+                const torch::Tensor out = residual + models::cpuLinear(hidden, weights[3]);
+                out.to(torch::kFloat32).square().mean().backward();
+                for (const torch::Tensor &parameter : weights) {
+                    parameter.mutable_grad().reset();
+                }
+            });
+        }};
 }
 
 std::vector<Shape> calibrationShapes() {

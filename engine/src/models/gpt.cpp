@@ -2,6 +2,7 @@
 
 #include "compat/attention.h"
 #include "models/activation_checkpoint.h"
+#include "models/cpu_linear.h"
 #include "models/keyed_dropout.h"
 #include "profile/scopes.h"
 
@@ -253,10 +254,12 @@ std::map<std::string, torch::Tensor> GptBlockImpl::mergedLinearWeights() const {
 torch::Tensor GptBlockImpl::project(const std::string &target, torch::nn::Linear &linear,
                                     const torch::Tensor &x) {
     if (adapters_.empty()) {
-        return linear(x);
+        return cpuLinear(linear, x);
     }
     const auto adapter = adapters_.find(target);
-    return adapter == adapters_.end() ? linear(x) : adapter->second(x);
+    // The adapter's base(x) + delta(x), with the base through the same GEMM as without LoRA.
+    return adapter == adapters_.end() ? cpuLinear(linear, x)
+                                      : cpuLinear(linear, x) + adapter->second->delta(x);
 }
 
 torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x, std::uint64_t which) {
@@ -474,7 +477,7 @@ torch::Tensor GptImpl::forward(const torch::Tensor &tokens) {
     const torch::Tensor h = hidden(tokens);
     const profile::ModuleScope scope("lm_head");
     // Output projection tied to the token embedding: logits = h E^T.
-    return torch::linear(h, token_embedding_->weight)
+    return cpuLinear(h, token_embedding_->weight)
         .view({tokens.size(0), tokens.size(1), options_.vocab_size()});
 }
 
@@ -489,7 +492,7 @@ GptLoss GptImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &tar
     MoeRouting routing;
     const torch::Tensor h = hidden(inputs, &routing);
     const profile::ModuleScope scope("lm_head");
-    const torch::Tensor logits = torch::linear(h, token_embedding_->weight);
+    const torch::Tensor logits = cpuLinear(h, token_embedding_->weight);
     result.loss = torch::nn::functional::cross_entropy(logits, targets.reshape({-1}));
     if (!routing.expert_counts.empty()) {
         result.moe = std::move(routing);
