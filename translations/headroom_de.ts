@@ -358,6 +358,10 @@
         <source>Distributed runs: how ranks exchange gradients. gloo = through host memory (CPU, or any device); nccl = on the GPUs (device=cuda; each rank takes cuda:LOCAL_RANK; needs a LibTorch built with NCCL); auto = nccl on CUDA when this build has it, else gloo</source>
         <translation>Verteilte Läufe: wie die Ränge Gradienten austauschen. gloo = über den Hauptspeicher (CPU oder jedes Gerät); nccl = auf den GPUs (device=cuda; jeder Rang nimmt cuda:LOCAL_RANK; braucht ein mit NCCL gebautes LibTorch); auto = nccl auf CUDA, wenn dieser Build es hat, sonst gloo</translation>
     </message>
+    <message>
+        <source>How a GPT made from scratch attends: auto = on the CPU the explicit form while its T x T weights are cheap (seq_len &lt;= 16 x head size and, under memory.budget, all layers&apos; weights within a quarter of it), otherwise the fused kernel; on a GPU the fused kernel; sdpa = LibTorch 2.x&apos;s scaled_dot_product_attention (keeps no T x T weights, slower on the CPU; needs model.dropout=0); explicit = scores and softmax weights as tensors (what LibTorch 1.13 always runs)</source>
+        <translation>Wie ein von Grund auf erstelltes GPT Attention berechnet: auto = auf der CPU die explizite Form, solange ihre T x T-Gewichte billig sind (seq_len &lt;= 16 x Kopfgröße und, unter memory.budget, die Gewichte aller Schichten höchstens ein Viertel davon), sonst der fusionierte Kernel; auf einer GPU der fusionierte Kernel; sdpa = scaled_dot_product_attention von LibTorch 2.x (hält keine T x T-Gewichte, auf der CPU langsamer; erfordert model.dropout=0); explicit = Scores und Softmax-Gewichte als Tensoren (was LibTorch 1.13 immer ausführt)</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>

@@ -358,6 +358,10 @@
         <source>Distributed runs: how ranks exchange gradients. gloo = through host memory (CPU, or any device); nccl = on the GPUs (device=cuda; each rank takes cuda:LOCAL_RANK; needs a LibTorch built with NCCL); auto = nccl on CUDA when this build has it, else gloo</source>
         <translation>分布式运行：各 rank 交换梯度的方式。gloo = 经由主机内存（CPU 或任何设备）；nccl = 在 GPU 上（device=cuda；每个 rank 使用 cuda:LOCAL_RANK；需要带 NCCL 构建的 LibTorch）；auto = 在 CUDA 上且此构建支持时用 nccl，否则用 gloo</translation>
     </message>
+    <message>
+        <source>How a GPT made from scratch attends: auto = on the CPU the explicit form while its T x T weights are cheap (seq_len &lt;= 16 x head size and, under memory.budget, all layers&apos; weights within a quarter of it), otherwise the fused kernel; on a GPU the fused kernel; sdpa = LibTorch 2.x&apos;s scaled_dot_product_attention (keeps no T x T weights, slower on the CPU; needs model.dropout=0); explicit = scores and softmax weights as tensors (what LibTorch 1.13 always runs)</source>
+        <translation>从零创建的 GPT 如何计算注意力：auto = 在 CPU 上，当 T x T 权重开销小时（seq_len &lt;= 16 x 头大小，且在 memory.budget 下所有层的权重不超过其四分之一）使用显式形式，否则使用融合内核；在 GPU 上使用融合内核；sdpa = LibTorch 2.x 的 scaled_dot_product_attention（不保存 T x T 权重，在 CPU 上较慢；需要 model.dropout=0）；explicit = 将得分和 softmax 权重作为张量（LibTorch 1.13 始终如此运行）</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
