@@ -1,5 +1,6 @@
 #include "models/moe.h"
 
+#include "models/cpu_linear.h"
 #include "models/expert_dispatch.h"
 #include "models/keyed_dropout.h"
 
@@ -101,14 +102,14 @@ torch::Tensor ExpertMlpImpl::project(torch::nn::Linear &linear, LoraAdapter &ada
                                      const torch::Tensor &x, const torch::Tensor &positions,
                                      std::int64_t tokens) {
     if (!adapter) {
-        return linear(x);
+        return cpuLinear(linear, x);
     }
     const double p = adapter->dropoutProbability();
     const torch::Tensor input =
         p > 0 && adapter->is_training()
             ? keyedDropoutRows(x, p, adapter->dropoutSite(), positions, tokens)
             : x;
-    return linear(x) + adapter->deltaWithoutDropout(input);
+    return cpuLinear(linear, x) + adapter->deltaWithoutDropout(input);
 }
 
 torch::Tensor ExpertMlpImpl::forward(const torch::Tensor &x, const torch::Tensor &positions,
