@@ -33,6 +33,18 @@ torch::Tensor explicitAttention(const torch::Tensor &split, std::int64_t batch, 
         .reshape({batch * length, dim});
 }
 
+AttentionShape shapeOf(const torch::Tensor &queries, std::int64_t batch, std::int64_t heads,
+                       std::int64_t length, std::int64_t head_dim, bool keyed_weight_dropout) {
+    AttentionShape shape;
+    shape.batch = batch;
+    shape.heads = heads;
+    shape.length = length;
+    shape.head_dim = head_dim;
+    shape.keyed_weight_dropout = keyed_weight_dropout;
+    shape.cpu = queries.device().is_cpu();
+    return shape;
+}
+
 } // namespace
 
 torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p,
@@ -47,13 +59,8 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
     // [B, T, 3, H, D] -> [3, B, H, T, D]: a view; q, k, v below are its three slices.
     const torch::Tensor split =
         qkv.view({batch, length, 3, heads, head_dim}).permute({2, 0, 3, 1, 4});
-    AttentionShape shape;
-    shape.batch = batch;
-    shape.heads = heads;
-    shape.length = length;
-    shape.head_dim = head_dim;
-    shape.keyed_weight_dropout = dropout_p > 0 && weight_dropout;
-    shape.cpu = qkv.device().is_cpu();
+    const AttentionShape shape =
+        shapeOf(qkv, batch, heads, length, head_dim, dropout_p > 0 && weight_dropout);
 #if HEADROOM_TORCH_AT_LEAST(2, 0)
     if (chooseAttentionPath(path, shape) == AttentionPath::Sdpa) {
         // scaled_dot_product_attention takes the strided views as they are.
@@ -90,13 +97,8 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
     const std::int64_t keys = k.size(2);
     const std::int64_t head_dim = q.size(3);
 #if HEADROOM_TORCH_AT_LEAST(2, 1)
-    AttentionShape shape;
-    shape.batch = batch;
-    shape.heads = heads;
-    shape.length = length;
-    shape.head_dim = head_dim;
-    shape.keyed_weight_dropout = dropout_p > 0 && weight_dropout;
-    shape.cpu = q.device().is_cpu();
+    const AttentionShape shape =
+        shapeOf(q, batch, heads, length, head_dim, dropout_p > 0 && weight_dropout);
     if (chooseAttentionPath(path, shape) == AttentionPath::Sdpa &&
         (length == keys || length == 1)) {
         // 2.1 takes the scale; is_causal aligns the mask top-left, right for T == L, and a
