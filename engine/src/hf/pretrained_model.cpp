@@ -6,10 +6,6 @@
 #include "hf/tensor_stream.h"
 #include "util/text.h"
 
-#if defined(__unix__) || defined(__APPLE__)
-#include <sys/mman.h>
-#endif
-
 #include <ATen/Parallel.h>
 #include <c10/util/Half.h>
 
@@ -35,22 +31,6 @@ torch::ScalarType scalarType(const std::string &dtype) {
         return torch::kHalf;
     }
     return torch::kBFloat16; // validateCheckpoint admits only these three
-}
-
-// The parameters were allocated and not yet touched: 2 MiB pages take their first write in
-// a 512th of the page faults (most of an import's time with 4 KiB pages).
-void adviseHugePages(void *data, std::uint64_t bytes) {
-#if defined(MADV_HUGEPAGE)
-    constexpr std::uintptr_t huge = 2u << 20;
-    const auto begin = (reinterpret_cast<std::uintptr_t>(data) + huge - 1) / huge * huge;
-    const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / huge * huge;
-    if (end > begin) {
-        madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
-    }
-#else
-    (void)data;
-    (void)bytes;
-#endif
 }
 
 // Widens stored values to float32 in one parallel pass that also looks for NaN and infinity
@@ -229,7 +209,6 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
                             reinterpret_cast<std::uintptr_t>(bytes) % width == 0;
         bool finite = true;
         if (direct) {
-            adviseHugePages(parameter.data_ptr(), parameter.nbytes());
             finite = copyToFloat(bytes, record.dtype, parameter);
         } else {
             parameter.copy_(stored);
