@@ -1,8 +1,8 @@
 // Training-step throughput of the GPT recipe: forward, cross-entropy, backward, clip the
 // gradient norm to 1, AdamW step, zero_grad (set to none). The Linear layers' GEMMs go through
-// oneDNN where the LibTorch has it (models/cpu_linear.h); HEADROOM_GEMM=blas keeps ATen's
-// BLAS. gpt_reference.py is the same model in PyTorch; run_benchmarks.sh runs both side by
-// side. With --experts N the blocks' MLPs are
+// oneDNN or ATen's BLAS as compat::preferredCpuGemm chooses (models/cpu_linear.h);
+// HEADROOM_GEMM=blas or =onednn forces one. gpt_reference.py is the same model in PyTorch;
+// run_benchmarks.sh runs both side by side. With --experts N the blocks' MLPs are
 // Mixture-of-Experts layers (models/moe.h) and the objective adds the recipe's aux and z losses
 // (moe.sh runs it against the same model in gpt_reference.py). Prints one JSON line.
 #include "compat/cpu_gemm.h"
@@ -362,7 +362,9 @@ int run(const Settings &s) {
                 "\"tokens_per_s\":%.1f,\"median_step_ms\":%.3f,\"min_step_ms\":%.3f,"
                 "\"tokens_per_s_median_step\":%.1f,\"first_loss\":%.5f,\"last_loss\":%.5f,"
                 "\"peak_rss_kib\":%ld",
-                s.optimizer.c_str(), headroom::compat::dnnlSgemmAvailable() ? "onednn" : "blas",
+                s.optimizer.c_str(),
+                headroom::compat::preferredCpuGemm() == headroom::compat::CpuGemm::OneDnn ? "onednn"
+                                                                                          : "blas",
                 params, active, static_cast<long long>(s.experts),
                 static_cast<long long>(s.experts > 0 ? s.top_k : 0),
                 static_cast<long long>(s.layers), static_cast<long long>(s.dim),

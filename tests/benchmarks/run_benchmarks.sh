@@ -46,9 +46,10 @@ CONFIGS=(
   "10M|--layers 6 --heads 6 --dim 384 --seq 256 --batch 16 --vocab 257|--warmup 2 --steps 12 --turn-steps 2"
 )
 # cpp-torch-adamw: the same C++ program with torch::optim::AdamW and clip_grad_norm_, to show
-# what the fused optimizer contributes; cpp-blas: with ATen's BLAS (HEADROOM_GEMM=blas) for the
-# Linear layers instead of oneDNN, to show what that contributes.
-IMPLS=(cpp python cpp-torch-adamw cpp-blas)
+# what the fused optimizer contributes; cpp-blas and cpp-onednn: with the Linear layers' GEMMs
+# forced to ATen's BLAS (HEADROOM_GEMM=blas) or to oneDNN (=onednn), to show what the choice
+# compat::preferredCpuGemm made for "cpp" is worth on this machine.
+IMPLS=(cpp python cpp-torch-adamw cpp-blas cpp-onednn)
 
 # The processes of one configuration run at the same time but take turns, a block of steps
 # each, passing a token around a ring of FIFOs: whatever else the machine is doing hits all
@@ -75,6 +76,7 @@ for config in "${CONFIGS[@]}"; do
       cpp) "$CPP" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
       cpp-torch-adamw) "$CPP" --optimizer torch $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
       cpp-blas) HEADROOM_GEMM=blas "$CPP" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
+      cpp-onednn) HEADROOM_GEMM=onednn "$CPP" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
       python) "$PYTHON" "$REFERENCE" $model $steps --threads "$THREADS" "${turn[@]}" >"$RING/out$index" & ;;
     esac
     pids+=($!)
@@ -101,7 +103,7 @@ for config in "${CONFIGS[@]}"; do
   done
   for ((index = 0; index < count; ++index)); do
     line="$(cat "$RING/out$index")"
-    echo "{\"config\":\"$name\",\"run\":$line}" >>"$RESULTS"
+    echo "{\"config\":\"$name\",\"label\":\"${IMPLS[$index]}\",\"run\":$line}" >>"$RESULTS"
     echo "  $name ${IMPLS[$index]}: median step $(sed -n 's/.*"median_step_ms":\([0-9.]*\).*/\1/p' <<<"$line") ms" >&2
   done
 done

@@ -20,18 +20,21 @@ def main(path):
         for line in results:
             record = json.loads(line)
             run = record["run"]
-            impl = run["impl"]
-            if impl == "cpp" and run["optimizer"] != "fused":
+            impl = record.get("label") or run["impl"]
+            if "label" not in record and impl == "cpp" and run["optimizer"] != "fused":
                 impl = "cpp-torch-adamw"
-            elif impl == "cpp" and run.get("gemm") == "blas":
+            elif "label" not in record and impl == "cpp" and run.get("gemm") == "blas":
                 impl = "cpp-blas"
             runs.setdefault(record["config"], {}).setdefault(impl, []).append(run)
 
     has_torch_adamw = any("cpp-torch-adamw" in impls for impls in runs.values())
     has_blas = any("cpp-blas" in impls for impls in runs.values())
-    header = ["config", "params", "tokens/s C++", "tokens/s Python", "ratio C++/Python",
+    has_onednn = any("cpp-onednn" in impls for impls in runs.values())
+    header = ["config", "params", "tokens/s C++ (GEMM)", "tokens/s Python", "ratio C++/Python",
               "GFLOP/s C++", "GFLOP/s Python", "peak RSS C++", "peak RSS Python",
               "loss C++ / Python"]
+    if has_onednn:
+        header.insert(5, "tokens/s C++ with oneDNN")
     if has_blas:
         header.insert(5, "tokens/s C++ with ATen's BLAS")
     if has_torch_adamw:
@@ -45,13 +48,15 @@ def main(path):
         flops_per_token = 6 * cpp["params"] + 12 * cpp["layers"] * cpp["dim"] * cpp["seq"]
         cpp_rate, python_rate = cpp["tokens_per_s_median_step"], python["tokens_per_s_median_step"]
         row = [
-            config, f"{cpp['params']:,}", f"{cpp_rate:,.0f}", f"{python_rate:,.0f}",
+            config, f"{cpp['params']:,}", f"{cpp_rate:,.0f} ({cpp.get('gemm', '?')})",
+            f"{python_rate:,.0f}",
             f"**{cpp_rate / python_rate:.2f}x**",
             f"{cpp_rate * flops_per_token / 1e9:.1f}", f"{python_rate * flops_per_token / 1e9:.1f}",
             f"{cpp['peak_rss_kib'] / 1024:.0f} MiB", f"{python['peak_rss_kib'] / 1024:.0f} MiB",
             f"{cpp['last_loss']:.4f} / {python['last_loss']:.4f}",
         ]
-        for present, name in ((has_blas, "cpp-blas"), (has_torch_adamw, "cpp-torch-adamw")):
+        for present, name in ((has_onednn, "cpp-onednn"), (has_blas, "cpp-blas"),
+                              (has_torch_adamw, "cpp-torch-adamw")):
             if present:
                 other = impls.get(name)
                 row.insert(5, f"{other[0]['tokens_per_s_median_step']:,.0f}" if other else "-")

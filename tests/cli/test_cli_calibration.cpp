@@ -65,8 +65,8 @@ void TestCliCalibration::calibrateJsonIsOneObject() {
     QVERIFY2(!document.isEmpty(), result.out.constData());
     QVERIFY(document.contains("cpu") && document.contains("torch_version"));
     const QJsonObject calibration = document["calibration"].toObject();
-    for (const char *key : {"device", "device_name", "torch_version", "threads", "cpu_flags",
-                            "precisions", "measured_at", "seconds"}) {
+    for (const char *key : {"device", "device_name", "torch_version", "threads", "cpu_gemm",
+                            "cpu_flags", "precisions", "measured_at", "seconds"}) {
         QVERIFY2(calibration.contains(key), key);
     }
     QCOMPARE(calibration["device"].toString(), QStringLiteral("cpu"));

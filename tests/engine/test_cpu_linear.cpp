@@ -23,12 +23,37 @@ class TestCpuLinear : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
+    void initTestCase();
+    void choosesTheGemmByTheBlasKernels();
     void matchesTorchLinear_data();
     void matchesTorchLinear();
     void frozenWeightGetsNoGradient();
     void otherDtypesAndAutocastTakeTorchLinear();
     void takesOneDnnWhereExported();
 };
+
+void TestCpuLinear::initTestCase() {
+    // The oneDNN path is what these tests check, whichever GEMM this machine's BLAS would get.
+    qputenv("HEADROOM_GEMM", "onednn");
+}
+
+void TestCpuLinear::choosesTheGemmByTheBlasKernels() {
+    using headroom::compat::chooseCpuGemm;
+    using headroom::compat::CpuGemm;
+    // OpenBLAS's AVX2 kernels (also what an AVX-512 machine runs with OPENBLAS_CORETYPE=Haswell)
+    // lose to oneDNN; its AVX-512 kernels win; without OpenBLAS (MKL, Accelerate) oneDNN.
+    QCOMPARE(chooseCpuGemm("", true, "Haswell"), CpuGemm::OneDnn);
+    QCOMPARE(chooseCpuGemm("", true, "Zen"), CpuGemm::OneDnn);
+    QCOMPARE(chooseCpuGemm("", true, ""), CpuGemm::OneDnn);
+    QCOMPARE(chooseCpuGemm("", true, "Cooperlake"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("", true, "SkylakeX"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("", true, "sapphirerapids"), CpuGemm::Blas);
+    // The setting overrides the rule; without oneDNN there is only BLAS.
+    QCOMPARE(chooseCpuGemm("onednn", true, "Cooperlake"), CpuGemm::OneDnn);
+    QCOMPARE(chooseCpuGemm("blas", true, "Haswell"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("onednn", false, "Haswell"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("", false, ""), CpuGemm::Blas);
+}
 
 void TestCpuLinear::matchesTorchLinear_data() {
     QTest::addColumn<int>("rows");
@@ -120,7 +145,7 @@ void TestCpuLinear::otherDtypesAndAutocastTakeTorchLinear() {
 }
 
 void TestCpuLinear::takesOneDnnWhereExported() {
-    // The Debian LibTorch exports oneDNN; HEADROOM_GEMM=blas would switch it off.
+    // The Debian LibTorch exports oneDNN; initTestCase asked for it.
     if (!headroom::compat::dnnlSgemmAvailable()) {
         QSKIP("no oneDNN sgemm in this LibTorch, or HEADROOM_GEMM=blas");
     }

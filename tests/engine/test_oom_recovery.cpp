@@ -1,3 +1,4 @@
+#include "compat/cpu_gemm.h"
 #include "memory/cpu_allocator.h"
 #include "memory/oom.h"
 #include "sample_files.h"
@@ -405,6 +406,7 @@ void TestOomRecovery::ladderSkipsAPrecisionCalibratedSlower() {
     calibration.device_name = report.cpu.model.empty() ? "CPU" : report.cpu.model;
     calibration.torch_version = report.torch_version;
     calibration.threads = report.cpu.torch_threads;
+    calibration.cpu_gemm = headroom::compat::cpuGemmDescription();
     for (const auto &[precision, gflops] : {std::pair{"fp32", 100.0}, std::pair{"bf16", 5.0}}) {
         headroom::PrecisionSpeed speed;
         speed.precision = precision;

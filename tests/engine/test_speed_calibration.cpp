@@ -2,6 +2,7 @@
 // devices kept, stale entries ignored), and what the planner and the escalation ladder do
 // with a calibration that shows bf16 much slower than fp32. No timing assertions: timings
 // are in tests/benchmarks/step_time.sh.
+#include "compat/cpu_gemm.h"
 #include "device/cpu_flags.h"
 #include "plan/model_facts.h"
 #include "plan/step_time.h"
@@ -29,6 +30,7 @@ SpeedCalibration cpuCalibration(double bf16_ratio) {
     calibration.device_name = report.cpu.model.empty() ? "CPU" : report.cpu.model;
     calibration.torch_version = report.torch_version;
     calibration.threads = report.cpu.torch_threads;
+    calibration.cpu_gemm = headroom::compat::cpuGemmDescription();
     calibration.cpu_flags = {"avx2"};
     calibration.measured_at = 1700000000;
     const auto speed = [](const char *precision, double ratio) {
@@ -105,6 +107,7 @@ private Q_SLOTS:
         QCOMPARE(calibration.device, std::string("cpu"));
         QCOMPARE(calibration.torch_version, report.torch_version);
         QCOMPARE(calibration.threads, report.cpu.torch_threads);
+        QCOMPARE(calibration.cpu_gemm, headroom::compat::cpuGemmDescription());
         QVERIFY(!calibration.device_name.empty());
         QVERIFY(calibration.measured_at > 0);
         QVERIFY(calibrationStaleReason(calibration, report).empty());
@@ -171,6 +174,9 @@ private Q_SLOTS:
                                    << "measured on";
         QTest::newRow("threads") << "threads"
                                  << "threads";
+        // fp32 timed on oneDNN says nothing about OpenBLAS's speed, and the other way round.
+        QTest::newRow("fp32 gemm") << "gemm"
+                                   << "measured with fp32 GEMMs on";
     }
 
     void staleEntriesAreNotUsed() {
@@ -181,6 +187,8 @@ private Q_SLOTS:
             calibration.torch_version = "0.4.0";
         } else if (field == "name") {
             calibration.device_name = "Another CPU";
+        } else if (field == "gemm") {
+            calibration.cpu_gemm = "another GEMM library";
         } else {
             calibration.threads += 3;
         }

@@ -37,6 +37,7 @@ struct SpeedCalibration {
     std::string device_name;                // CPU model or GPU name
     std::string torch_version;              // "1.13.0"
     int threads = 0;                        // LibTorch intra-op threads while measuring
+    std::string cpu_gemm;                   // what ran fp32 GEMMs on the CPU: "oneDNN", "BLAS ..."
     std::vector<std::string> cpu_flags;     // "avx2", "avx512f", "avx512_bf16", "amx_bf16", ...
     std::vector<PrecisionSpeed> precisions; // fp32 first
     std::int64_t measured_at = 0;           // Unix seconds
@@ -49,8 +50,9 @@ struct SpeedCalibration {
 };
 
 // 2: fp32 timed through the GPT's oneDNN linear path (models/cpu_linear), which version 1
-// calibrations under-estimate.
-constexpr int kSpeedCalibrationVersion = 2;
+// calibrations under-estimate. 3: that path is oneDNN or ATen's BLAS, whichever
+// compat::preferredCpuGemm picks, recorded in cpu_gemm.
+constexpr int kSpeedCalibrationVersion = 3;
 
 // "bf16 is 15x slower than fp32 on this CPU" when the calibration measured `precision`'s
 // matmuls slower than fp32's; "" when it is as fast or faster, or was not measured. The

@@ -1,5 +1,7 @@
 #include "compat/cpu_gemm.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -19,16 +21,25 @@ using DnnlSgemm = int (*)(char transa, char transb, std::int64_t m, std::int64_t
                           float alpha, const float *a, std::int64_t lda, const float *b,
                           std::int64_t ldb, float beta, float *c, std::int64_t ldc);
 
-DnnlSgemm lookUp() {
-    const char *choice = std::getenv("HEADROOM_GEMM");
-    if (choice != nullptr && std::strcmp(choice, "blas") == 0) {
-        return nullptr;
-    }
+std::string gemmSetting() {
+    const char *setting = std::getenv("HEADROOM_GEMM");
+    return setting != nullptr ? setting : "";
+}
+
+void *globalSymbol(const char *name) {
 #if defined(__linux__) || defined(__APPLE__)
-    return reinterpret_cast<DnnlSgemm>(dlsym(RTLD_DEFAULT, "dnnl_sgemm"));
+    return dlsym(RTLD_DEFAULT, name);
 #else
+    (void)name;
     return nullptr;
 #endif
+}
+
+DnnlSgemm lookUp() {
+    if (gemmSetting() == "blas") {
+        return nullptr;
+    }
+    return reinterpret_cast<DnnlSgemm>(globalSymbol("dnnl_sgemm"));
 }
 
 DnnlSgemm sgemm() {
@@ -36,7 +47,43 @@ DnnlSgemm sgemm() {
     return function;
 }
 
+std::string openBlasCore() {
+    using CoreName = char *(*)();
+    const auto core_name = reinterpret_cast<CoreName>(globalSymbol("openblas_get_corename"));
+    const char *name = core_name != nullptr ? core_name() : nullptr;
+    return name != nullptr ? name : "";
+}
+
 } // namespace
+
+CpuGemm chooseCpuGemm(const std::string &setting, bool onednn_present,
+                      const std::string &openblas_core) {
+    if (setting == "blas" || !onednn_present) {
+        return CpuGemm::Blas;
+    }
+    if (setting == "onednn") {
+        return CpuGemm::OneDnn;
+    }
+    std::string core = openblas_core;
+    std::transform(core.begin(), core.end(), core.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    const bool avx512_kernels =
+        core == "skylakex" || core == "cooperlake" || core == "sapphirerapids";
+    return avx512_kernels ? CpuGemm::Blas : CpuGemm::OneDnn;
+}
+
+CpuGemm preferredCpuGemm() {
+    static const CpuGemm choice = chooseCpuGemm(gemmSetting(), sgemm() != nullptr, openBlasCore());
+    return choice;
+}
+
+std::string cpuGemmDescription() {
+    if (preferredCpuGemm() == CpuGemm::OneDnn) {
+        return "oneDNN";
+    }
+    const std::string core = openBlasCore();
+    return core.empty() ? "BLAS" : "BLAS (OpenBLAS " + core + " kernels)";
+}
 
 bool dnnlSgemmAvailable() {
     return sgemm() != nullptr;

@@ -4,6 +4,7 @@
 // the measurement still gives fair ratios.
 #include "compat/attention.h"
 #include "compat/autocast.h"
+#include "compat/cpu_gemm.h"
 #include "device/cpu_flags.h"
 #include "models/cpu_linear.h"
 #include "train/run_setup.h"
@@ -210,6 +211,7 @@ SpeedCalibration calibrateSpeed(const CalibrationOptions &options) {
     calibration.device_name = deviceName(device, report);
     calibration.torch_version = report.torch_version;
     calibration.threads = at::get_num_threads();
+    calibration.cpu_gemm = compat::cpuGemmDescription();
     calibration.cpu_flags = readCpuFlagsOrEmpty();
 
     std::vector<PrecisionRun> runs;

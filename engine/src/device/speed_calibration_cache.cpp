@@ -1,5 +1,6 @@
 // The per-user calibration cache: one JSON file with one entry per device. A machine's speed
 // is the same for every project, so it lives in the user's cache folder, not a project file.
+#include "compat/cpu_gemm.h"
 #include "util/files.h"
 
 #include <headroom/config.h>
@@ -50,8 +51,8 @@ json calibrationJson(const SpeedCalibration &calibration) {
     return {{"version", calibration.version},         {"device", calibration.device},
             {"device_name", calibration.device_name}, {"torch_version", calibration.torch_version},
             {"threads", calibration.threads},         {"cpu_flags", calibration.cpu_flags},
-            {"precisions", std::move(precisions)},    {"measured_at", calibration.measured_at},
-            {"seconds", calibration.seconds}};
+            {"cpu_gemm", calibration.cpu_gemm},       {"precisions", std::move(precisions)},
+            {"measured_at", calibration.measured_at}, {"seconds", calibration.seconds}};
 }
 
 SpeedCalibration calibrationOf(const json &value) {
@@ -62,6 +63,7 @@ SpeedCalibration calibrationOf(const json &value) {
     calibration.torch_version = value.at("torch_version").get<std::string>();
     calibration.threads = value.at("threads").get<int>();
     calibration.cpu_flags = value.value("cpu_flags", std::vector<std::string>{});
+    calibration.cpu_gemm = value.value("cpu_gemm", std::string());
     for (const json &item : value.at("precisions")) {
         PrecisionSpeed speed;
         speed.precision = item.at("precision").get<std::string>();
@@ -193,6 +195,10 @@ std::string calibrationStaleReason(const SpeedCalibration &calibration,
         return "measured with " + std::to_string(calibration.threads) + " threads, LibTorch uses " +
                std::to_string(report.cpu.torch_threads) + " now";
     }
+    if (calibration.device == "cpu" && calibration.cpu_gemm != compat::cpuGemmDescription()) {
+        return "measured with fp32 GEMMs on " + calibration.cpu_gemm + ", this process uses " +
+               compat::cpuGemmDescription();
+    }
     return "";
 }
 
@@ -249,7 +255,8 @@ std::vector<std::string> describeSpeedCalibration(const SpeedCalibration &calibr
     lines.push_back("speed of " + calibration.device + " (" + calibration.device_name +
                     "), measured " + formatTime(calibration.measured_at) + " with LibTorch " +
                     calibration.torch_version + ", " + std::to_string(calibration.threads) +
-                    " threads" + (flags.empty() ? "" : "; " + flags));
+                    " threads" + (flags.empty() ? "" : "; " + flags) +
+                    (calibration.cpu_gemm.empty() ? "" : "; fp32 GEMM: " + calibration.cpu_gemm));
     for (const PrecisionSpeed &speed : calibration.precisions) {
         if (!speed.supported) {
             lines.push_back("  " + speed.precision + "  unsupported: " + speed.unsupported_reason);

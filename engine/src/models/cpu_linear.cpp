@@ -99,7 +99,8 @@ bool cpuGemmLinearApplies(const torch::Tensor &x, const torch::Tensor &weight) {
     return x.dim() == 2 && weight.dim() == 2 && x.device().is_cpu() && weight.device().is_cpu() &&
            x.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
            x.size(1) == weight.size(1) && x.numel() > 0 && weight.numel() > 0 && !x.is_mkldnn() &&
-           !compat::activeAutocastDtype(torch::kCPU) && compat::dnnlSgemmAvailable();
+           !compat::activeAutocastDtype(torch::kCPU) &&
+           compat::preferredCpuGemm() == compat::CpuGemm::OneDnn;
 }
 
 torch::Tensor cpuLinear(const torch::Tensor &x, const torch::Tensor &weight,

@@ -1,6 +1,7 @@
 // Linear layers of the GPT on CPU float32 through oneDNN's sgemm (compat/cpu_gemm.h) instead of
-// ATen's BLAS path: the same y = x W^T + b and the same gradients, computed by faster GEMM
-// kernels (rounding differs from ATen's in the last bits, as between two BLAS libraries).
+// ATen's BLAS path where that is the faster of the two here (compat::preferredCpuGemm): the same
+// y = x W^T + b and the same gradients (rounding differs from ATen's in the last bits, as
+// between two BLAS libraries).
 #pragma once
 
 #include <torch/torch.h>
@@ -8,7 +9,7 @@
 namespace headroom::models {
 
 // True when cpuLinear would take the oneDNN path for these operands: CPU, float32, x 2-D,
-// oneDNN present, autocast off on CPU.
+// oneDNN chosen (compat::preferredCpuGemm), autocast off on CPU.
 bool cpuGemmLinearApplies(const torch::Tensor &x, const torch::Tensor &weight);
 
 // x [N, in], weight [out, in], bias [out] or undefined -> [N, out]; torch::linear where
