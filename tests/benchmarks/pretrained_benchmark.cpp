@@ -50,7 +50,6 @@
 #include <set>
 #include <stdexcept>
 #include <string>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <vector>
 
@@ -179,13 +178,6 @@ int readFile(const std::string &path, bool cold) {
 int touchMemory(std::uint64_t bytes) {
     const Clock::time_point start = Clock::now();
     torch::Tensor block = torch::empty({static_cast<std::int64_t>(bytes / sizeof(float))});
-    constexpr std::uintptr_t huge = 2u << 20;
-    const auto address = reinterpret_cast<std::uintptr_t>(block.data_ptr());
-    const std::uintptr_t begin = (address + huge - 1) / huge * huge;
-    const std::uintptr_t end = (address + block.nbytes()) / huge * huge;
-    if (end > begin) {
-        ::madvise(reinterpret_cast<void *>(begin), end - begin, MADV_HUGEPAGE);
-    }
     block.fill_(0.0);
     const double seconds = secondsSince(start);
     std::printf("{\"mode\":\"touch\",\"bytes\":%llu,\"seconds\":%.4f,\"gb_per_s\":%.3f,"

@@ -40,19 +40,23 @@ void TestCpuLinear::initTestCase() {
 void TestCpuLinear::choosesTheGemmByTheBlasKernels() {
     using headroom::compat::chooseCpuGemm;
     using headroom::compat::CpuGemm;
-    // OpenBLAS's AVX2 kernels (also what an AVX-512 machine runs with OPENBLAS_CORETYPE=Haswell)
-    // lose to oneDNN; its AVX-512 kernels win; without OpenBLAS (MKL, Accelerate) oneDNN.
-    QCOMPARE(chooseCpuGemm("", true, "Haswell"), CpuGemm::OneDnn);
-    QCOMPARE(chooseCpuGemm("", true, "Zen"), CpuGemm::OneDnn);
-    QCOMPARE(chooseCpuGemm("", true, ""), CpuGemm::OneDnn);
-    QCOMPARE(chooseCpuGemm("", true, "Cooperlake"), CpuGemm::Blas);
-    QCOMPARE(chooseCpuGemm("", true, "SkylakeX"), CpuGemm::Blas);
-    QCOMPARE(chooseCpuGemm("", true, "sapphirerapids"), CpuGemm::Blas);
+    constexpr unsigned avx2 = 0x7, avx512_bf16 = 0xe7, avx2_vnni = 0x407;
+    // oneDNN only where it runs wider kernels than OpenBLAS: AVX-512 against the AVX2 kernels
+    // (an AVX-512 machine with OPENBLAS_CORETYPE=Haswell). Same width: BLAS.
+    QCOMPARE(chooseCpuGemm("", avx512_bf16, "Haswell"), CpuGemm::OneDnn);
+    QCOMPARE(chooseCpuGemm("", avx512_bf16, "Zen"), CpuGemm::OneDnn);
+    QCOMPARE(chooseCpuGemm("", avx512_bf16, "Cooperlake"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("", avx512_bf16, "SkylakeX"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("", avx512_bf16, "sapphirerapids"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("", avx2, "Haswell"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("", avx2_vnni, "Haswell"), CpuGemm::Blas);
+    // Another BLAS (MKL, Accelerate): ATen's path.
+    QCOMPARE(chooseCpuGemm("", avx512_bf16, ""), CpuGemm::Blas);
     // The setting overrides the rule; without oneDNN there is only BLAS.
-    QCOMPARE(chooseCpuGemm("onednn", true, "Cooperlake"), CpuGemm::OneDnn);
-    QCOMPARE(chooseCpuGemm("blas", true, "Haswell"), CpuGemm::Blas);
-    QCOMPARE(chooseCpuGemm("onednn", false, "Haswell"), CpuGemm::Blas);
-    QCOMPARE(chooseCpuGemm("", false, ""), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("onednn", avx2, "Cooperlake"), CpuGemm::OneDnn);
+    QCOMPARE(chooseCpuGemm("blas", avx512_bf16, "Haswell"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("onednn", 0, "Haswell"), CpuGemm::Blas);
+    QCOMPARE(chooseCpuGemm("", 0, ""), CpuGemm::Blas);
 }
 
 void TestCpuLinear::matchesTorchLinear_data() {

@@ -35,14 +35,8 @@ torch::Tensor explicitAttention(const torch::Tensor &split, std::int64_t batch, 
 
 AttentionShape shapeOf(const torch::Tensor &queries, std::int64_t batch, std::int64_t heads,
                        std::int64_t length, std::int64_t head_dim, bool keyed_weight_dropout) {
-    AttentionShape shape;
-    shape.batch = batch;
-    shape.heads = heads;
-    shape.length = length;
-    shape.head_dim = head_dim;
-    shape.keyed_weight_dropout = keyed_weight_dropout;
-    shape.cpu = queries.device().is_cpu();
-    return shape;
+    return AttentionShape{
+        batch, heads, length, head_dim, keyed_weight_dropout, queries.device().is_cpu()};
 }
 
 } // namespace

@@ -29,6 +29,8 @@ bool sdpaAvailable(bool with_scale = false);
 std::string attentionPathRefusal(AttentionPath requested, bool with_scale, bool weight_dropout,
                                  const std::string &dropout_key);
 
+// Filled in this order at every call site (an aggregate: {batch, heads, length, head_dim,
+// keyed_weight_dropout, cpu, layers, memory_budget}).
 struct AttentionShape {
     std::int64_t batch = 1;
     std::int64_t heads = 1;

@@ -47,6 +47,17 @@ DnnlSgemm sgemm() {
     return function;
 }
 
+// dnnl_get_effective_cpu_isa() (DNNL_MAX_CPU_ISA lowers it); 0 when oneDNN cannot be called.
+unsigned oneDnnIsa() {
+    if (sgemm() == nullptr) {
+        return 0;
+    }
+    using EffectiveIsa = int (*)();
+    const auto isa = reinterpret_cast<EffectiveIsa>(globalSymbol("dnnl_get_effective_cpu_isa"));
+    // An export of sgemm without the ISA query: some ISA, not known to be AVX-512.
+    return isa != nullptr ? static_cast<unsigned>(isa()) | 1u : 1u;
+}
+
 std::string openBlasCore() {
     using CoreName = char *(*)();
     const auto core_name = reinterpret_cast<CoreName>(globalSymbol("openblas_get_corename"));
@@ -56,9 +67,9 @@ std::string openBlasCore() {
 
 } // namespace
 
-CpuGemm chooseCpuGemm(const std::string &setting, bool onednn_present,
+CpuGemm chooseCpuGemm(const std::string &setting, unsigned onednn_isa,
                       const std::string &openblas_core) {
-    if (setting == "blas" || !onednn_present) {
+    if (setting == "blas" || onednn_isa == 0) {
         return CpuGemm::Blas;
     }
     if (setting == "onednn") {
@@ -67,13 +78,14 @@ CpuGemm chooseCpuGemm(const std::string &setting, bool onednn_present,
     std::string core = openblas_core;
     std::transform(core.begin(), core.end(), core.begin(),
                    [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    const bool avx512_kernels =
+    const bool openblas_avx512 =
         core == "skylakex" || core == "cooperlake" || core == "sapphirerapids";
-    return avx512_kernels ? CpuGemm::Blas : CpuGemm::OneDnn;
+    const bool onednn_avx512 = (onednn_isa & kOneDnnAvx512CoreBit) != 0;
+    return onednn_avx512 && !core.empty() && !openblas_avx512 ? CpuGemm::OneDnn : CpuGemm::Blas;
 }
 
 CpuGemm preferredCpuGemm() {
-    static const CpuGemm choice = chooseCpuGemm(gemmSetting(), sgemm() != nullptr, openBlasCore());
+    static const CpuGemm choice = chooseCpuGemm(gemmSetting(), oneDnnIsa(), openBlasCore());
     return choice;
 }
 

@@ -1,9 +1,10 @@
 // oneDNN's single-precision GEMM. LibTorch's CPU library links oneDNN (its mkldnn operators),
-// but ATen's float32 matmul on CPU calls the system BLAS (OpenBLAS on Debian). Which of the two
-// is faster for a GPT's Linear layers depends on the kernels the BLAS runs (docs/BENCHMARKS.md,
-// "Which GEMM"): oneDNN's JIT kernels against OpenBLAS's AVX2 ones, OpenBLAS against oneDNN
-// where OpenBLAS runs its AVX-512 kernels. Where the library carries no oneDNN (or does not
-// export it) the engine stays with ATen.
+// but ATen's float32 matmul on CPU calls the system BLAS (OpenBLAS on Debian). oneDNN is the
+// faster of the two for a GPT's Linear layers only when it runs wider vector kernels than the
+// BLAS: AVX-512 against OpenBLAS's AVX2 kernels on an AVX-512 CPU (what OPENBLAS_CORETYPE=Haswell
+// gives). With the same width on both sides ATen's BLAS was as fast or faster
+// (docs/BENCHMARKS.md, "Which GEMM"). Where the library carries no oneDNN (or does not export
+// it) the engine stays with ATen.
 #pragma once
 
 #include <cstdint>
@@ -14,11 +15,16 @@ namespace headroom::compat {
 enum class CpuGemm { Blas, OneDnn };
 
 // The rule behind preferredCpuGemm, without the environment: `setting` is HEADROOM_GEMM ("",
-// "blas", "onednn"), `openblas_core` what openblas_get_corename() says ("" without OpenBLAS).
-// "blas" always gives Blas; otherwise OneDnn where oneDNN is present, except that without
-// "onednn" OpenBLAS running AVX-512 kernels (SkylakeX, Cooperlake, SapphireRapids) keeps Blas.
-CpuGemm chooseCpuGemm(const std::string &setting, bool onednn_present,
+// "blas", "onednn"); `onednn_isa` what dnnl_get_effective_cpu_isa() returns (0 without
+// oneDNN), `openblas_core` what openblas_get_corename() says ("" without OpenBLAS). "blas" or
+// no oneDNN gives Blas, "onednn" OneDnn; otherwise OneDnn only where oneDNN runs AVX-512 and
+// the BLAS is OpenBLAS on narrower kernels than its SkylakeX/Cooperlake/SapphireRapids ones.
+CpuGemm chooseCpuGemm(const std::string &setting, unsigned onednn_isa,
                       const std::string &openblas_core);
+
+// oneDNN's dnnl_cpu_isa_t values share this bit for every AVX-512 core ISA (avx512_core 0x27,
+// _vnni 0x67, _bf16 0xe7, _amx 0x3e7, oneDNN 2 and 3); AVX2 (0x7) and AVX2-VNNI (0x407) lack it.
+constexpr unsigned kOneDnnAvx512CoreBit = 0x20;
 
 // The choice for this process (decided once): HEADROOM_GEMM=blas|onednn overrides the rule.
 CpuGemm preferredCpuGemm();

@@ -260,6 +260,11 @@ SpeedCalibration calibrateSpeed(const CalibrationOptions &options) {
                 run.speed.supported = false;
                 run.speed.unsupported_reason = firstLine(error.what_without_backtrace());
                 continue;
+            } catch (const std::exception &error) {
+                // oneDNN's own errors (dnnl::error), e.g. bf16 kernels under DNNL_MAX_CPU_ISA=AVX2.
+                run.speed.supported = false;
+                run.speed.unsupported_reason = firstLine(error.what());
+                continue;
             }
             const double fp32_first = runs.front().first_seconds;
             if (index == 0 && &run != &runs.front() &&

@@ -128,15 +128,10 @@ torch::Tensor DecoderLayerImpl::attend(const torch::Tensor &x, std::int64_t batc
     }
     const double p = is_training() ? options_.attention_dropout : 0.0;
     const std::uint64_t site = dropout_site_ + kAttentionWeightsSite;
-    compat::AttentionShape shape;
-    shape.batch = batch;
-    shape.heads = heads;
-    shape.length = length;
-    shape.head_dim = head_dim;
-    shape.keyed_weight_dropout = p > 0;
-    shape.cpu = x.device().is_cpu();
-    shape.layers = options_.layers;
-    shape.memory_budget = options_.memory_budget;
+    const compat::AttentionShape shape{batch,           heads,
+                                       length,          head_dim,
+                                       p > 0,           x.device().is_cpu(),
+                                       options_.layers, options_.memory_budget};
     const torch::Tensor attended = compat::causalAttention(
         q, k, v, 1.0 / std::sqrt(static_cast<double>(head_dim)), p,
         [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); },

@@ -271,15 +271,9 @@ torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch
                                       std::int64_t length) {
     const double p = is_training() ? dropout_ : 0.0;
     const std::uint64_t site = dropout_site_ + kAttentionWeightsSite;
-    compat::AttentionShape shape;
-    shape.batch = batch;
-    shape.heads = heads_;
-    shape.length = length;
-    shape.head_dim = x.size(-1) / heads_;
-    shape.keyed_weight_dropout = p > 0;
-    shape.cpu = x.device().is_cpu();
-    shape.layers = layers_;
-    shape.memory_budget = memory_budget_;
+    const compat::AttentionShape shape{
+        batch,   heads_,        length, x.size(-1) / heads_, p > 0, x.device().is_cpu(),
+        layers_, memory_budget_};
     const torch::Tensor attended = compat::causalSelfAttention(
         project("qkv", qkv_, x).view({batch, length, -1}), heads_, p,
         [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); },

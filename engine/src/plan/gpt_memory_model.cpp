@@ -237,15 +237,14 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
     // attention's weights (and dropout's mask and output); scaled_dot_product_attention keeps
     // q, k and v (views of the qkv projection, as large as the explicit path's packed copy),
     // its output and an fp32 log-sum-exp per query row instead.
-    compat::AttentionShape attention_shape;
-    attention_shape.batch = techniques.micro_batch;
-    attention_shape.heads = options.heads();
-    attention_shape.length = options.seq_len();
-    attention_shape.head_dim = options.dim() / options.heads();
-    attention_shape.keyed_weight_dropout = options.dropout() > 0;
-    attention_shape.cpu = techniques.cpu;
-    attention_shape.layers = layers;
-    attention_shape.memory_budget = options.memory_budget();
+    const compat::AttentionShape attention_shape{techniques.micro_batch,
+                                                 options.heads(),
+                                                 options.seq_len(),
+                                                 options.dim() / options.heads(),
+                                                 options.dropout() > 0,
+                                                 techniques.cpu,
+                                                 layers,
+                                                 options.memory_budget()};
     const bool sdpa = compat::chooseAttentionPath(options.attention(), attention_shape) ==
                       compat::AttentionPath::Sdpa;
     memory.attention = sdpa ? "sdpa" : "explicit";

@@ -198,15 +198,14 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
         lm.residual_dropout = a.residual_dropout;
         lm.attention_dropout = a.attention_dropout;
     }
-    compat::AttentionShape attention;
-    attention.batch = techniques.micro_batch;
-    attention.heads = a.heads;
-    attention.length = config.integer("model.seq_len");
-    attention.head_dim = a.head_dim;
-    attention.keyed_weight_dropout = lm.attention_dropout > 0;
-    attention.cpu = techniques.cpu;
-    attention.layers = a.layers;
-    attention.memory_budget = config.bytes("memory.budget");
+    const compat::AttentionShape attention{techniques.micro_batch,
+                                           a.heads,
+                                           config.integer("model.seq_len"),
+                                           a.head_dim,
+                                           lm.attention_dropout > 0,
+                                           techniques.cpu,
+                                           a.layers,
+                                           config.bytes("memory.budget")};
     lm.sdpa =
         compat::sdpaAvailable(true) &&
         compat::chooseAttentionPath(compat::parseAttentionPath(config.text("model.attention")),
