@@ -74,13 +74,7 @@ public:
                                   {"passage_nonzeros", m.retrieval->passage_nonzeros}};
             }
             if (!m.ranks.empty()) {
-                nlohmann::json ranks = nlohmann::json::array();
-                for (const RankStepMetrics &rank : m.ranks) {
-                    ranks.push_back({{"rank", rank.rank},
-                                     {"mem_peak", rank.mem_peak},
-                                     {"samples_per_s", rank.samples_per_s}});
-                }
-                line["ranks"] = ranks;
+                line["ranks"] = nlohmann::json::parse(rankStepMetricsJson(m.ranks));
             }
             streams_.out << line.dump() << '\n' << std::flush;
         }

@@ -42,6 +42,10 @@ struct RankStepMetrics {
     double samples_per_s = 0;
 };
 
+// [{"rank":…,"mem_peak":…,"samples_per_s":…}, …]: how the project file stores a step's ranks
+// and `train --json` prints them.
+std::string rankStepMetricsJson(const std::vector<RankStepMetrics> &ranks);
+
 // One optimizer step, as observers, the project file and `train --json` see it.
 struct StepMetrics {
     std::int64_t step = 0; // 1-based optimizer step

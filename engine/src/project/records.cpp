@@ -38,6 +38,16 @@ RunStatus runStatusFromString(const std::string &text) {
                        "' (expected running, paused, finished, stopped, failed or interrupted)");
 }
 
+std::string rankStepMetricsJson(const std::vector<RankStepMetrics> &ranks) {
+    nlohmann::json array = nlohmann::json::array();
+    for (const RankStepMetrics &rank : ranks) {
+        array.push_back({{"rank", rank.rank},
+                         {"mem_peak", rank.mem_peak},
+                         {"samples_per_s", rank.samples_per_s}});
+    }
+    return array.dump();
+}
+
 } // namespace headroom
 
 namespace headroom::project {
@@ -87,16 +97,6 @@ std::vector<std::vector<double>> expertLoadFromJson(const std::string &text) {
         load.push_back(std::move(shares));
     }
     return load;
-}
-
-std::string ranksToJson(const std::vector<RankStepMetrics> &ranks) {
-    nlohmann::json array = nlohmann::json::array();
-    for (const RankStepMetrics &rank : ranks) {
-        array.push_back({{"rank", rank.rank},
-                         {"mem_peak", rank.mem_peak},
-                         {"samples_per_s", rank.samples_per_s}});
-    }
-    return array.dump();
 }
 
 // As expertLoadFromJson: a damaged row reads as no figures.
@@ -195,7 +195,7 @@ void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {
     if (m.ranks.empty()) {
         upsert.bindNull(26);
     } else {
-        upsert.bind(26, ranksToJson(m.ranks));
+        upsert.bind(26, rankStepMetricsJson(m.ranks));
     }
 }
 
