@@ -30,7 +30,7 @@ private:
     QString makeProject(const QString &name);
     int cli(const QStringList &arguments, QByteArray *out = nullptr);
     // Starts training and sends SIGKILL once the step line of `kill_at` has been printed.
-    // Returns the last step printed.
+    // Returns the last step printed; what the process wrote to stderr goes to last_errors_.
     int trainAndKill(const QString &project, bool resume, int kill_at);
     Steps exportedSteps(const QString &project, int run);
     QJsonArray runs(const QString &project);
@@ -38,6 +38,7 @@ private:
     QTemporaryDir dir_;
     QString corpus_;
     Steps reference_;
+    QString last_errors_;
 };
 
 namespace {
@@ -100,8 +101,14 @@ int TestKillSafety::trainAndKill(const QString &project, bool resume, int kill_a
             }
         }
     }
+    const bool ended_first = process.state() == QProcess::NotRunning;
     process.kill(); // SIGKILL: no handler runs, nothing is flushed
     process.waitForFinished(60000);
+    last_errors_ = (ended_first ? process.exitStatus() == QProcess::CrashExit
+                                      ? QStringLiteral("[crashed] ")
+                                      : QStringLiteral("[exit %1] ").arg(process.exitCode())
+                                : QString()) +
+                   QString::fromUtf8(process.readAllStandardError()).trimmed();
     return last_step;
 }
 
@@ -155,8 +162,10 @@ void TestKillSafety::killedRunsResumeLikeAnUninterruptedRun() {
     for (const int kill_at : kill_points) {
         const int printed = trainAndKill(project, run > 0, kill_at);
         ++run;
-        QVERIFY2(printed >= kill_at,
-                 qPrintable(QString("run %1 printed %2").arg(run).arg(printed)));
+        QVERIFY2(
+            printed >= kill_at,
+            qPrintable(
+                QString("run %1 printed %2; stderr: %3").arg(run).arg(printed).arg(last_errors_)));
 
         // The project opens and what the killed run committed is there, in step order with
         // no gap, each step with the reference's samples.
