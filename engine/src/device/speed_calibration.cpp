@@ -256,14 +256,12 @@ SpeedCalibration calibrateSpeed(const CalibrationOptions &options) {
                 if (index == 0) {
                     run.first_seconds = tally.seconds * shape.work / tally.work;
                 }
-            } catch (const c10::Error &error) {
-                run.speed.supported = false;
-                run.speed.unsupported_reason = firstLine(error.what_without_backtrace());
-                continue;
             } catch (const std::exception &error) {
-                // oneDNN's own errors (dnnl::error), e.g. bf16 kernels under DNNL_MAX_CPU_ISA=AVX2.
+                // c10::Error, or oneDNN's own (dnnl::error: bf16 under DNNL_MAX_CPU_ISA=AVX2).
+                const auto *torch_error = dynamic_cast<const c10::Error *>(&error);
                 run.speed.supported = false;
-                run.speed.unsupported_reason = firstLine(error.what());
+                run.speed.unsupported_reason = firstLine(
+                    torch_error != nullptr ? torch_error->what_without_backtrace() : error.what());
                 continue;
             }
             const double fp32_first = runs.front().first_seconds;
