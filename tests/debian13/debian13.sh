@@ -95,6 +95,9 @@ ensure_root() {
   local partial="$root.partial" started
   started=$(date +%s)
   say "making the Debian 13 root $root (once; about 1-2 minutes for cpu, 5-10 for cuda)"
+  # mmdebstrap wants the target's parent to exist (on a fresh machine nothing has made the cache
+  # folder yet).
+  mkdir -p "$roots_dir"
   as_root rm -rf "$partial"
   local hooks=()
   if [ "$flavour" = cuda ]; then
