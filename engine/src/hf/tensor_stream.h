@@ -45,12 +45,17 @@ public:
     const std::uint8_t *next();
 
 private:
+    struct Release {
+        std::uint64_t mapped_bytes; // 0: allocated with new[] (value-initialized: 0)
+        void operator()(std::uint8_t *storage) const;
+    };
     struct Buffer {
-        std::unique_ptr<std::uint8_t[]> storage;
+        std::unique_ptr<std::uint8_t, Release> storage;
         std::uint64_t capacity = 0;
         std::uint64_t skip = 0; // where the range starts in data()
         std::uint8_t *data() const;
     };
+    static Buffer allocate(std::uint64_t bytes); // capacity bytes after data()'s alignment
     void run();
     Buffer takeBuffer(std::uint64_t bytes); // with mutex_ held
     void read(const Range &range, Buffer &buffer);
