@@ -89,7 +89,8 @@ for p in calibration["precisions"]:
     if p["supported"]:
         print(f"  {p['precision']}: matmul {p['matmul_gflops']:.1f} GFLOP/s, attention "
               f"{p['attention_gflops']:.1f} GFLOP/s, elementwise {p['elementwise_gelems']:.2f} G/s, "
-              f"training block {p.get('training_gflops', 0):.1f} GFLOP/s"
+              f"training block {p.get('training_gflops', 0):.1f} GFLOP/s "
+              f"(small {p.get('small_training_gflops', 0):.1f}, tall {p.get('tall_training_gflops', 0):.1f})"
               + (" (stopped early)" if p["stopped_early"] else ""))
     else:
         print(f"  {p['precision']}: unsupported ({p['unsupported_reason']})")

@@ -127,7 +127,8 @@ private Q_SLOTS:
         const SpeedCalibration calibration = calibrateSpeed(options);
         const PrecisionSpeed *fp32 = calibration.find("fp32");
         QVERIFY(fp32->attention_gflops > 0 && fp32->elementwise_gelems > 0 &&
-                fp32->training_gflops > 0);
+                fp32->training_gflops > 0 && fp32->tall_training_gflops > 0 &&
+                fp32->small_training_gflops > 0);
         QVERIFY(!describeSpeedCalibration(calibration).empty());
     }
 
@@ -287,6 +288,42 @@ private Q_SLOTS:
         const double seconds16 = plan::predictStepSeconds(top2of16, calibration, "fp32");
         QVERIFY(seconds1 > 0 && seconds2 > seconds1);
         QVERIFY(qAbs(seconds16 - seconds2) < 0.01 * seconds2);
+    }
+
+    void tallMicroBatchesUseTheTallBlockRate() {
+        // Blocks at the calibration's short size run at training_gflops, at its tall size (and
+        // beyond) at tall_training_gflops, in between at a rate between the two; blocks at the
+        // small size and below at small_training_gflops.
+        SpeedCalibration calibration = cpuCalibration(1.0);
+        PrecisionSpeed &fp32 = calibration.precisions.front();
+        fp32.elementwise_gelems = 1e9; // leave only the block's work
+        const auto seconds = [&](const Config &config) {
+            const plan::StepWork work = workOf(config);
+            return plan::predictStepSeconds(work, calibration, "fp32") * 1e9 /
+                   (work.matmul_flops + work.attention_flops);
+        };
+        Config tall = smallGpt();
+        for (const char *assignment :
+             {"model.dim=384", "model.heads=6", "model.seq_len=256", "train.micro_batch=32"}) {
+            tall.setAssignment(assignment);
+        }
+        Config middle = tall;
+        middle.setAssignment("train.micro_batch=4");
+        const double short_rate = 1 / seconds(smallGpt());
+        const double no_tall_rate = 1 / seconds(tall);
+        fp32.tall_training_gflops = 2 * fp32.training_gflops;
+        const auto near = [](double a, double b) {
+            return qAbs(a - b) < 1e-6 * b;
+        };
+        QVERIFY(near(1 / seconds(smallGpt()), short_rate));
+        QVERIFY(near(no_tall_rate, short_rate)); // an older calibration: one rate for all
+        QVERIFY(near(1 / seconds(tall), 2 * short_rate));
+        const double middle_rate = 1 / seconds(middle);
+        QVERIFY2(middle_rate > 1.2 * short_rate && middle_rate < 1.8 * short_rate,
+                 qPrintable(QString::number(middle_rate / short_rate)));
+        fp32.small_training_gflops = fp32.training_gflops / 2;
+        QVERIFY(near(1 / seconds(smallGpt()), short_rate / 2));
+        QVERIFY(near(1 / seconds(tall), 2 * short_rate));
     }
 
     void ladderSkipsASlowPrecisionWithTheReason() {

@@ -26,6 +26,11 @@ struct PrecisionSpeed {
     // Model FLOPs per second of a GPT block's forward and backward under this precision's
     // autocast: what the step-time estimate divides by (0 in a quick calibration).
     double training_gflops = 0;
+    // The same for a tall block (8x the rows) and a small one (the sample GPT's: dim 128):
+    // GEMM kernels run faster on larger matrices (oneDNN on AVX-512 by 1.5x and more between
+    // the short and the tall block), and a small block pays per-operator costs. 0: not measured.
+    double tall_training_gflops = 0;
+    double small_training_gflops = 0;
     // Hopelessly slow: only the first shape was timed, the rest extrapolated from its ratio
     // to fp32.
     bool stopped_early = false;
@@ -49,10 +54,24 @@ struct SpeedCalibration {
     double matmulRatio(const std::string &precision) const;
 };
 
-// 2: fp32 timed through the GPT's oneDNN linear path (models/cpu_linear), which version 1
+// Versions: 2: fp32 timed through the GPT's oneDNN linear path (models/cpu_linear), which version 1
 // calibrations under-estimate. 3: that path is oneDNN or ATen's BLAS, whichever
 // compat::preferredCpuGemm picks, recorded in cpu_gemm.
-constexpr int kSpeedCalibrationVersion = 3;
+// 4: a small and a tall training block too.
+constexpr int kSpeedCalibrationVersion = 4;
+
+// The calibration's training blocks: a small one of 12 x 64 token rows at dim 128 (the sample
+// GPT's block and micro-batch), short ones of 4 x 128 rows at dim 256 and 384, and a tall one of
+// 16 x 256 rows at dim 384 (the 10.7 M benchmark GPT's). The step-time estimate interpolates
+// between them by rows x dim of a micro-batch's GEMMs.
+constexpr std::int64_t kSmallBlockBatch = 12;
+constexpr std::int64_t kSmallBlockLength = 64;
+constexpr std::int64_t kSmallBlockDim = 128;
+constexpr std::int64_t kShortBlockTokens = 4 * 128;
+constexpr std::int64_t kShortBlockDim = 384;
+constexpr std::int64_t kTallBlockBatch = 16;
+constexpr std::int64_t kTallBlockLength = 256;
+constexpr std::int64_t kTallBlockDim = 384;
 
 // "bf16 is 15x slower than fp32 on this CPU" when the calibration measured `precision`'s
 // matmuls slower than fp32's; "" when it is as fast or faster, or was not measured. The

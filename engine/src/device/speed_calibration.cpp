@@ -28,7 +28,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-enum class Op { Matmul, Attention, Elementwise, TrainingBlock };
+enum class Op {
+    Matmul,
+    Attention,
+    Elementwise,
+    TrainingBlock,
+    SmallTrainingBlock,
+    TallTrainingBlock
+};
 
 // One timed piece of work: `run` does it once on tensors made by `prepare`; `work` is its
 // FLOPs (elements for the elementwise op).
@@ -84,12 +91,13 @@ Shape elementwise(std::int64_t rows, std::int64_t columns) {
 // GELU MLP, residuals) with fp32 weights, under autocast for bf16 and fp16 as training runs it:
 // the casts and the memory-bound ops are in this rate, unlike in the bare GEMMs'. Counted as
 // the model FLOPs of stepWork (engine/src/plan/step_time.cpp) for the same shape.
-Shape trainingBlock(std::int64_t batch, std::int64_t length, std::int64_t dim, std::int64_t heads) {
+Shape trainingBlock(std::int64_t batch, std::int64_t length, std::int64_t dim, std::int64_t heads,
+                    Op op = Op::TrainingBlock) {
     const auto tokens = static_cast<double>(batch * length);
     const double flops = 6 * 12 * tokens * static_cast<double>(dim * dim) +
                          3 * 4 * tokens * static_cast<double>(length * dim);
     return {
-        Op::TrainingBlock, flops, [=](const torch::TensorOptions &options) {
+        op, flops, [=](const torch::TensorOptions &options) {
             const torch::TensorOptions fp32 = options.dtype(torch::kFloat32);
             const auto weight = [&](std::int64_t out, std::int64_t in) {
                 return (torch::randn({out, in}, fp32) * 0.02).requires_grad_();
@@ -122,9 +130,18 @@ Shape trainingBlock(std::int64_t batch, std::int64_t length, std::int64_t dim, s
 
 std::vector<Shape> calibrationShapes() {
     return {
-        blockGemms(512, 256),      blockGemms(512, 512),          blockGemms(512, 1024),
-        attention(8, 256, 256, 4), attention(8, 256, 512, 8),     elementwise(512, 1024),
-        elementwise(512, 4096),    trainingBlock(4, 128, 256, 4), trainingBlock(4, 128, 384, 6)};
+        blockGemms(512, 256),
+        blockGemms(512, 512),
+        blockGemms(512, 1024),
+        attention(8, 256, 256, 4),
+        attention(8, 256, 512, 8),
+        elementwise(512, 1024),
+        elementwise(512, 4096),
+        trainingBlock(4, 128, 256, 4),
+        trainingBlock(4, 128, 384, 6),
+        trainingBlock(kTallBlockBatch, kTallBlockLength, kTallBlockDim, 6, Op::TallTrainingBlock),
+        trainingBlock(kSmallBlockBatch, kSmallBlockLength, kSmallBlockDim, 4,
+                      Op::SmallTrainingBlock)};
 }
 
 struct Tally {
@@ -211,7 +228,9 @@ SpeedCalibration calibrateSpeed(const CalibrationOptions &options) {
     calibration.device_name = deviceName(device, report);
     calibration.torch_version = report.torch_version;
     calibration.threads = at::get_num_threads();
-    calibration.cpu_gemm = compat::cpuGemmDescription();
+    if (calibration.device == "cpu") {
+        calibration.cpu_gemm = compat::cpuGemmDescription(); // a GPU's matmuls do not use it
+    }
     calibration.cpu_flags = readCpuFlagsOrEmpty();
 
     std::vector<PrecisionRun> runs;
@@ -294,6 +313,8 @@ SpeedCalibration calibrateSpeed(const CalibrationOptions &options) {
         run.speed.attention_gflops = rate(Op::Attention, 1e9);
         run.speed.elementwise_gelems = rate(Op::Elementwise, 1e9);
         run.speed.training_gflops = rate(Op::TrainingBlock, 1e9);
+        run.speed.tall_training_gflops = rate(Op::TallTrainingBlock, 1e9);
+        run.speed.small_training_gflops = rate(Op::SmallTrainingBlock, 1e9);
         calibration.precisions.push_back(run.speed);
     }
     calibration.measured_at = static_cast<std::int64_t>(std::time(nullptr));

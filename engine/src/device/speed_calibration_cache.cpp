@@ -40,6 +40,8 @@ json precisionJson(const PrecisionSpeed &speed) {
             {"attention_gflops", speed.attention_gflops},
             {"elementwise_gelems", speed.elementwise_gelems},
             {"training_gflops", speed.training_gflops},
+            {"tall_training_gflops", speed.tall_training_gflops},
+            {"small_training_gflops", speed.small_training_gflops},
             {"stopped_early", speed.stopped_early}};
 }
 
@@ -73,6 +75,8 @@ SpeedCalibration calibrationOf(const json &value) {
         speed.attention_gflops = item.value("attention_gflops", 0.0);
         speed.elementwise_gelems = item.value("elementwise_gelems", 0.0);
         speed.training_gflops = item.value("training_gflops", 0.0);
+        speed.tall_training_gflops = item.value("tall_training_gflops", 0.0);
+        speed.small_training_gflops = item.value("small_training_gflops", 0.0);
         speed.stopped_early = item.value("stopped_early", false);
         calibration.precisions.push_back(speed);
     }
@@ -264,10 +268,11 @@ std::vector<std::string> describeSpeedCalibration(const SpeedCalibration &calibr
         }
         std::snprintf(text, sizeof text,
                       "  %-4s  matmul %6.1f GFLOP/s (%.2fx fp32)  attention %6.1f  elementwise "
-                      "%5.2f G/s  training block %6.1f GFLOP/s%s",
+                      "%5.2f G/s  training block %6.1f GFLOP/s (small %.1f, tall %.1f)%s",
                       speed.precision.c_str(), speed.matmul_gflops,
                       calibration.matmulRatio(speed.precision), speed.attention_gflops,
-                      speed.elementwise_gelems, speed.training_gflops,
+                      speed.elementwise_gelems, speed.training_gflops, speed.small_training_gflops,
+                      speed.tall_training_gflops,
                       speed.stopped_early ? "  (stopped early: hopelessly slow)" : "");
         lines.push_back(text);
     }

@@ -1,6 +1,7 @@
 // The step-time model: the matmul and attention FLOPs of a GPT step over the calibrated
 // training-block throughput (forward and backward of one block under the precision's
-// autocast, so casts and memory-bound ops are in it), plus the elementwise work the block
+// autocast, so casts and memory-bound ops are in it; a small, a short and a tall block,
+// interpolated by the micro-batch's GEMM size), plus the elementwise work the block
 // leaves out (dropouts, head splits, embeddings, the optimizer update) at the calibrated fp32
 // elementwise rate. Both constants are fitted with tests/benchmarks/step_time.sh on the
 // machine in docs/BENCHMARKS.md.
@@ -15,7 +16,10 @@
 #include "train/recipe.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <utility>
+#include <vector>
 
 namespace headroom::plan {
 
@@ -39,6 +43,37 @@ double keptShare(const models::MoeOptions &moe, std::int64_t length) {
     }
     return std::min(1.0, static_cast<double>(capacity * moe.experts()) /
                              static_cast<double>(length * moe.top_k()));
+}
+
+// The calibrated block rate for GEMMs of this size: geometric between the two nearest of the
+// small, short and tall blocks (kernel efficiency grows roughly with the logarithm of the
+// matrices' size), the end points' rates beyond them. A point not measured is left out.
+double blockGflops(const PrecisionSpeed &speed, const StepWork &work) {
+    std::vector<std::pair<double, double>> points; // (rows x dim, GFLOP/s), by size
+    if (speed.small_training_gflops > 0) {
+        points.emplace_back(
+            static_cast<double>(kSmallBlockBatch * kSmallBlockLength * kSmallBlockDim),
+            speed.small_training_gflops);
+    }
+    points.emplace_back(static_cast<double>(kShortBlockTokens * kShortBlockDim),
+                        speed.training_gflops);
+    if (speed.tall_training_gflops > 0) {
+        points.emplace_back(static_cast<double>(kTallBlockBatch * kTallBlockLength * kTallBlockDim),
+                            speed.tall_training_gflops);
+    }
+    const double size = std::max(work.gemm_rows_by_dim, 1.0);
+    if (size <= points.front().first) {
+        return points.front().second;
+    }
+    for (std::size_t index = 1; index < points.size(); ++index) {
+        const auto &[low_size, low_rate] = points[index - 1];
+        const auto &[high_size, high_rate] = points[index];
+        if (size < high_size) {
+            const double position = std::log(size / low_size) / std::log(high_size / low_size);
+            return low_rate * std::pow(high_rate / low_rate, position);
+        }
+    }
+    return points.back().second;
 }
 
 } // namespace
@@ -80,6 +115,7 @@ std::optional<StepWork> stepWork(const Config &config, const ModelFacts &facts) 
     StepWork work;
     work.matmul_flops = tokens * (passes * block_forward + 3 * head_forward);
     work.attention_flops = passes * layers * sequences * 4 * length * length * dim;
+    work.gemm_rows_by_dim = static_cast<double>(config.integer("train.micro_batch")) * length * dim;
     work.elements = passes *
                     (kElementPassesPerLayer * layers + kDispatchPassesPerAssignment * assignments) *
                     tokens * dim;
@@ -95,7 +131,7 @@ double predictStepSeconds(const StepWork &work, const SpeedCalibration &calibrat
         return 0;
     }
     // Autocast leaves dropout, copies and the optimizer in fp32.
-    return (work.matmul_flops + work.attention_flops) / (speed->training_gflops * 1e9) /
+    return (work.matmul_flops + work.attention_flops) / (blockGflops(*speed, work) * 1e9) /
                kEfficiency +
            work.elements / (fp32->elementwise_gelems * 1e9);
 }

@@ -13,9 +13,10 @@ namespace headroom::plan {
 
 // The work of one optimizer step (forward, backward, the optimizer update).
 struct StepWork {
-    double matmul_flops = 0;    // 6 x matmul parameters x tokens, +2 x with checkpointing
-    double attention_flops = 0; // the T x T products, 3 passes (+1 with checkpointing)
-    double elements = 0;        // elementwise work outside the calibrated block (dropout, copies)
+    double matmul_flops = 0;     // 6 x matmul parameters x tokens, +2 x with checkpointing
+    double attention_flops = 0;  // the T x T products, 3 passes (+1 with checkpointing)
+    double elements = 0;         // elementwise work outside the calibrated block (dropout, copies)
+    double gemm_rows_by_dim = 0; // a micro-batch's token rows x the model width: the GEMMs' size
 };
 
 // For the gpt recipe trained from scratch; nullopt where the step is not modelled (tabular,
