@@ -925,6 +925,10 @@
         <translation>Gemessene Geschwindigkeit der Matrixprodukte: %1.</translation>
     </message>
     <message>
+        <source>fp32 matrix products run through %1.</source>
+        <translation>fp32-Matrixprodukte laufen über %1.</translation>
+    </message>
+    <message>
         <source>bf16 is %1× slower than fp32 here: the plan and the out-of-memory ladder will not use it.</source>
         <translation>bf16 ist hier %1× langsamer als fp32: Der Plan und die Eskalationsleiter bei Speichermangel verwenden es nicht.</translation>
     </message>

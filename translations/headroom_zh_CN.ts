@@ -922,6 +922,10 @@
         <translation>实测矩阵乘法速度：%1。</translation>
     </message>
     <message>
+        <source>fp32 matrix products run through %1.</source>
+        <translation>fp32 矩阵乘法由 %1 执行。</translation>
+    </message>
+    <message>
         <source>bf16 is %1× slower than fp32 here: the plan and the out-of-memory ladder will not use it.</source>
         <translation>在本机上 bf16 比 fp32 慢 %1×：计划和内存不足时的升级阶梯都不会使用它。</translation>
     </message>

@@ -200,6 +200,10 @@ void HardwarePage::showSpeed() {
         }
     }
     QString text = tr("Measured matrix-product speed: %1.").arg(parts.join(QStringLiteral(", ")));
+    if (!calibration->cpu_gemm.empty()) {
+        text += QLatin1Char(' ') + tr("fp32 matrix products run through %1.")
+                                       .arg(QString::fromStdString(calibration->cpu_gemm));
+    }
     const std::string slow = slowPrecisionReason(*calibration, "bf16");
     if (!slow.empty()) {
         text += QLatin1Char(' ') + tr("bf16 is %1× slower than fp32 here: the plan and the "
