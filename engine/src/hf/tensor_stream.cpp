@@ -64,14 +64,16 @@ void TensorStream::Release::operator()(std::uint8_t *storage) const {
 // the buffer's pages, and into 4 KiB pages it ran at 1.6-2.4 GB/s on a VM that filled 2 MiB pages
 // at 5.6-8.2 GB/s from the same cold file. The buffers are reused from range to range, so the
 // huge pages are faulted in once (the model's own memory stays on small pages: see
-// docs/BENCHMARKS.md on the import).
+// docs/BENCHMARKS.md on the import). Buffers under a huge page stay on small pages: rounded up,
+// the many small ranges (norms, biases) the budget lets in flight would hold far more memory.
 TensorStream::Buffer TensorStream::allocate(std::uint64_t bytes) {
     Buffer buffer;
     buffer.capacity = bytes;
 #if defined(__linux__)
     const std::uint64_t length = (bytes + kAlignment + kHugePage - 1) / kHugePage * kHugePage;
-    void *mapped = ::mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE,
-                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *mapped = bytes < kHugePage ? MAP_FAILED
+                                     : ::mmap(nullptr, length + kHugePage, PROT_READ | PROT_WRITE,
+                                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mapped != MAP_FAILED) {
         // Trim the mapping to a huge-page boundary on both sides.
         const auto start = reinterpret_cast<std::uintptr_t>(mapped);
