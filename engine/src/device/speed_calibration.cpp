@@ -128,7 +128,11 @@ Shape trainingBlock(std::int64_t batch, std::int64_t length, std::int64_t dim, s
         }};
 }
 
+// The short blocks are the ones step_time.cpp places at kShortBlockTokens x kShortBlockDim.
 std::vector<Shape> calibrationShapes() {
+    constexpr std::int64_t short_batch = 4;
+    constexpr std::int64_t short_length = 128;
+    static_assert(short_batch * short_length == kShortBlockTokens);
     return {
         blockGemms(512, 256),
         blockGemms(512, 512),
@@ -137,8 +141,8 @@ std::vector<Shape> calibrationShapes() {
         attention(8, 256, 512, 8),
         elementwise(512, 1024),
         elementwise(512, 4096),
-        trainingBlock(4, 128, 256, 4),
-        trainingBlock(4, 128, 384, 6),
+        trainingBlock(short_batch, short_length, 256, 4),
+        trainingBlock(short_batch, short_length, kShortBlockDim, 6),
         trainingBlock(kTallBlockBatch, kTallBlockLength, kTallBlockDim, 6, Op::TallTrainingBlock),
         trainingBlock(kSmallBlockBatch, kSmallBlockLength, kSmallBlockDim, 4,
                       Op::SmallTrainingBlock)};
