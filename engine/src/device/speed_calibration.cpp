@@ -8,6 +8,7 @@
 #include "device/cpu_flags.h"
 #include "models/cpu_linear.h"
 #include "train/run_setup.h"
+#include "util/text.h"
 
 #include <headroom/config.h>
 #include <headroom/devices.h>
@@ -160,9 +161,7 @@ struct PrecisionRun {
     double first_seconds = 0; // per repetition of the first shape
 };
 
-std::string firstLine(const std::string &text) {
-    return text.substr(0, text.find('\n'));
-}
+using util::firstLine;
 
 std::vector<std::string> readCpuFlagsOrEmpty() {
     try {

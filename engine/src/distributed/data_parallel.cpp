@@ -1,5 +1,7 @@
 #include "distributed/data_parallel.h"
 
+#include "util/text.h"
+
 #include <headroom/config.h>
 
 #include <algorithm>
@@ -12,9 +14,7 @@ namespace {
 // Bounds the extra memory of a reduction: gradients are copied through one buffer this big.
 constexpr std::int64_t kBucketBytes = 16 << 20;
 
-std::string firstLine(const std::string &text) {
-    return text.substr(0, text.find('\n'));
-}
+using util::firstLine;
 
 std::string seconds(std::chrono::milliseconds duration) {
     return std::to_string(duration.count() / 1000) + " s";

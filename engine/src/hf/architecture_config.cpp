@@ -13,16 +13,8 @@ namespace {
 
 using nlohmann::json;
 
-// Far above any real model; they keep every product of sizes (parameter counts, tensor shapes)
-// well inside 64 bits.
-constexpr std::int64_t kMaxVocab = 1 << 22;
-constexpr std::int64_t kMaxLayers = 1024;
-constexpr std::int64_t kMaxHidden = 65536;
-constexpr std::int64_t kMaxHeads = 1024;
+using namespace config_limits;
 constexpr std::int64_t kMaxHeadDim = 4096;
-constexpr std::int64_t kMaxIntermediate = 1 << 20;
-constexpr std::int64_t kMaxPositions = 1 << 24;
-constexpr std::uint64_t kMaxConfigBytes = 16ULL << 20;
 constexpr std::int64_t kMaxExperts = 256; // models::kMaxSparseExperts
 
 struct Kind {
@@ -61,10 +53,6 @@ Defaults defaultsFor(const std::string &model_type) {
         return {32000, 4096, 14336, 32, 32, 8, 4096 * 32, 1, 2, std::nullopt, 1e-5, 1e6};
     }
     return {32000, 4096, 11008, 32, 32, std::nullopt, 2048, 1, 2, std::nullopt}; // llama
-}
-
-[[noreturn]] void fail(const std::string &source, const std::string &problem) {
-    throw ModelFolderError(source + ": " + problem);
 }
 
 // For a size that may come from a default: "n_head is 12 (the default), expected ...".
@@ -114,21 +102,21 @@ void readKind(const JsonFields &fields, ArchitectureConfig &config) {
     if (architecture) {
         by_architecture = kindByArchitecture(*architecture);
         if (by_architecture == nullptr) {
-            fail(fields.source(), "architectures names " + describeJson(json(*architecture)) +
-                                      ", which is not supported" + supported);
+            failIn(fields.source(), "architectures names " + describeJson(json(*architecture)) +
+                                        ", which is not supported" + supported);
         }
     }
     const Kind *by_model_type = nullptr;
     if (model_type) {
         by_model_type = kindByModelType(*model_type);
         if (by_model_type == nullptr) {
-            fail(fields.source(), "model_type is " + describeJson(json(*model_type)) +
-                                      ", which is not supported; supported: gpt2, llama, qwen2, "
-                                      "mistral, mixtral");
+            failIn(fields.source(), "model_type is " + describeJson(json(*model_type)) +
+                                        ", which is not supported; supported: gpt2, llama, qwen2, "
+                                        "mistral, mixtral");
         }
     }
     if (by_architecture == nullptr && by_model_type == nullptr) {
-        fail(fields.source(), "names neither architectures nor model_type" + supported);
+        failIn(fields.source(), "names neither architectures nor model_type" + supported);
     }
     // Within the Llama family the configs are interchangeable, but not with Mixtral's experts.
     const auto sparse = [](const Kind *kind) {
@@ -137,9 +125,9 @@ void readKind(const JsonFields &fields, ArchitectureConfig &config) {
     if (by_architecture != nullptr && by_model_type != nullptr &&
         (by_architecture->family != by_model_type->family ||
          sparse(by_architecture) != sparse(by_model_type))) {
-        fail(fields.source(), "model_type \"" + std::string(by_model_type->model_type) +
-                                  "\" does not fit architectures \"" +
-                                  by_architecture->architecture + "\"");
+        failIn(fields.source(), "model_type \"" + std::string(by_model_type->model_type) +
+                                    "\" does not fit architectures \"" +
+                                    by_architecture->architecture + "\"");
     }
     const Kind &kind = by_architecture != nullptr ? *by_architecture : *by_model_type;
     config.architecture = kind.architecture;
@@ -391,7 +379,7 @@ ArchitectureConfig parseArchitectureConfig(const std::string &json_text,
                                            const std::string &source) {
     const json root = parseJson(json_text, source);
     if (!root.is_object()) {
-        fail(source, "the top level is " + describeJson(root) + ", expected a JSON object");
+        failIn(source, "the top level is " + describeJson(root) + ", expected a JSON object");
     }
     if (root.contains("quantization_config")) {
         const json &quantization = root.at("quantization_config");
@@ -400,12 +388,12 @@ ArchitectureConfig parseArchitectureConfig(const std::string &json_text,
                                            quantization.at("quant_method").is_string()
                                        ? quantization.at("quant_method").get<std::string>()
                                        : "unknown";
-        fail(source, "quantization_config: this model was quantized by another tool "
-                     "(quant_method \"" +
-                         method +
-                         "\"); Headroom imports F32, F16 or BF16 weights and quantizes the "
-                         "frozen base itself (model.base_dtype=int8 or nf4): use the "
-                         "unquantized original of this model");
+        failIn(source, "quantization_config: this model was quantized by another tool "
+                       "(quant_method \"" +
+                           method +
+                           "\"); Headroom imports F32, F16 or BF16 weights and quantizes the "
+                           "frozen base itself (model.base_dtype=int8 or nf4): use the "
+                           "unquantized original of this model");
     }
     const JsonFields fields(root, source);
     ArchitectureConfig config;

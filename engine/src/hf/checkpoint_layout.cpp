@@ -68,10 +68,6 @@ void addGpt2Layer(const ArchitectureConfig &c, std::int64_t layer,
     conv("mlp.c_proj", c.intermediate_size, d);
 }
 
-std::string keyValue(const std::string &key, std::int64_t value) {
-    return key + " " + std::to_string(value);
-}
-
 // The config.json keys a tensor's shape comes from, with their values, for messages.
 std::string shapeSource(const ArchitectureConfig &c, const std::string &name) {
     std::vector<std::string> keys;
@@ -108,16 +104,6 @@ std::string shapeSource(const ArchitectureConfig &c, const std::string &name) {
         text += (text.empty() ? "" : ", ") + key;
     }
     return text;
-}
-
-std::string normalPath(const std::string &path) {
-    std::error_code error;
-    const fs::path absolute = fs::absolute(path, error);
-    return (error ? fs::path(path) : absolute).lexically_normal().string();
-}
-
-bool floatingDtype(const std::string &dtype) {
-    return dtype == "F32" || dtype == "F16" || dtype == "BF16";
 }
 
 // Tensors that quantizing tools add beside or instead of a weight: GPTQ and AWQ pack weights
@@ -167,6 +153,20 @@ std::string otherToolsQuantization(const std::string &name, const std::string &d
 }
 
 } // namespace
+
+std::string keyValue(const std::string &key, std::int64_t value) {
+    return key + " " + std::to_string(value);
+}
+
+std::string normalPath(const std::string &path) {
+    std::error_code error;
+    const fs::path absolute = fs::absolute(path, error);
+    return (error ? fs::path(path) : absolute).lexically_normal().string();
+}
+
+bool floatingDtype(const std::string &dtype) {
+    return dtype == "F32" || dtype == "F16" || dtype == "BF16";
+}
 
 std::vector<ExpectedTensor> expectedTensors(const ArchitectureConfig &config) {
     std::vector<ExpectedTensor> tensors;

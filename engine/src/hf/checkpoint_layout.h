@@ -45,4 +45,12 @@ std::map<std::string, LocatedTensor> validateCheckpoint(const ModelFolder &folde
                                                         const ArchitectureConfig &config,
                                                         const std::vector<SafetensorsFile> &files);
 
+// Helpers of the checkpoint checks (this file's and encoder_layout.h's).
+// "n_embd 768": a config.json key and its value, for messages.
+std::string keyValue(const std::string &key, std::int64_t value);
+// The absolute, lexically normal form of a path (as given when it cannot be made absolute).
+std::string normalPath(const std::string &path);
+// Whether a safetensors dtype is one of the floating-point ones a checkpoint may hold.
+bool floatingDtype(const std::string &dtype);
+
 } // namespace headroom::hf

@@ -15,30 +15,19 @@ using util::startsWith;
 
 using nlohmann::json;
 
-// Far above any real encoder; they keep every product of sizes well inside 64 bits.
-constexpr std::int64_t kMaxVocab = 1 << 22;
-constexpr std::int64_t kMaxLayers = 1024;
-constexpr std::int64_t kMaxHidden = 65536;
-constexpr std::int64_t kMaxHeads = 1024;
-constexpr std::int64_t kMaxIntermediate = 1 << 20;
-constexpr std::int64_t kMaxPositions = 1 << 24;
+using namespace config_limits;
 constexpr std::int64_t kMaxTypeVocab = 1 << 16;
-constexpr std::uint64_t kMaxConfigBytes = 16ULL << 20;
 
-struct Kind {
+struct EncoderKind {
     const char *architecture;
     const char *model_type;
     EncoderFamily family;
 };
 
-constexpr std::array<Kind, 2> kKinds = {{
+constexpr std::array<EncoderKind, 2> kEncoderKinds = {{
     {"BertForMaskedLM", "bert", EncoderFamily::Bert},
     {"DistilBertForMaskedLM", "distilbert", EncoderFamily::DistilBert},
 }};
-
-[[noreturn]] void fail(const std::string &source, const std::string &problem) {
-    throw ModelFolderError(source + ": " + problem);
-}
 
 // The family an architecture class name belongs to, whatever its head.
 std::optional<EncoderFamily> familyOfClass(const std::string &name) {
@@ -52,7 +41,7 @@ std::optional<EncoderFamily> familyOfClass(const std::string &name) {
 }
 
 std::optional<EncoderFamily> familyOfModelType(const std::string &model_type) {
-    for (const Kind &kind : kKinds) {
+    for (const EncoderKind &kind : kEncoderKinds) {
         if (model_type == kind.model_type) {
             return kind.family;
         }
@@ -60,8 +49,8 @@ std::optional<EncoderFamily> familyOfModelType(const std::string &model_type) {
     return std::nullopt;
 }
 
-const Kind &kindOf(EncoderFamily family) {
-    return kKinds[family == EncoderFamily::Bert ? 0 : 1];
+const EncoderKind &kindOf(EncoderFamily family) {
+    return kEncoderKinds[family == EncoderFamily::Bert ? 0 : 1];
 }
 
 std::optional<std::string> firstArchitecture(const JsonFields &fields) {
@@ -91,29 +80,30 @@ void readKind(const JsonFields &fields, EncoderConfig &config) {
                                   *architecture == "BertForPreTraining" ||
                                   *architecture == "DistilBertForMaskedLM";
         if (!by_architecture || !has_mlm_head) {
-            fail(fields.source(), "architectures names " + describeJson(json(*architecture)) +
-                                      (by_architecture ? ", which has no masked-language-model head"
-                                                       : ", which is not a BERT-family encoder") +
-                                      supported);
+            failIn(fields.source(),
+                   "architectures names " + describeJson(json(*architecture)) +
+                       (by_architecture ? ", which has no masked-language-model head"
+                                        : ", which is not a BERT-family encoder") +
+                       supported);
         }
     }
     std::optional<EncoderFamily> by_model_type;
     if (model_type) {
         by_model_type = familyOfModelType(*model_type);
         if (!by_model_type) {
-            fail(fields.source(), "model_type is " + describeJson(json(*model_type)) +
-                                      ", expected \"bert\" or \"distilbert\"");
+            failIn(fields.source(), "model_type is " + describeJson(json(*model_type)) +
+                                        ", expected \"bert\" or \"distilbert\"");
         }
     }
     if (!by_architecture && !by_model_type) {
-        fail(fields.source(), "names neither architectures nor model_type" + supported);
+        failIn(fields.source(), "names neither architectures nor model_type" + supported);
     }
     if (by_architecture && by_model_type && *by_architecture != *by_model_type) {
-        fail(fields.source(), "model_type " + describeJson(json(*model_type)) +
-                                  " does not fit architectures " +
-                                  describeJson(json(*architecture)));
+        failIn(fields.source(), "model_type " + describeJson(json(*model_type)) +
+                                    " does not fit architectures " +
+                                    describeJson(json(*architecture)));
     }
-    const Kind &kind = kindOf(by_architecture ? *by_architecture : *by_model_type);
+    const EncoderKind &kind = kindOf(by_architecture ? *by_architecture : *by_model_type);
     config.architecture = kind.architecture;
     config.model_type = kind.model_type;
     config.family = kind.family;
@@ -194,7 +184,7 @@ void readDistilBert(const JsonFields &fields, EncoderConfig &config) {
 
 std::string supportedEncoderArchitectures() {
     std::string list;
-    for (const Kind &kind : kKinds) {
+    for (const EncoderKind &kind : kEncoderKinds) {
         list += (list.empty() ? "" : ", ") + std::string(kind.architecture);
     }
     return list;
@@ -203,11 +193,11 @@ std::string supportedEncoderArchitectures() {
 EncoderConfig parseEncoderConfig(const std::string &json_text, const std::string &source) {
     const json root = parseJson(json_text, source);
     if (!root.is_object()) {
-        fail(source, "the top level is " + describeJson(root) + ", expected a JSON object");
+        failIn(source, "the top level is " + describeJson(root) + ", expected a JSON object");
     }
     if (root.contains("quantization_config")) {
-        fail(source, "quantization_config: this model was quantized by another tool; Headroom "
-                     "imports F32, F16 or BF16 encoder weights: use the unquantized original");
+        failIn(source, "quantization_config: this model was quantized by another tool; Headroom "
+                       "imports F32, F16 or BF16 encoder weights: use the unquantized original");
     }
     const JsonFields fields(root, source);
     EncoderConfig config;

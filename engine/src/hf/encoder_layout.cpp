@@ -64,10 +64,6 @@ void addLayer(const EncoderConfig &c, std::int64_t layer, std::vector<ExpectedTe
     }
 }
 
-std::string keyValue(const std::string &key, std::int64_t value) {
-    return key + " " + std::to_string(value);
-}
-
 // The config.json keys a tensor's shape comes from, with their values, for messages.
 std::string shapeSource(const EncoderConfig &c, const std::string &name) {
     const std::string hidden = keyValue(isBert(c) ? "hidden_size" : "dim", c.hidden_size);
@@ -88,16 +84,6 @@ std::string shapeSource(const EncoderConfig &c, const std::string &name) {
         return hidden + ", " + inner;
     }
     return hidden;
-}
-
-std::string normalPath(const std::string &path) {
-    std::error_code error;
-    const fs::path absolute = fs::absolute(path, error);
-    return (error ? fs::path(path) : absolute).lexically_normal().string();
-}
-
-bool floatingDtype(const std::string &dtype) {
-    return dtype == "F32" || dtype == "F16" || dtype == "BF16";
 }
 
 void checkIndex(const ModelFolder &folder, const std::vector<SafetensorsFile> &files,

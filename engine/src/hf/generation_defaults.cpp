@@ -124,7 +124,7 @@ void readTokenizerConfig(const std::string &path, GenerationDefaults &defaults) 
     defaults.chat_template = chatTemplate(fields);
 }
 
-bool isFile(const fs::path &path) {
+bool isRegularFile(const fs::path &path) {
     std::error_code error;
     return fs::is_regular_file(path, error);
 }
@@ -133,9 +133,9 @@ bool isFile(const fs::path &path) {
 void readTemplateFiles(const fs::path &folder, GenerationDefaults &defaults) {
     const fs::path jinja = folder / "chat_template.jinja";
     const fs::path json_file = folder / "chat_template.json";
-    if (isFile(jinja)) {
+    if (isRegularFile(jinja)) {
         defaults.chat_template = readTextFile(jinja.string(), kMaxTemplateBytes);
-    } else if (isFile(json_file)) {
+    } else if (isRegularFile(json_file)) {
         const json root = readObject(json_file.string(), kMaxTemplateBytes);
         if (const auto text = chatTemplate(JsonFields(root, json_file.string()))) {
             defaults.chat_template = text;

@@ -7,6 +7,7 @@
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
 #include "hf/safetensors_file.h"
+#include "hf/stored_dtype.h"
 
 #include <filesystem>
 #include <fstream>
@@ -18,19 +19,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::uint64_t kMaxConfigBytes = 16ULL << 20;
+using config_limits::kMaxConfigBytes;
 
 // The tokenizer files a BERT-family folder may have; the others (merges, sentencepiece) belong
 // to other models.
 const char *const kTokenizerFiles[] = {"tokenizer.json", "vocab.txt", "tokenizer_config.json",
                                        "special_tokens_map.json", "added_tokens.json"};
-
-torch::ScalarType scalarType(const std::string &dtype) {
-    if (dtype == "F16") {
-        return torch::kHalf;
-    }
-    return dtype == "BF16" ? torch::kBFloat16 : torch::kFloat; // validated: only these three
-}
 
 // The source's config.json with the keys that describe `config` replaced, so that keys this
 // engine does not read (initializer_range, classifier_dropout, ...) survive the round trip.
@@ -103,7 +97,7 @@ void loadEncoderWeights(models::BertEncoderImpl &encoder, const ModelFolder &fol
         // from_blob does not copy; the mapping is read-only and nothing writes through it.
         const torch::Tensor stored =
             torch::from_blob(const_cast<std::uint8_t *>(file.data(record)), record.shape,
-                             torch::TensorOptions().dtype(scalarType(record.dtype)));
+                             torch::TensorOptions().dtype(storedScalarType(record.dtype)));
         parameter.copy_(stored);
         if (!torch::isfinite(parameter).all().item<bool>()) {
             throw ModelFolderError(file.path() + ": tensor " + record.name +

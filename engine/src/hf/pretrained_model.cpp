@@ -3,6 +3,7 @@
 #include "hf/checkpoint_layout.h"
 #include "hf/hf_error.h"
 #include "hf/safetensors_file.h"
+#include "hf/stored_dtype.h"
 #include "hf/tensor_stream.h"
 #include "util/text.h"
 
@@ -22,16 +23,6 @@ namespace headroom::hf {
 namespace {
 
 using util::endsWith;
-
-torch::ScalarType scalarType(const std::string &dtype) {
-    if (dtype == "F32") {
-        return torch::kFloat;
-    }
-    if (dtype == "F16") {
-        return torch::kHalf;
-    }
-    return torch::kBFloat16; // validateCheckpoint admits only these three
-}
 
 // Widens stored values to float32 in one parallel pass that also looks for NaN and infinity
 // (an exponent of all ones): each byte of the file is read once and each byte of the model
@@ -185,7 +176,7 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
         // from_blob does not copy; nothing writes through it.
         torch::Tensor stored =
             torch::from_blob(const_cast<std::uint8_t *>(bytes), record.shape,
-                             torch::TensorOptions().dtype(scalarType(record.dtype)));
+                             torch::TensorOptions().dtype(storedScalarType(record.dtype)));
         if (storedTransposed(config, name)) {
             stored = stored.t();
         }

@@ -44,10 +44,6 @@ struct Mapping {
     void *handle = nullptr;
 };
 
-[[noreturn]] void fail(const std::string &path, const std::string &problem) {
-    throw ModelFolderError(path + ": " + problem);
-}
-
 std::string tooShort(std::uint64_t size) {
     return std::to_string(size) + " bytes, shorter than the 8-byte header length "
                                   "a safetensors file starts with";
@@ -64,27 +60,27 @@ Mapping mapFile(const std::string &path) {
     HANDLE file = CreateFileW(wide.c_str(), GENERIC_READ, FILE_SHARE_READ, nullptr, OPEN_EXISTING,
                               FILE_ATTRIBUTE_NORMAL, nullptr);
     if (file == INVALID_HANDLE_VALUE) {
-        fail(path, "cannot be opened: " + lastError());
+        failIn(path, "cannot be opened: " + lastError());
     }
     LARGE_INTEGER size{};
     if (GetFileType(file) != FILE_TYPE_DISK || !GetFileSizeEx(file, &size)) {
         CloseHandle(file);
-        fail(path, "not a regular file");
+        failIn(path, "not a regular file");
     }
     if (size.QuadPart < 8) {
         CloseHandle(file);
-        fail(path, tooShort(static_cast<std::uint64_t>(size.QuadPart)));
+        failIn(path, tooShort(static_cast<std::uint64_t>(size.QuadPart)));
     }
     HANDLE mapping = CreateFileMappingW(file, nullptr, PAGE_READONLY, 0, 0, nullptr);
     CloseHandle(file); // the mapping object keeps the file open
     if (mapping == nullptr) {
-        fail(path, "cannot be mapped: " + lastError());
+        failIn(path, "cannot be mapped: " + lastError());
     }
     const void *view = MapViewOfFile(mapping, FILE_MAP_READ, 0, 0, 0);
     if (view == nullptr) {
         const std::string problem = lastError();
         CloseHandle(mapping);
-        fail(path, "cannot be mapped: " + problem);
+        failIn(path, "cannot be mapped: " + problem);
     }
     return {static_cast<const std::uint8_t *>(view), static_cast<std::uint64_t>(size.QuadPart),
             mapping};
@@ -105,23 +101,23 @@ Mapping mapFile(const std::string &path) {
     // O_NONBLOCK: opening a FIFO must not wait for a writer; regular files ignore it.
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) {
-        fail(path, "cannot be opened: " + lastError());
+        failIn(path, "cannot be opened: " + lastError());
     }
     struct stat info {};
     if (fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
         ::close(fd);
-        fail(path, "not a regular file");
+        failIn(path, "not a regular file");
     }
     const auto size = static_cast<std::uint64_t>(info.st_size);
     if (size < 8 || size > std::numeric_limits<std::size_t>::max()) {
         ::close(fd);
-        fail(path, size < 8 ? tooShort(size) : "too large to map on this system");
+        failIn(path, size < 8 ? tooShort(size) : "too large to map on this system");
     }
     void *view = mmap(nullptr, static_cast<std::size_t>(size), PROT_READ, MAP_PRIVATE, fd, 0);
     const std::string problem = view == MAP_FAILED ? lastError() : std::string();
     ::close(fd); // the mapping keeps the file
     if (view == MAP_FAILED) {
-        fail(path, "cannot be mapped: " + problem);
+        failIn(path, "cannot be mapped: " + problem);
     }
     return {static_cast<const std::uint8_t *>(view), size, nullptr};
 }
@@ -155,7 +151,7 @@ struct Header {
 json parseHeaderJson(const std::string &path, const char *begin, const char *end) {
     const std::size_t invalid = data::findInvalidUtf8(begin, static_cast<std::size_t>(end - begin));
     if (invalid != static_cast<std::size_t>(end - begin)) {
-        fail(path, "the header is not UTF-8 (byte " + std::to_string(8 + invalid) + ")");
+        failIn(path, "the header is not UTF-8 (byte " + std::to_string(8 + invalid) + ")");
     }
     // The parsed object keeps one value per key; a name given twice must not pass unnoticed.
     std::set<std::string> names;
@@ -170,13 +166,13 @@ json parseHeaderJson(const std::string &path, const char *begin, const char *end
             return true;
         });
     } catch (const json::exception &error) {
-        fail(path, "the header is not valid JSON: " + jsonErrorText(error));
+        failIn(path, "the header is not valid JSON: " + jsonErrorText(error));
     }
     if (!header.is_object()) {
-        fail(path, "the header is " + describeJson(header) + ", expected a JSON object");
+        failIn(path, "the header is " + describeJson(header) + ", expected a JSON object");
     }
     if (!repeated.empty()) {
-        fail(path, "the header names " + describeJson(json(repeated)) + " twice");
+        failIn(path, "the header names " + describeJson(json(repeated)) + " twice");
     }
     return header;
 }
@@ -187,12 +183,12 @@ std::map<std::string, std::string> readMetadata(const std::string &path, const j
         return metadata;
     }
     if (!value.is_object()) {
-        fail(path, "__metadata__ is " + describeJson(value) + ", expected an object of strings");
+        failIn(path, "__metadata__ is " + describeJson(value) + ", expected an object of strings");
     }
     for (const auto &[key, item] : value.items()) {
         if (!item.is_string()) {
-            fail(path, "__metadata__ key " + describeJson(json(key)) + " is " + describeJson(item) +
-                           ", expected a string");
+            failIn(path, "__metadata__ key " + describeJson(json(key)) + " is " +
+                             describeJson(item) + ", expected a string");
         }
         metadata.emplace(key, item.get<std::string>());
     }
@@ -203,12 +199,12 @@ TensorRecord readEntry(const std::string &path, const std::string &name, const j
                        std::uint64_t data_size) {
     const std::string where = "tensor " + name + ": ";
     if (!entry.is_object()) {
-        fail(path, where + "the entry is " + describeJson(entry) +
-                       ", expected an object with dtype, shape and data_offsets");
+        failIn(path, where + "the entry is " + describeJson(entry) +
+                         ", expected an object with dtype, shape and data_offsets");
     }
     for (const char *key : {"dtype", "shape", "data_offsets"}) {
         if (!entry.contains(key)) {
-            fail(path, where + "the entry has no " + key);
+            failIn(path, where + "the entry has no " + key);
         }
     }
     TensorRecord record;
@@ -217,52 +213,52 @@ TensorRecord readEntry(const std::string &path, const std::string &name, const j
     const std::size_t item_size =
         dtype.is_string() ? safetensorsDtypeSize(dtype.get<std::string>()) : 0;
     if (item_size == 0) {
-        fail(path, where + "dtype " + describeJson(dtype) + " is not one of " + dtypeList());
+        failIn(path, where + "dtype " + describeJson(dtype) + " is not one of " + dtypeList());
     }
     record.dtype = dtype.get<std::string>();
 
     const json &shape = entry.at("shape");
     if (!shape.is_array()) {
-        fail(path, where + "shape is " + describeJson(shape) +
-                       ", expected an array of non-negative integers");
+        failIn(path, where + "shape is " + describeJson(shape) +
+                         ", expected an array of non-negative integers");
     }
     std::uint64_t bytes = 1;
     bool overflow = false;
     for (const json &dimension : shape) {
         if (!dimension.is_number_unsigned() || dimension.get<std::uint64_t>() > kInt64Max) {
-            fail(path, where + "shape has the dimension " + describeJson(dimension) +
-                           ", expected a non-negative integer below 2^63");
+            failIn(path, where + "shape has the dimension " + describeJson(dimension) +
+                             ", expected a non-negative integer below 2^63");
         }
         record.shape.push_back(dimension.get<std::int64_t>());
         overflow = overflow || !multiply(bytes, dimension.get<std::uint64_t>(), bytes);
     }
     if (overflow || !multiply(bytes, item_size, bytes)) {
-        fail(path, where + "shape " + shapeText(record.shape) + " of dtype " + record.dtype +
-                       " has more than 2^64 bytes");
+        failIn(path, where + "shape " + shapeText(record.shape) + " of dtype " + record.dtype +
+                         " has more than 2^64 bytes");
     }
 
     const json &offsets = entry.at("data_offsets");
     if (!offsets.is_array() || offsets.size() != 2 || !offsets[0].is_number_unsigned() ||
         !offsets[1].is_number_unsigned()) {
-        fail(path, where + "data_offsets is " +
-                       (offsets.is_array() ? offsets.dump() : describeJson(offsets)) +
-                       ", expected [begin, end] with non-negative integers");
+        failIn(path, where + "data_offsets is " +
+                         (offsets.is_array() ? offsets.dump() : describeJson(offsets)) +
+                         ", expected [begin, end] with non-negative integers");
     }
     record.begin = offsets[0].get<std::uint64_t>();
     record.end = offsets[1].get<std::uint64_t>();
     const std::string range =
         "data_offsets [" + std::to_string(record.begin) + ", " + std::to_string(record.end) + "]";
     if (record.begin > record.end) {
-        fail(path, where + range + " end before they begin");
+        failIn(path, where + range + " end before they begin");
     }
     if (record.end > data_size) {
-        fail(path, where + range + " run past the end of the data section (" +
-                       std::to_string(data_size) + " bytes)");
+        failIn(path, where + range + " run past the end of the data section (" +
+                         std::to_string(data_size) + " bytes)");
     }
     if (record.end - record.begin != bytes) {
-        fail(path, where + range + " hold " + std::to_string(record.end - record.begin) +
-                       " bytes, dtype " + record.dtype + " and shape " + shapeText(record.shape) +
-                       " need " + std::to_string(bytes));
+        failIn(path, where + range + " hold " + std::to_string(record.end - record.begin) +
+                         " bytes, dtype " + record.dtype + " and shape " + shapeText(record.shape) +
+                         " need " + std::to_string(bytes));
     }
     return record;
 }
@@ -273,16 +269,16 @@ Header readHeader(const std::string &path, const Mapping &mapping) {
         length = (length << 8) | mapping.data[i];
     }
     if (length == 0) {
-        fail(path, "the header length is 0, expected at least 2 (\"{}\")");
+        failIn(path, "the header length is 0, expected at least 2 (\"{}\")");
     }
     if (length > kMaxHeaderBytes) {
-        fail(path, "the header length " + std::to_string(length) +
-                       " is over the 100 MiB limit (not a safetensors file?)");
+        failIn(path, "the header length " + std::to_string(length) +
+                         " is over the 100 MiB limit (not a safetensors file?)");
     }
     if (length > mapping.size - 8) {
-        fail(path, "the header length " + std::to_string(length) +
-                       " runs past the end of the file (" + std::to_string(mapping.size) +
-                       " bytes)");
+        failIn(path, "the header length " + std::to_string(length) +
+                         " runs past the end of the file (" + std::to_string(mapping.size) +
+                         " bytes)");
     }
     const auto *text = reinterpret_cast<const char *>(mapping.data + 8);
     const json header = parseHeaderJson(path, text, text + length);
@@ -309,10 +305,11 @@ Header readHeader(const std::string &path, const Mapping &mapping) {
             continue;
         }
         if (furthest != nullptr && record.begin < furthest->end) {
-            fail(path, "tensors " + furthest->name + " (bytes " + std::to_string(furthest->begin) +
-                           " to " + std::to_string(furthest->end) + ") and " + record.name +
-                           " (bytes " + std::to_string(record.begin) + " to " +
-                           std::to_string(record.end) + ") overlap");
+            failIn(path, "tensors " + furthest->name + " (bytes " +
+                             std::to_string(furthest->begin) + " to " +
+                             std::to_string(furthest->end) + ") and " + record.name + " (bytes " +
+                             std::to_string(record.begin) + " to " + std::to_string(record.end) +
+                             ") overlap");
         }
         if (furthest == nullptr || record.end > furthest->end) {
             furthest = &record;
@@ -408,9 +405,9 @@ const TensorRecord *SafetensorsFile::find(const std::string &name) const {
 const std::uint8_t *SafetensorsFile::data(const TensorRecord &record) const {
     const std::uint64_t data_size = mapping_ == nullptr ? 0 : file_size_ - data_offset_;
     if (mapping_ == nullptr || record.begin > record.end || record.end > data_size) {
-        fail(path_, "tensor " + record.name + ": bytes " + std::to_string(record.begin) + " to " +
-                        std::to_string(record.end) + " are not inside the data section (" +
-                        std::to_string(data_size) + " bytes)");
+        failIn(path_, "tensor " + record.name + ": bytes " + std::to_string(record.begin) + " to " +
+                          std::to_string(record.end) + " are not inside the data section (" +
+                          std::to_string(data_size) + " bytes)");
     }
     return mapping_ + data_offset_ + record.begin;
 }

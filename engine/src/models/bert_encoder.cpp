@@ -2,6 +2,7 @@
 
 #include "models/activation_checkpoint.h"
 #include "models/keyed_dropout.h"
+#include "models/model_setup.h"
 #include "profile/scopes.h"
 
 #include <cmath>
@@ -13,32 +14,13 @@ namespace headroom::models {
 
 namespace {
 
-constexpr double kInitStd = 0.02;
-
-// Dropout sites (models/keyed_dropout.h): the embeddings', then a stride per layer holding its
-// attention weights and its two residual-branch dropouts.
-constexpr std::uint64_t kEmbeddingDropoutSite = 1;
-constexpr std::uint64_t kLayerSiteStride = 1000;
-constexpr std::uint64_t kAttentionWeightsSite = 1;
+// Dropout sites within a layer's stride (models/model_setup.h) besides the attention weights':
+// the two residual-branch dropouts.
 constexpr std::uint64_t kAttentionOutputSite = 2;
 constexpr std::uint64_t kFeedForwardOutputSite = 3;
 
 bool isBert(const BertEncoderOptions &options) {
     return options.family() == EncoderFamily::Bert;
-}
-
-void requirePositive(std::int64_t value, const char *name) {
-    if (value < 1) {
-        throw std::invalid_argument(std::string("encoder option ") + name +
-                                    " must be at least 1, got " + std::to_string(value));
-    }
-}
-
-void requireProbability(double value, const char *name) {
-    if (!(value >= 0.0 && value < 1.0)) {
-        throw std::invalid_argument(std::string("encoder option ") + name +
-                                    " must be in [0, 1), got " + std::to_string(value));
-    }
 }
 
 // An empty module that only names a level of the checkpoint's tree ("attention", "self").
@@ -82,29 +64,17 @@ torch::Tensor normalize(torch::nn::LayerNorm &norm, const torch::Tensor &x) {
     return norm(x.to(norm->weight.scalar_type()));
 }
 
-void initLinear(torch::nn::Linear &linear) {
-    torch::nn::init::normal_(linear->weight, 0.0, kInitStd);
-    if (linear->bias.defined()) {
-        torch::nn::init::zeros_(linear->bias);
-    }
-}
-
-void initLayerNorm(torch::nn::LayerNorm &norm) {
-    torch::nn::init::ones_(norm->weight);
-    torch::nn::init::zeros_(norm->bias);
-}
-
 } // namespace
 
 void validateBertEncoderOptions(const BertEncoderOptions &options) {
-    requirePositive(options.vocab_size(), "vocab_size");
-    requirePositive(options.hidden_size(), "hidden_size");
-    requirePositive(options.layers(), "layers");
-    requirePositive(options.heads(), "heads");
-    requirePositive(options.intermediate_size(), "intermediate_size");
-    requirePositive(options.max_positions(), "max_positions");
+    requirePositiveOption("encoder", options.vocab_size(), "vocab_size");
+    requirePositiveOption("encoder", options.hidden_size(), "hidden_size");
+    requirePositiveOption("encoder", options.layers(), "layers");
+    requirePositiveOption("encoder", options.heads(), "heads");
+    requirePositiveOption("encoder", options.intermediate_size(), "intermediate_size");
+    requirePositiveOption("encoder", options.max_positions(), "max_positions");
     if (isBert(options)) {
-        requirePositive(options.type_vocab_size(), "type_vocab_size");
+        requirePositiveOption("encoder", options.type_vocab_size(), "type_vocab_size");
     }
     if (options.hidden_size() % options.heads() != 0) {
         throw std::invalid_argument(
@@ -120,8 +90,8 @@ void validateBertEncoderOptions(const BertEncoderOptions &options) {
                                     "got \"" +
                                     activation + "\"");
     }
-    requireProbability(options.hidden_dropout(), "hidden_dropout");
-    requireProbability(options.attention_dropout(), "attention_dropout");
+    requireProbabilityOption("encoder", options.hidden_dropout(), "hidden_dropout");
+    requireProbabilityOption("encoder", options.attention_dropout(), "attention_dropout");
     if (options.pad_token_id() < -1 || options.pad_token_id() >= options.vocab_size()) {
         throw std::invalid_argument("encoder option pad_token_id must be -1 (none) or a token id "
                                     "below vocab_size, got " +
@@ -162,7 +132,7 @@ BertEncoderLayerImpl::BertEncoderLayerImpl(const BertEncoderOptions &options)
     }
     torch::NoGradGuard no_grad;
     for (torch::nn::Linear *linear : {&query, &key, &value, &attention_out, &ffn_in, &ffn_out}) {
-        initLinear(*linear);
+        initLinear(*linear, kInitStd);
     }
     initLayerNorm(attention_norm);
     initLayerNorm(output_norm);
@@ -270,7 +240,7 @@ void BertEncoderImpl::resetParameters() {
         word_embeddings_->weight[options_.pad_token_id()].zero_();
     }
     initLayerNorm(embedding_norm_);
-    initLinear(transform_);
+    initLinear(transform_, kInitStd);
     initLayerNorm(transform_norm_);
     if (untied_decoder_weight_.defined()) {
         torch::nn::init::normal_(untied_decoder_weight_, 0.0, kInitStd);

@@ -4,6 +4,7 @@
 #include "models/activation_checkpoint.h"
 #include "models/keyed_dropout.h"
 #include "models/linear_storage.h"
+#include "models/model_setup.h"
 #include "models/quantized_linear.h"
 #include "models/token_losses.h"
 #include "profile/scopes.h"
@@ -15,30 +16,6 @@ namespace headroom::models {
 
 namespace {
 
-constexpr double kInitStd = 0.02;
-// Dropout sites (models/keyed_dropout.h), as in the GPT recipe: the embedding's, then a
-// stride per layer (models/decoder_layer.cpp numbers the sites within it).
-constexpr std::uint64_t kEmbeddingDropoutSite = 1;
-constexpr std::uint64_t kLayerSiteStride = 1000;
-
-bool isGpt2(const CausalLmOptions &options) {
-    return options.family == LmFamily::Gpt2;
-}
-
-void requirePositive(std::int64_t value, const char *name) {
-    if (value < 1) {
-        throw std::invalid_argument(std::string("model option ") + name +
-                                    " must be at least 1, got " + std::to_string(value));
-    }
-}
-
-void requireProbability(double value, const char *name) {
-    if (!(value >= 0.0 && value < 1.0)) {
-        throw std::invalid_argument(std::string("model option ") + name +
-                                    " must be in [0, 1), got " + std::to_string(value));
-    }
-}
-
 torch::nn::Embedding uninitialisedEmbedding(std::int64_t count, std::int64_t dim) {
     torch::nn::Embedding embedding(torch::nn::EmbeddingOptions(1, 1));
     embedding->options.num_embeddings(count).embedding_dim(dim);
@@ -49,15 +26,15 @@ torch::nn::Embedding uninitialisedEmbedding(std::int64_t count, std::int64_t dim
 } // namespace
 
 void validateCausalLmOptions(const CausalLmOptions &options) {
-    requirePositive(options.vocab_size, "vocab_size");
-    requirePositive(options.dim, "dim");
-    requirePositive(options.layers, "layers");
-    requirePositive(options.heads, "heads");
-    requirePositive(options.head_dim, "head_dim");
-    requirePositive(options.hidden, "hidden");
-    requirePositive(options.max_positions, "max_positions");
+    requirePositiveOption("model", options.vocab_size, "vocab_size");
+    requirePositiveOption("model", options.dim, "dim");
+    requirePositiveOption("model", options.layers, "layers");
+    requirePositiveOption("model", options.heads, "heads");
+    requirePositiveOption("model", options.head_dim, "head_dim");
+    requirePositiveOption("model", options.hidden, "hidden");
+    requirePositiveOption("model", options.max_positions, "max_positions");
     const std::int64_t kv_heads = isGpt2(options) ? options.heads : options.kv_heads;
-    requirePositive(kv_heads, "kv_heads");
+    requirePositiveOption("model", kv_heads, "kv_heads");
     if (options.heads % kv_heads != 0) {
         throw std::invalid_argument("model option heads (" + std::to_string(options.heads) +
                                     ") must be a multiple of kv_heads (" +
@@ -69,10 +46,10 @@ void validateCausalLmOptions(const CausalLmOptions &options) {
     if (!(options.norm_eps > 0)) {
         throw std::invalid_argument("model option norm_eps must be positive");
     }
-    requireProbability(options.embedding_dropout, "embedding_dropout");
-    requireProbability(options.residual_dropout, "residual_dropout");
-    requireProbability(options.attention_dropout, "attention_dropout");
-    requireProbability(options.router_jitter, "router_jitter");
+    requireProbabilityOption("model", options.embedding_dropout, "embedding_dropout");
+    requireProbabilityOption("model", options.residual_dropout, "residual_dropout");
+    requireProbabilityOption("model", options.attention_dropout, "attention_dropout");
+    requireProbabilityOption("model", options.router_jitter, "router_jitter");
     if (options.experts != 0) {
         if (isGpt2(options) || options.experts < 1 || options.experts > kMaxSparseExperts) {
             throw std::invalid_argument("model option experts must be 0 (dense) or 1 to " +

@@ -66,6 +66,10 @@ struct CausalLmOptions {
     double router_jitter = 0; // router_jitter_noise: input noise in training
 };
 
+inline bool isGpt2(const CausalLmOptions &options) {
+    return options.family == LmFamily::Gpt2;
+}
+
 // Throws std::invalid_argument naming the bad option.
 void validateCausalLmOptions(const CausalLmOptions &options);
 

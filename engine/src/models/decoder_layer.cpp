@@ -4,6 +4,7 @@
 #include "compat/attention.h"
 #include "models/causal_lm.h"
 #include "models/keyed_dropout.h"
+#include "models/model_setup.h"
 #include "profile/scopes.h"
 
 #include <cmath>
@@ -12,22 +13,12 @@ namespace headroom::models {
 
 namespace {
 
-// Dropout sites within a layer's stride (models/keyed_dropout.h): the attention weights, two
-// residuals, the router's jitter and the adapters (three per expert from kExpertLoraSites on,
-// which kMaxSparseExperts keeps below the next layer's sites).
-constexpr std::uint64_t kAttentionWeightsSite = 1;
-constexpr std::uint64_t kAttentionResidualSite = 2;
-constexpr std::uint64_t kMlpResidualSite = 3;
-constexpr std::uint64_t kRouterJitterSite = 4;
+// The adapters' dropout sites within a layer's stride (models/model_setup.h): three per expert
+// from kExpertLoraSites on, which kMaxSparseExperts keeps below the next layer's sites.
 constexpr std::uint64_t kAttentionLoraSites = 10;
 constexpr std::uint64_t kMlpLoraSites = 20;
-constexpr std::uint64_t kExpertLoraSites = 100;
 static_assert(kExpertLoraSites + 3 * static_cast<std::uint64_t>(kMaxSparseExperts) < 1000,
               "a layer's sites overlap");
-
-bool isGpt2(const CausalLmOptions &options) {
-    return options.family == LmFamily::Gpt2;
-}
 
 } // namespace
 

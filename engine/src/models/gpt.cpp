@@ -4,6 +4,7 @@
 #include "models/activation_checkpoint.h"
 #include "models/cpu_linear.h"
 #include "models/keyed_dropout.h"
+#include "models/model_setup.h"
 #include "profile/scopes.h"
 
 #include <algorithm>
@@ -17,37 +18,9 @@ namespace headroom::models {
 
 namespace {
 
-constexpr double kInitStd = 0.02;
-
-// Dropout sites (models/keyed_dropout.h): the embedding's, then a stride per block holding its
-// attention weights, its two residual dropouts and its LoRA adapters' input dropouts.
-constexpr std::uint64_t kEmbeddingDropoutSite = 1;
-constexpr std::uint64_t kBlockSiteStride = 1000;
-constexpr std::uint64_t kAttentionWeightsSite = 1;
-constexpr std::uint64_t kAttentionResidualSite = 2;
-constexpr std::uint64_t kMlpResidualSite = 3;
-constexpr std::uint64_t kRouterJitterSite = 4;
+// The LoRA adapters' input dropout sites within a block's stride (models/model_setup.h); an
+// expert's two from kExpertLoraSites on (at most 256 experts).
 constexpr std::uint64_t kLoraSites = 10;
-constexpr std::uint64_t kExpertLoraSites = 100; // two per expert (at most 256 experts)
-
-void requirePositive(std::int64_t value, const char *name) {
-    if (value < 1) {
-        throw std::invalid_argument(std::string("GPT option ") + name +
-                                    " must be at least 1, got " + std::to_string(value));
-    }
-}
-
-void initLinear(torch::nn::Linear &linear, double std) {
-    torch::nn::init::normal_(linear->weight, 0.0, std);
-    if (linear->bias.defined()) {
-        torch::nn::init::zeros_(linear->bias);
-    }
-}
-
-void initLayerNorm(torch::nn::LayerNorm &norm) {
-    torch::nn::init::ones_(norm->weight);
-    torch::nn::init::zeros_(norm->bias);
-}
 
 std::int64_t perLayerParameters(std::int64_t dim) {
     // ln1 2d, qkv 3d^2+3d, proj d^2+d, ln2 2d, fc 4d^2+4d, fc_out 4d^2+d.
@@ -64,11 +37,11 @@ std::int64_t perMoeLayerParameters(std::int64_t dim, const MoeOptions &moe) {
 } // namespace
 
 void validateGptOptions(const GptOptions &options) {
-    requirePositive(options.vocab_size(), "vocab_size");
-    requirePositive(options.seq_len(), "seq_len");
-    requirePositive(options.layers(), "layers");
-    requirePositive(options.heads(), "heads");
-    requirePositive(options.dim(), "dim");
+    requirePositiveOption("GPT", options.vocab_size(), "vocab_size");
+    requirePositiveOption("GPT", options.seq_len(), "seq_len");
+    requirePositiveOption("GPT", options.layers(), "layers");
+    requirePositiveOption("GPT", options.heads(), "heads");
+    requirePositiveOption("GPT", options.dim(), "dim");
     if (options.dim() % options.heads() != 0) {
         throw std::invalid_argument("GPT option dim (" + std::to_string(options.dim()) +
                                     ") must be divisible by heads (" +
@@ -104,9 +77,9 @@ std::int64_t gptParameterCount(const GptOptions &options) {
 
 GptOptions gptOptionsForParameterCount(std::int64_t target_params, std::int64_t vocab_size,
                                        std::int64_t seq_len) {
-    requirePositive(target_params, "target parameter count");
-    requirePositive(vocab_size, "vocab_size");
-    requirePositive(seq_len, "seq_len");
+    requirePositiveOption("GPT", target_params, "target parameter count");
+    requirePositiveOption("GPT", vocab_size, "vocab_size");
+    requirePositiveOption("GPT", seq_len, "seq_len");
     const double target = static_cast<double>(target_params);
     const double embedding_rows = static_cast<double>(vocab_size + seq_len);
     // Solve 12*(d/64)*d^2 + rows*d = target by bisection (monotonic in d).
@@ -328,7 +301,7 @@ GptImpl::GptImpl(const GptOptions &options) : options_(options) {
     blocks_ = register_module("blocks", torch::nn::ModuleList());
     for (std::int64_t layer = 0; layer < options_.layers(); ++layer) {
         typed_blocks_.emplace_back(options_, isMoeBlock(options_, layer));
-        typed_blocks_.back()->setDropoutSite(kBlockSiteStride *
+        typed_blocks_.back()->setDropoutSite(kLayerSiteStride *
                                              static_cast<std::uint64_t>(layer + 1));
         blocks_->push_back(typed_blocks_.back());
     }

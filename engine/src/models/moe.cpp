@@ -3,6 +3,7 @@
 #include "models/cpu_linear.h"
 #include "models/expert_dispatch.h"
 #include "models/keyed_dropout.h"
+#include "models/model_setup.h"
 
 #include <cmath>
 #include <stdexcept>
@@ -13,13 +14,6 @@ namespace {
 
 [[noreturn]] void reject(const std::string &message) {
     throw std::invalid_argument("GPT option moe." + message);
-}
-
-void initLinear(torch::nn::Linear &linear, double std) {
-    torch::nn::init::normal_(linear->weight, 0.0, std);
-    if (linear->bias.defined()) {
-        torch::nn::init::zeros_(linear->bias);
-    }
 }
 
 } // namespace

@@ -4,6 +4,7 @@
 #include "memory/oom.h"
 #include "plan/probe_runner.h"
 #include "train/run_config.h"
+#include "util/text.h"
 
 #include <headroom/devices.h>
 #include <headroom/plan.h>
@@ -49,9 +50,7 @@ std::vector<std::string> mergeAssignments(const std::vector<std::string> &assign
     return merged;
 }
 
-std::string firstLine(const std::string &text) {
-    return text.substr(0, text.find('\n'));
-}
+using util::firstLine;
 
 // The config measured at micro-batch `micro_batch`, with the accumulation that covers the
 // effective batch.

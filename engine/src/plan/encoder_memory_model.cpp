@@ -1,6 +1,7 @@
 #include "plan/encoder_memory_model.h"
 
 #include "hf/encoder_layout.h"
+#include "plan/byte_counts.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -10,9 +11,7 @@ namespace headroom::plan {
 
 namespace {
 
-using Bytes = double;
-
-std::uint64_t toBytes(Bytes value) {
+std::uint64_t floorBytes(Bytes value) {
     return static_cast<std::uint64_t>(std::max(0.0, value));
 }
 
@@ -46,7 +45,7 @@ StepMemory encoderStepMemory(const Config &config, const hf::EncoderConfig &enco
     memory.trainable = memory.parameters;
     memory.model = describeEncoder(encoder, config.integer("model.seq_len"));
     const auto P = static_cast<Bytes>(memory.parameters);
-    memory.weights = toBytes(4 * P);
+    memory.weights = floorBytes(4 * P);
     (techniques.offload ? memory.host : memory.optimizer) =
         optimizerStateBytes(sizes, techniques.adamw8bit);
 
@@ -113,16 +112,16 @@ StepMemory encoderStepMemory(const Config &config, const hf::EncoderConfig &enco
     const Bytes end_of_backward = 4 * P + cache + head_copies;
     if (forward_peak >= backward_gradients + backward_activations &&
         forward_peak >= end_of_backward) {
-        memory.gradients = toBytes(earlier_gradients);
-        memory.activations = toBytes(cache + saved + logits);
+        memory.gradients = floorBytes(earlier_gradients);
+        memory.activations = floorBytes(cache + saved + logits);
     } else if (backward_gradients + backward_activations >= end_of_backward) {
-        memory.gradients = toBytes(backward_gradients);
-        memory.activations = toBytes(backward_activations);
+        memory.gradients = floorBytes(backward_gradients);
+        memory.activations = floorBytes(backward_activations);
     } else {
-        memory.gradients = toBytes(4 * P);
-        memory.activations = toBytes(cache + head_copies);
+        memory.gradients = floorBytes(4 * P);
+        memory.activations = floorBytes(cache + head_copies);
     }
-    memory.overhead = kOptimizerStepWorkspace + toBytes(16 * (query_tokens + passage_tokens));
+    memory.overhead = kOptimizerStepWorkspace + floorBytes(16 * (query_tokens + passage_tokens));
     return memory;
 }
 

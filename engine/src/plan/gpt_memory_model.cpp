@@ -1,6 +1,7 @@
 #include "plan/gpt_memory_model.h"
 
 #include "compat/attention_path.h"
+#include "plan/byte_counts.h"
 #include "train/adamw8bit.h"
 #include "train/blockwise_quantization.h"
 #include "train/recipe.h"
@@ -13,8 +14,6 @@
 namespace headroom::plan {
 
 namespace {
-
-using Bytes = double; // the models mix fractional coefficients; rounded at the end
 
 // Bytes per element of each shape product, for one precision. Names: N = micro_batch x
 // seq_len tokens, d = model.dim, A = micro_batch x heads x seq_len^2 attention weights,
@@ -113,10 +112,6 @@ std::string millions(std::int64_t count) {
     char text[32];
     std::snprintf(text, sizeof text, "%.2f M", static_cast<double>(count) / 1e6);
     return text;
-}
-
-std::uint64_t toBytes(Bytes value) {
-    return value <= 0 ? 0 : static_cast<std::uint64_t>(value + 0.5);
 }
 
 } // namespace
@@ -301,7 +296,7 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
         }
         below += checkpointed[static_cast<std::size_t>(layer)] ? residual : blockAt(layer);
     }
-    memory.activations = toBytes(activations);
+    memory.activations = roundedBytes(activations);
     // Gradients of earlier micro-batches stay alive through the next ones.
     memory.gradients = techniques.accumulation > 1 ? all_gradients : 0;
     // After backward every gradient exists: the optimizer step may be the peak instead
@@ -310,7 +305,7 @@ StepMemory gptStepMemory(const Config &config, std::int64_t vocab_size,
         memory.gradients = all_gradients;
         memory.activations = kOptimizerStepWorkspace;
     }
-    memory.overhead = toBytes(16 * N); // int64 tokens and targets
+    memory.overhead = roundedBytes(16 * N); // int64 tokens and targets
     memory.model = "GPT · " + std::to_string(layers) + " layers · dim " +
                    std::to_string(options.dim()) + " · " + std::to_string(options.heads()) +
                    " heads · context " + std::to_string(options.seq_len()) + " · vocab " +

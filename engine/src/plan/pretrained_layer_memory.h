@@ -4,12 +4,12 @@
 // (plan/pretrained_memory_model.cpp): what each op of LibTorch's CPU kernels keeps for backward,
 // and the layer's backward peak. See docs/PLANNER.md.
 
+#include "plan/byte_counts.h"
+
 #include <set>
 #include <string>
 
 namespace headroom::plan::lm_memory {
-
-using Bytes = double; // products of shapes; rounded at the end
 
 // The step's shapes and switches. Names as in docs/PLANNER.md: N = micro_batch x seq_len tokens, d
 // the model width, dq and dkv = (key/value) heads x head_dim, h the MLP (or each expert's) width,

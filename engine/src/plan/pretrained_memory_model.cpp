@@ -4,6 +4,7 @@
 #include "compat/torch_compat.h"
 #include "hf/checkpoint_layout.h"
 #include "hf/lora_targets.h"
+#include "plan/byte_counts.h"
 #include "plan/pretrained_layer_memory.h"
 #include "util/base_format.h"
 
@@ -17,7 +18,6 @@ namespace headroom::plan {
 
 namespace {
 
-using lm_memory::Bytes;
 using lm_memory::LayerMemory;
 using lm_memory::layerMemory;
 using lm_memory::layerNorm;
@@ -144,10 +144,6 @@ std::string formatCount(std::int64_t count) {
     std::snprintf(text, sizeof text, value >= 1e9 ? "%.2f B" : "%.2f M",
                   value >= 1e9 ? value / 1e9 : value / 1e6);
     return text;
-}
-
-std::uint64_t toBytes(Bytes value) {
-    return value <= 0 ? 0 : static_cast<std::uint64_t>(value + 0.5);
 }
 
 } // namespace
@@ -277,8 +273,8 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
         largest_projection = std::max(largest_projection, size);
     }
     const auto layers = static_cast<Bytes>(a.layers);
-    memory.weights = toBytes(4 * static_cast<Bytes>(memory.parameters) +
-                             layers * (projection_bytes - 4 * projection_weights));
+    memory.weights = roundedBytes(4 * static_cast<Bytes>(memory.parameters) +
+                                  layers * (projection_bytes - 4 * projection_weights));
     const bool computes_in_base_dtype =
         !isQuantized(format) && lm.half && config.text("precision") == baseFormatName(format);
     const Bytes dequantization_buffer =
@@ -346,10 +342,10 @@ StepMemory pretrainedStepMemory(const Config &config, const hf::ArchitectureConf
     const Bytes step = all_gradients + static_cast<Bytes>(kOptimizerStepWorkspace);
     // Gradients alive at the peak (all of them at the step or with accumulation); the estimator
     // splits the sum as a run's measured breakdown does.
-    memory.gradients = step >= peak || accumulating ? toBytes(all_gradients) : 0;
-    memory.activations = toBytes(std::max(peak, step)) - memory.gradients;
+    memory.gradients = step >= peak || accumulating ? roundedBytes(all_gradients) : 0;
+    memory.activations = roundedBytes(std::max(peak, step)) - memory.gradients;
     // The int64 tokens and targets, and the dequantization buffer.
-    memory.overhead = toBytes(16 * lm.N + 8 * lm.B + dequantization_buffer);
+    memory.overhead = roundedBytes(16 * lm.N + 8 * lm.B + dequantization_buffer);
     memory.model = describePretrained(a, config.integer("model.seq_len"), memory.parameters);
     return memory;
 }

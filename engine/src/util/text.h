@@ -17,4 +17,9 @@ inline bool contains(const std::string &text, const std::string &part) {
     return text.find(part) != std::string::npos;
 }
 
+// The text up to its first line break (all of it when there is none).
+inline std::string firstLine(const std::string &text) {
+    return text.substr(0, text.find('\n'));
+}
+
 } // namespace headroom::util

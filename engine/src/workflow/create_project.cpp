@@ -40,7 +40,7 @@ std::string storedDataPath(const std::string &data_path, const std::string &proj
     return data.string();
 }
 
-void removeProjectFiles(const std::string &project_path) {
+void removeProjectAndData(const std::string &project_path) {
     std::error_code ignored;
     for (const char *suffix : {"", "-wal", "-shm", "-journal", "-lock", ".d"}) {
         fs::remove_all(project_path + suffix, ignored);
@@ -280,11 +280,11 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
         }
     } catch (const data::DataError &error) {
         project.reset();
-        removeProjectFiles(request.project_path);
+        removeProjectAndData(request.project_path);
         throw InputError(error.what());
     } catch (...) {
         project.reset();
-        removeProjectFiles(request.project_path);
+        removeProjectAndData(request.project_path);
         throw;
     }
     lines.insert(lines.begin(),

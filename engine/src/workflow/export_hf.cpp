@@ -11,6 +11,7 @@
 #include "hf/pretrained_model.h"
 #include "hf/safetensors_file.h"
 #include "hf/scratch_gpt.h"
+#include "hf/stored_dtype.h"
 #include "models/causal_lm.h"
 #include "workflow/run_model.h"
 
@@ -40,10 +41,6 @@ const char *const kCopiedFiles[] = {"config.json",
                                     "vocab.txt",
                                     "tokenizer.model",
                                     "added_tokens.json"};
-
-torch::ScalarType scalarType(const std::string &dtype) {
-    return dtype == "F16" ? torch::kHalf : dtype == "BF16" ? torch::kBFloat16 : torch::kFloat;
-}
 
 struct PretrainedRun {
     workflow::RunModel run;
@@ -83,7 +80,8 @@ std::map<std::string, std::string> baseDtypes(const hf::ModelFolder &folder,
 
 exporting::TensorView viewOf(const std::string &name, const torch::Tensor &tensor,
                              const std::string &dtype, std::vector<torch::Tensor> &keep_alive) {
-    keep_alive.push_back(tensor.detach().to(torch::kCPU).to(scalarType(dtype)).contiguous());
+    keep_alive.push_back(
+        tensor.detach().to(torch::kCPU).to(hf::storedScalarType(dtype)).contiguous());
     const torch::Tensor &stored = keep_alive.back();
     exporting::TensorView view;
     view.name = name;
