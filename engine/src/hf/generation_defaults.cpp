@@ -2,6 +2,7 @@
 
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
+#include "util/files.h"
 
 #include <filesystem>
 #include <limits>
@@ -124,18 +125,13 @@ void readTokenizerConfig(const std::string &path, GenerationDefaults &defaults) 
     defaults.chat_template = chatTemplate(fields);
 }
 
-bool isRegularFile(const fs::path &path) {
-    std::error_code error;
-    return fs::is_regular_file(path, error);
-}
-
 // transformers 4.43+ saves the template beside the tokenizer config; that file wins.
 void readTemplateFiles(const fs::path &folder, GenerationDefaults &defaults) {
     const fs::path jinja = folder / "chat_template.jinja";
     const fs::path json_file = folder / "chat_template.json";
-    if (isRegularFile(jinja)) {
+    if (util::isRegularFile(jinja)) {
         defaults.chat_template = readTextFile(jinja.string(), kMaxTemplateBytes);
-    } else if (isRegularFile(json_file)) {
+    } else if (util::isRegularFile(json_file)) {
         const json root = readObject(json_file.string(), kMaxTemplateBytes);
         if (const auto text = chatTemplate(JsonFields(root, json_file.string()))) {
             defaults.chat_template = text;

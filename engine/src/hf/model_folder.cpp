@@ -2,6 +2,7 @@
 
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
+#include "util/files.h"
 #include "util/text.h"
 
 #include <algorithm>
@@ -17,11 +18,6 @@ namespace fs = std::filesystem;
 
 constexpr std::uint64_t kMaxIndexBytes = 64ULL << 20;
 const char *const kIndexName = "model.safetensors.index.json";
-
-bool isFile(const fs::path &path) {
-    std::error_code error;
-    return fs::is_regular_file(path, error);
-}
 
 // A shard name must stay inside the folder: a plain file name.
 bool plainFileName(const std::string &name) {
@@ -92,7 +88,7 @@ void readIndex(const fs::path &folder, ModelFolder &result) {
         const std::string shard_path = (folder / shard.get<std::string>()).string();
         if (std::find(result.weight_files.begin(), result.weight_files.end(), shard_path) ==
             result.weight_files.end()) {
-            if (!isFile(shard_path)) {
+            if (!util::isRegularFile(shard_path)) {
                 throw ModelFolderError(path + ": the shard " + shard.get<std::string>() +
                                        " (holding " + describeJson(nlohmann::json(tensor)) +
                                        ") is missing from the folder");
@@ -127,28 +123,30 @@ ModelFolder locateModelFolder(const std::string &path) {
                                                      "folder was expected)"));
     }
     result.config_path = (folder / "config.json").string();
-    if (!isFile(result.config_path)) {
+    if (!util::isRegularFile(result.config_path)) {
         throw ModelFolderError(result.folder +
                                ": no config.json (a Hugging Face model folder has config.json "
                                "next to model.safetensors)");
     }
     // transformers prefers the single file when both are there.
-    if (isFile(folder / "model.safetensors")) {
+    if (util::isRegularFile(folder / "model.safetensors")) {
         result.weight_files.push_back((folder / "model.safetensors").string());
-    } else if (isFile(folder / kIndexName)) {
+    } else if (util::isRegularFile(folder / kIndexName)) {
         readIndex(folder, result);
     } else {
         noWeights(result.folder, entryNames(folder));
     }
-    if (isFile(folder / "generation_config.json")) {
+    if (util::isRegularFile(folder / "generation_config.json")) {
         result.generation_config_path = (folder / "generation_config.json").string();
     }
-    if (isFile(folder / "tokenizer_config.json")) {
+    if (util::isRegularFile(folder / "tokenizer_config.json")) {
         result.tokenizer_config_path = (folder / "tokenizer_config.json").string();
     }
-    result.has_tokenizer = isFile(folder / "tokenizer.json") ||
-                           (isFile(folder / "vocab.json") && isFile(folder / "merges.txt")) ||
-                           isFile(folder / "vocab.txt") || isFile(folder / "tokenizer.model");
+    result.has_tokenizer = util::isRegularFile(folder / "tokenizer.json") ||
+                           (util::isRegularFile(folder / "vocab.json") &&
+                            util::isRegularFile(folder / "merges.txt")) ||
+                           util::isRegularFile(folder / "vocab.txt") ||
+                           util::isRegularFile(folder / "tokenizer.model");
     return result;
 }
 

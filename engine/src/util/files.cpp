@@ -58,4 +58,9 @@ void commitFile(const std::string &temp_path, const std::string &final_path) {
     syncDirectory(folder.empty() ? std::string(".") : folder.string());
 }
 
+bool isRegularFile(const std::filesystem::path &path) {
+    std::error_code error;
+    return std::filesystem::is_regular_file(path, error);
+}
+
 } // namespace headroom::util

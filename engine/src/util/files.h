@@ -1,5 +1,6 @@
 #pragma once
 
+#include <filesystem>
 #include <string>
 
 namespace headroom::util {
@@ -11,5 +12,8 @@ void syncDirectory(const std::string &path);
 // Renames temp_path over final_path and syncs the folder, so a crash leaves either the old
 // file or the complete new one. Throws std::runtime_error naming the files.
 void commitFile(const std::string &temp_path, const std::string &final_path);
+
+// Whether path names a regular file (false, not an exception, when it cannot be examined).
+bool isRegularFile(const std::filesystem::path &path);
 
 } // namespace headroom::util
