@@ -174,7 +174,7 @@ int readFile(const std::string &path, bool cold) {
 }
 
 // What any import into float32 must at least do: allocate the model's bytes and write them
-// once (on 2 MiB pages, as the import asks for).
+// once, on ordinary pages like the imported parameters (no huge-page advice for them).
 int touchMemory(std::uint64_t bytes) {
     const Clock::time_point start = Clock::now();
     torch::Tensor block = torch::empty({static_cast<std::int64_t>(bytes / sizeof(float))});

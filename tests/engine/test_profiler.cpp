@@ -38,10 +38,13 @@ private Q_SLOTS:
     void profileRecordsNoRun();
     void badRequestsAreBadInput();
     void operatorsSortByEachKey();
+    void tabularModelNamesItsParts();
 
 private:
     headroom::RunResult profile(const QStringList &overrides = {}, std::int64_t steps = 2,
                                 bool resume = false);
+    headroom::RunResult profileProject(const QString &project, const QStringList &overrides,
+                                       std::int64_t steps, bool resume = false);
     const headroom::ProfileReport &tinyReport();
 
     QTemporaryDir dir_;
@@ -86,8 +89,14 @@ void TestProfiler::initTestCase() {
 
 headroom::RunResult TestProfiler::profile(const QStringList &overrides, std::int64_t steps,
                                           bool resume) {
+    return profileProject(project_, overrides, steps, resume);
+}
+
+headroom::RunResult TestProfiler::profileProject(const QString &project,
+                                                 const QStringList &overrides, std::int64_t steps,
+                                                 bool resume) {
     headroom::SessionRequest request;
-    request.project_path = project_.toStdString();
+    request.project_path = project.toStdString();
     request.overrides = toStd(overrides);
     request.resume = resume;
     request.profile = headroom::ProfileOptions();
@@ -367,6 +376,22 @@ void TestProfiler::operatorsSortByEachKey() {
     QCOMPARE(order("calls"), QString("bca"));
     QCOMPARE(order("calls", 2), QString("bc"));
     QVERIFY_THROWS_EXCEPTION(headroom::InputError, headroom::parseOperatorSort("memory"));
+}
+
+void TestProfiler::tabularModelNamesItsParts() {
+    const QString csv = writeFile(QDir(dir_.path()), "plants.csv", tabularCsv(200));
+    const QString project = createTestProject(QDir(dir_.path()).filePath("tabular.headroom"), csv,
+                                              "tabular", {"model.hidden=16,8"});
+    const headroom::RunResult result = profileProject(project, {}, 1);
+    QVERIFY2(result.profile, result.message.c_str());
+    for (const char *name : {"embeddings", "hidden.0", "hidden.1", "head"}) {
+        const headroom::ModuleProfile *module = findModule(*result.profile, name);
+        QVERIFY2(module != nullptr, name);
+        QVERIFY2(module->depth == 0 && module->calls > 0, name);
+    }
+    // The GELU outputs kept for backward belong to the hidden layers.
+    QVERIFY(findModule(*result.profile, "hidden.0")->activation_bytes > 0);
+    QVERIFY(findModule(*result.profile, "hidden.1")->activation_bytes > 0);
 }
 
 QTEST_GUILESS_MAIN(TestProfiler)

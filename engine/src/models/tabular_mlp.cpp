@@ -1,6 +1,7 @@
 #include "models/tabular_mlp.h"
 
 #include "models/keyed_dropout.h"
+#include "profile/scopes.h"
 
 #include <algorithm>
 #include <stdexcept>
@@ -150,15 +151,21 @@ torch::Tensor TabularMlpImpl::features(const torch::Tensor &numeric,
 
 torch::Tensor TabularMlpImpl::forward(const torch::Tensor &numeric,
                                       const torch::Tensor &categorical) {
-    torch::Tensor x = features(numeric, categorical);
+    torch::Tensor x;
+    {
+        const profile::ModuleScope scope("embeddings");
+        x = features(numeric, categorical);
+    }
     std::uint64_t site = 0;
     for (torch::nn::Linear &layer : hidden_) {
+        const profile::ModuleScope scope("hidden", static_cast<std::int64_t>(site));
         x = torch::gelu(layer(x));
         ++site;
         if (options_.dropout() > 0 && is_training()) {
             x = keyedDropout(x, options_.dropout(), site);
         }
     }
+    const profile::ModuleScope scope("head");
     return head_(x);
 }
 
