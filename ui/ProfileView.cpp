@@ -119,6 +119,7 @@ ProfileView::ProfileView(QWidget *parent) : QWidget(parent) {
     module_tree_->setSortingEnabled(false); // model order; parents before children
     module_tree_->header()->setStretchLastSection(false);
     module_tree_->setAlternatingRowColors(true);
+    fitModuleColumns();
 
     // Operator names are long ("autograd::engine::evaluate_function: AddmmBackward0"): the
     // table gets the whole width, the module tree sits below it.
@@ -281,6 +282,11 @@ void ProfileView::fillModules() {
         items.insert(name, item);
     }
     module_tree_->expandAll();
+    fitModuleColumns();
+}
+
+// Wide enough for the values and for the headers ("Held for backward") before any profile.
+void ProfileView::fitModuleColumns() {
     for (int column = 0; column <= CallsColumn; ++column) {
         module_tree_->resizeColumnToContents(column);
     }

@@ -60,6 +60,7 @@ private:
     void chooseTracePath();
     void onFinished(const RunResult &result);
     void fillModules();
+    void fitModuleColumns();
     void updateControls();
     void showStatus(const QString &text, bool error = false);
 

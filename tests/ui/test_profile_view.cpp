@@ -109,6 +109,11 @@ void TestProfileView::fillsTheTablesFromAReport() {
     ProfileView view;
     QVERIFY(!view.findChild<QPushButton *>("saveTraceButton")->isEnabled());
     QVERIFY(!view.findChild<QPushButton *>("profileButton")->isEnabled()); // no project
+    // Before any profile the module headers ("Held for backward") are not cut off.
+    for (int column = 0; column < view.moduleTree()->columnCount(); ++column) {
+        QVERIFY(view.moduleTree()->columnWidth(column) >=
+                view.moduleTree()->header()->sectionSizeHint(column));
+    }
     view.setReport(sampleReport());
     QCOMPARE(view.operatorModel()->rowCount(), 3);
     QCOMPARE(view.operatorTable()->model()->rowCount(), 3);
