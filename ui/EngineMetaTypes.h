@@ -2,7 +2,7 @@
 
 // Engine structs carried by queued signals and QSignalSpy: declared before any class that
 // uses them in a signal.
-#include "RunSeries.h"
+#include "runs/RunSeries.h"
 
 #include <headroom/metrics.h>
 #include <headroom/project.h>

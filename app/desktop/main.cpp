@@ -1,6 +1,6 @@
-#include "Language.h"
-#include "MainWindow.h"
-#include "Theme.h"
+#include "look/Language.h"
+#include "look/Theme.h"
+#include "main_window/MainWindow.h"
 
 #include <headroom/engine.h>
 #include <headroom/version.h>

@@ -7,7 +7,7 @@
 // (moe.sh runs it against the same model in gpt_reference.py). Prints one JSON line.
 #include "compat/cpu_gemm.h"
 #include "models/gpt.h"
-#include "train/fused_adamw.h"
+#include "optim/fused_adamw.h"
 
 #include <torch/torch.h>
 
@@ -244,7 +244,7 @@ double median(std::vector<double> values) {
 }
 
 // The cross-entropy plus, with MoE blocks, the weighted balancing and z losses, as the GPT
-// recipe's objective (train/gpt_recipe.cpp).
+// recipe's objective (recipes/gpt_recipe.cpp).
 torch::Tensor objective(headroom::models::Gpt &model, const torch::Tensor &inputs,
                         const torch::Tensor &targets) {
     headroom::models::GptLoss terms = model->lossTerms(inputs, targets);

@@ -29,12 +29,12 @@
 #include "hf/model_folder.h"
 #include "hf/pretrained_model.h"
 #include "memory/cpu_allocator.h"
-#include "models/base_quantization.h"
 #include "models/causal_lm.h"
 #include "models/generation.h"
 #include "models/lora.h"
 #include "models/quantized_linear.h"
-#include "train/fused_adamw.h"
+#include "optim/fused_adamw.h"
+#include "quant/base_quantization.h"
 
 #include <torch/csrc/autograd/profiler_legacy.h>
 #include <torch/torch.h>

@@ -9,9 +9,9 @@
 // runtime tuning headroom-cli applies (passive OpenMP waits: without it OpenMP's spinning
 // threads and OpenBLAS's fight over the cores around every one-row product).
 #include "hf/pretrained_model.h"
-#include "models/base_quantization.h"
 #include "models/causal_lm.h"
 #include "models/generation.h"
+#include "quant/base_quantization.h"
 
 #include <headroom/engine.h>
 

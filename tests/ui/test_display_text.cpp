@@ -1,7 +1,7 @@
 // Byte sizes and device descriptions as the desktop shows them: formatted by the current
 // locale and translated.
-#include "DisplayText.h"
-#include "Language.h"
+#include "look/DisplayText.h"
+#include "look/Language.h"
 
 #include <headroom/plan.h>
 

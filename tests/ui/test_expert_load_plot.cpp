@@ -1,10 +1,10 @@
 // Expert load and routing plots: MoE step metrics reach the heat map and the routing graphs,
 // live and from the project file; dense runs keep the Live view as it was.
-#include "LiveView.h"
-#include "RunPoller.h"
-#include "RunSeries.h"
 #include "plots/ExpertLoadPlot.h"
 #include "plots/ThroughputPlot.h"
+#include "runs/RunPoller.h"
+#include "runs/RunSeries.h"
+#include "views/LiveView.h"
 
 #include <headroom/project.h>
 

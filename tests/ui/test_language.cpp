@@ -1,6 +1,6 @@
 // The language choice: what is offered, what is stored, and that installing a language
 // translates Headroom's strings and formats numbers and dates by its locale.
-#include "Language.h"
+#include "look/Language.h"
 
 #include <QCoreApplication>
 #include <QDate>

@@ -1,10 +1,10 @@
 // A data-parallel run started from the app's side: headroom-cli train --nproc 2 as a child
 // process, its end reported, a stop that every rank agrees on, and a missing headroom-cli.
-#include "LiveView.h"
-#include "LocalRanksRun.h"
-#include "MainWindow.h"
-#include "RunWatcher.h"
+#include "main_window/MainWindow.h"
 #include "plots/RankPlot.h"
+#include "runs/LocalRanksRun.h"
+#include "runs/RunWatcher.h"
+#include "views/LiveView.h"
 
 #include <headroom/project.h>
 

@@ -1,4 +1,4 @@
-#include "MainWindow.h"
+#include "main_window/MainWindow.h"
 #include "sample_files.h"
 
 #include <headroom/config.h>

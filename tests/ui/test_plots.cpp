@@ -1,10 +1,10 @@
 // Live plots: data reaches the graphs, replots are coalesced, markers carry their details,
 // smoothing and log scale, palettes and export.
-#include "LiveView.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
 #include "plots/PlotStyle.h"
 #include "plots/ThroughputPlot.h"
+#include "views/LiveView.h"
 
 #include <QElapsedTimer>
 #include <QTemporaryDir>

@@ -1,8 +1,8 @@
 // The Preferences dialog: shows the stored language, says that a change applies after a
 // restart, stores the choice on OK and leaves it alone on Cancel.
-#include "Language.h"
-#include "PreferencesDialog.h"
-#include "Theme.h"
+#include "look/Language.h"
+#include "look/PreferencesDialog.h"
+#include "look/Theme.h"
 #include "plots/PlotStyle.h"
 
 #include <QApplication>

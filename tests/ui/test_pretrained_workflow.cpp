@@ -2,15 +2,15 @@
 // from the base before any run and from a run afterwards (streamed, stoppable, errors in the
 // panel), the Hugging Face and PEFT exports follow the project and the selected run, and a
 // moved base model is located and the failed action retried.
-#include "MainWindow.h"
-#include "PlanView.h"
-#include "RunsPanel.h"
-#include "SessionController.h"
-#include "ShardSizeDialog.h"
-#include "TryView.h"
+#include "main_window/MainWindow.h"
+#include "main_window/ShardSizeDialog.h"
+#include "runs/SessionController.h"
 #include "sample_files.h"
 #include "tiny_hf_model.h"
 #include "training_support.h"
+#include "views/PlanView.h"
+#include "views/RunsPanel.h"
+#include "views/TryView.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>

@@ -1,11 +1,11 @@
 // The Profile tab: tables filled from a report (sortable by value), the trace saved, and a
 // real profile of a tiny project on the engine thread while the window stays responsive.
-#include "MainWindow.h"
-#include "ProfileTableModel.h"
-#include "ProfileView.h"
-#include "RunsPanel.h"
+#include "main_window/MainWindow.h"
 #include "sample_files.h"
 #include "training_support.h"
+#include "views/ProfileTableModel.h"
+#include "views/ProfileView.h"
+#include "views/RunsPanel.h"
 
 #include <headroom/profile.h>
 

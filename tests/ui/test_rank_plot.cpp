@@ -1,8 +1,8 @@
 // The Live view's Ranks plot: a distributed run's per-rank peak memory and throughput reach it
 // live and from the project file; single-process runs keep the view as it was.
-#include "LiveView.h"
-#include "RunSeries.h"
 #include "plots/RankPlot.h"
+#include "runs/RunSeries.h"
+#include "views/LiveView.h"
 
 #include <headroom/project.h>
 

@@ -1,8 +1,8 @@
 // Sparsity and retrieval quality plots: SPLADE step metrics and ranking validations reach the
 // Live view's graphs, live and from the project file; other recipes keep the view as it was.
-#include "LiveView.h"
-#include "RunSeries.h"
 #include "plots/RetrievalPlots.h"
+#include "runs/RunSeries.h"
+#include "views/LiveView.h"
 
 #include <headroom/project.h>
 

@@ -1,20 +1,20 @@
 // Training from the main window: a run started from the UI is written into the project and
 // fills the plots and the log; pause/stop; closing mid-run; two runs compared; a run written
 // by headroom-cli shows live.
-#include "CompareView.h"
-#include "LiveView.h"
-#include "LogView.h"
-#include "MainWindow.h"
-#include "PlanView.h"
-#include "RunSeries.h"
-#include "RunWatcher.h"
-#include "RunsPanel.h"
-#include "SessionController.h"
+#include "main_window/MainWindow.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
 #include "plots/ThroughputPlot.h"
+#include "runs/RunSeries.h"
+#include "runs/RunWatcher.h"
+#include "runs/SessionController.h"
 #include "sample_files.h"
 #include "training_support.h"
+#include "views/CompareView.h"
+#include "views/LiveView.h"
+#include "views/LogView.h"
+#include "views/PlanView.h"
+#include "views/RunsPanel.h"
 
 #include <headroom/project.h>
 

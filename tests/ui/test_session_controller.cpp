@@ -1,6 +1,6 @@
 // The engine bridge: what a real (tiny) training run reports reaches the UI thread in order,
 // batched, and run control works mid-run.
-#include "SessionController.h"
+#include "runs/SessionController.h"
 #include "sample_files.h"
 #include "training_support.h"
 

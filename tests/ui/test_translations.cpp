@@ -1,7 +1,7 @@
 // The German and Chinese translations are complete and current: no unfinished or vanished
 // entries, and every translatable string in the code (as lupdate sees it now) is in each
 // .ts file with a translation that keeps its placeholders and keyboard accelerator.
-#include "ConfigKeyTexts.h"
+#include "look/ConfigKeyTexts.h"
 
 #include <headroom/config.h>
 

@@ -1,15 +1,15 @@
 // A SPLADE project in the main window: training shows the sparsity and retrieval quality plots
 // live, and the Try tab ranks passages for a query with the run's (or the base's) encoder, the
 // terms behind each score beside the ranking, problems named on the panel.
-#include "LiveView.h"
-#include "MainWindow.h"
-#include "RetrievalTryPanel.h"
-#include "SessionController.h"
-#include "TryView.h"
+#include "main_window/MainWindow.h"
 #include "plots/RetrievalPlots.h"
 #include "retrieval_samples.h"
+#include "runs/SessionController.h"
 #include "sample_files.h"
 #include "training_support.h"
+#include "views/LiveView.h"
+#include "views/RetrievalTryPanel.h"
+#include "views/TryView.h"
 
 #include <headroom/project.h>
 #include <headroom/workflow.h>

@@ -1,12 +1,12 @@
 // Views without training: settings editing through the engine's key registry, remembered
 // settings, drag and drop (a data file opens the config wizard), the log filter and the diagnosis
 // banner.
-#include "AppSettings.h"
-#include "LogView.h"
-#include "MainWindow.h"
-#include "PlanView.h"
+#include "look/AppSettings.h"
+#include "main_window/MainWindow.h"
 #include "sample_files.h"
 #include "training_support.h"
+#include "views/LogView.h"
+#include "views/PlanView.h"
 #include "wizard/ConfigWizard.h"
 #include "wizard/MemoryBarsWidget.h"
 #include "wizard/PlanChoiceTable.h"

@@ -1,7 +1,7 @@
 #include "ExpertLoadPlot.h"
 
 #include "PlotStyle.h"
-#include "RunSeries.h"
+#include "runs/RunSeries.h"
 
 #include <QMouseEvent>
 #include <QToolTip>

@@ -1,7 +1,7 @@
 #include "LossPlot.h"
 
 #include "PlotStyle.h"
-#include "RunSeries.h"
+#include "runs/RunSeries.h"
 
 #include <cmath>
 

@@ -1,7 +1,7 @@
 #include "MemoryPlot.h"
 
-#include "DisplayText.h"
 #include "PlotStyle.h"
+#include "look/DisplayText.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>

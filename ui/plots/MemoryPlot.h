@@ -1,7 +1,7 @@
 #pragma once
 
 #include "PlotWidget.h"
-#include "RunSeries.h"
+#include "runs/RunSeries.h"
 
 namespace headroom::ui::plots {
 

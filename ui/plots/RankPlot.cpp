@@ -1,7 +1,7 @@
 #include "RankPlot.h"
 
 #include "PlotStyle.h"
-#include "RunSeries.h"
+#include "runs/RunSeries.h"
 
 namespace headroom::ui::plots {
 

@@ -1,7 +1,7 @@
 #include "RetrievalPlots.h"
 
 #include "PlotStyle.h"
-#include "RunSeries.h"
+#include "runs/RunSeries.h"
 
 #include <algorithm>
 #include <cmath>

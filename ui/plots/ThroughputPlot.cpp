@@ -1,7 +1,7 @@
 #include "ThroughputPlot.h"
 
 #include "PlotStyle.h"
-#include "RunSeries.h"
+#include "runs/RunSeries.h"
 
 namespace headroom::ui::plots {
 

@@ -1,9 +1,9 @@
 #include "BaseModelBox.h"
 
 #include "BackgroundJob.h"
-#include "DisplayText.h"
 #include "LoraControls.h"
 #include "WizardColors.h"
+#include "look/DisplayText.h"
 
 #include <QDir>
 #include <QFileDialog>

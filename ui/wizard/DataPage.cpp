@@ -2,11 +2,11 @@
 
 #include "BackgroundJob.h"
 #include "BaseModelBox.h"
-#include "DisplayText.h"
 #include "LoraControls.h"
 #include "TokenPreviewPanel.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
+#include "look/DisplayText.h"
 
 #include <headroom/data_preview.h>
 #include <headroom/token_preview.h>

@@ -1,8 +1,8 @@
 #include "HardwarePage.h"
 
 #include "BackgroundJob.h"
-#include "DisplayText.h"
 #include "WizardForms.h"
+#include "look/DisplayText.h"
 
 #include <QComboBox>
 #include <QDoubleSpinBox>

@@ -1,6 +1,6 @@
 #include "MemoryBarsWidget.h"
 
-#include "DisplayText.h"
+#include "look/DisplayText.h"
 #include "plots/PlotStyle.h"
 
 #include <headroom/plan.h>

@@ -2,12 +2,12 @@
 
 #include "BackgroundJob.h"
 #include "BaseModelBox.h"
-#include "DisplayText.h"
 #include "LoraControls.h"
 #include "MemoryBarsWidget.h"
 #include "PlanChoiceTable.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
+#include "look/DisplayText.h"
 
 #include <headroom/workflow.h>
 

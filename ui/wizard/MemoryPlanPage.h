@@ -1,7 +1,7 @@
 #pragma once
 
-#include "DisplayText.h"
 #include "WizardSettings.h"
+#include "look/DisplayText.h"
 
 #include <QWizardPage>
 

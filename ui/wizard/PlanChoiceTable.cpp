@@ -1,6 +1,6 @@
 #include "PlanChoiceTable.h"
 
-#include "DisplayText.h"
+#include "look/DisplayText.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>

@@ -1,8 +1,8 @@
 #include "TokenPreviewPanel.h"
 
-#include "DisplayText.h"
 #include "TokenChips.h"
 #include "WizardColors.h"
+#include "look/DisplayText.h"
 
 #include <QHBoxLayout>
 #include <QLabel>

@@ -6,7 +6,7 @@
 #include "data/state_codec.h"
 #include "data/tabular_encoder.h"
 #include "data/token_windows.h"
-#include "data/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 #include <algorithm>
 #include <memory>

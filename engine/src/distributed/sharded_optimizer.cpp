@@ -1,6 +1,6 @@
 #include "distributed/sharded_optimizer.h"
 
-#include "train/optimizer_support.h"
+#include "optim/optimizer_support.h"
 
 #include <algorithm>
 #include <cmath>

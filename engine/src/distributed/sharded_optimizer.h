@@ -4,7 +4,7 @@
 #pragma once
 
 #include "distributed/data_parallel.h"
-#include "train/optimizer.h"
+#include "optim/optimizer.h"
 
 #include <torch/torch.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "data/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 #include <memory>
 #include <string>

@@ -5,8 +5,8 @@
 
 #include "hf/architecture_config.h"
 #include "hf/model_folder.h"
-#include "hf/quantized_base_cache.h"
 #include "models/causal_lm.h"
+#include "hf/quantized_base_cache.h"
 
 #include <functional>
 #include <string>

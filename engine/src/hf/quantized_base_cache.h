@@ -6,7 +6,7 @@
 // digest of its tensors matches; anything else is reported and the base quantized again.
 #pragma once
 
-#include "models/base_quantization.h"
+#include "quant/base_quantization.h"
 
 #include <optional>
 #include <string>

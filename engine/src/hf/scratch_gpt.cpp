@@ -1,7 +1,7 @@
 #include "hf/scratch_gpt.h"
 
-#include "data/sentencepiece_loader.h"
 #include "tokenizers/byte_level.h"
+#include "tokenizers/sentencepiece/sentencepiece_loader.h"
 
 #include <memory>
 #include <nlohmann/json.hpp>

@@ -24,7 +24,7 @@ std::string gpt2ConfigJson(const models::GptOptions &options, std::int64_t end_o
 std::string gpt2GenerationConfigJson(std::int64_t end_of_text);
 
 // File name -> text of a Hugging Face tokenizer that gives the ids of Headroom's byte tokenizer
-// (data/tokenizer.h: byte b is id b, end-of-text 256): a byte-level BPE without merges over
+// (tokenizers/tokenizer.h: byte b is id b, end-of-text 256): a byte-level BPE without merges over
 // GPT-2's 256-character byte alphabet, "<|endoftext|>" as the special token 256
 // (tokenizer.json, tokenizer_config.json, special_tokens_map.json, and vocab.json + an empty
 // merges.txt for the slow GPT2Tokenizer). The one difference: the text "<|endoftext|>" itself

@@ -9,12 +9,12 @@
 #pragma once
 
 #include "compat/attention_path.h"
-#include "models/base_quantization.h"
 #include "models/lora.h"
 #include "models/moe_routing.h"
 #include "models/projections.h"
 #include "models/rope.h"
 #include "models/sparse_moe_block.h"
+#include "quant/base_quantization.h"
 
 #include <torch/torch.h>
 

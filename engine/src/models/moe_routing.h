@@ -8,7 +8,7 @@
 namespace headroom::models {
 
 // The routing of one forward pass over a model's MoE blocks (a GPT's, or an imported Mixtral's,
-// models/sparse_moe_block.h), for the step's statistics (train/moe_statistics.h).
+// models/sparse_moe_block.h), for the step's statistics (models/moe_statistics.h).
 struct MoeRouting {
     // The balancing loss of the forward pass, attached: a GPT's mean over its MoE blocks
     // (1 = balanced), a Mixtral's transformers form over all its layers (top_k = balanced).

@@ -3,8 +3,8 @@
 // int8, nf4).
 #pragma once
 
-#include "models/base_quantization.h"
 #include "models/lora.h"
+#include "quant/base_quantization.h"
 
 #include <torch/torch.h>
 

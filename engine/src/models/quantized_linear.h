@@ -1,10 +1,10 @@
-// The linear layer of a frozen quantized base (models/base_quantization.h): x W^T with W
+// The linear layer of a frozen quantized base (quant/base_quantization.h): x W^T with W
 // dequantized into a buffer reused by every layer, in the forward pass and again in the
 // backward pass, so only one full-precision weight exists at a time. Gradients flow to the
 // input (and on to LoRA adapters and earlier layers), never to W.
 #pragma once
 
-#include "models/base_quantization.h"
+#include "quant/base_quantization.h"
 
 #include <torch/torch.h>
 

@@ -3,7 +3,7 @@
 // one keeps the effective batch, and the result is stored in the project.
 #include "memory/oom.h"
 #include "plan/probe_runner.h"
-#include "train/run_config.h"
+#include "train/run_plan.h"
 #include "util/text.h"
 
 #include <headroom/devices.h>

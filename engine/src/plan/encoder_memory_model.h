@@ -1,7 +1,7 @@
 #pragma once
 
 // The memory model of one SPLADE training step on a BERT-family encoder
-// (train/splade_recipe.h): the gradient-cache pass's vectors, then per micro-batch the queries'
+// (recipes/splade_recipe.h): the gradient-cache pass's vectors, then per micro-batch the queries'
 // and passages' saved activations, the MLM head's vocabulary-sized logits (which dominate for
 // a 30k vocabulary) and the max-pooling's indices. See docs/PLANNER.md for the terms and the
 // measured error.

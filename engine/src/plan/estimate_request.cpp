@@ -1,8 +1,9 @@
 // estimateMemory for a project: its config, the request's overrides and profile, the model's
 // shapes from its stored tokenizer or schema, and the correction from its memory history.
+#include "device/resolve_device.h"
 #include "plan/model_facts.h"
 #include "plan/planner_request.h"
-#include "train/run_setup.h"
+#include "train/prepared_data.h"
 
 #include <headroom/plan.h>
 #include <headroom/project.h>
@@ -29,7 +30,7 @@ PlannerInput loadPlannerInput(const PlanRequest &request) {
     input.facts = storedModelFacts(input.config, project);
     input.device = input.config.text("device");
     if (input.device == "auto") {
-        input.device = train::resolveDevice(input.device).str();
+        input.device = device::resolveDevice(input.device).str();
     } else if (input.device == "cuda") {
         input.device = "cuda:0"; // as the trainer names it
     }

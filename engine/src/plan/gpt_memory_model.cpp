@@ -1,10 +1,10 @@
 #include "plan/gpt_memory_model.h"
 
 #include "compat/attention_path.h"
+#include "optim/adamw8bit.h"
 #include "plan/byte_counts.h"
-#include "train/adamw8bit.h"
-#include "train/blockwise_quantization.h"
-#include "train/recipe.h"
+#include "quant/blockwise_quantization.h"
+#include "recipes/recipe.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,11 +1,12 @@
 #include "compat/attention_path.h"
 #include "compat/torch_compat.h"
+#include "device/resolve_device.h"
 #include "plan/encoder_memory_model.h"
 #include "plan/gpt_memory_model.h"
 #include "plan/model_facts.h"
 #include "plan/planner_request.h"
 #include "plan/pretrained_memory_model.h"
-#include "train/run_setup.h"
+#include "train/prepared_data.h"
 #include "train/techniques.h"
 
 #include <headroom/plan.h>
@@ -48,7 +49,7 @@ plan::StepTechniques stepTechniques(const Config &config) {
 std::string deviceKind(const Config &config) {
     std::string device = config.text("device");
     if (device == "auto") {
-        device = train::resolveDevice(device).str();
+        device = device::resolveDevice(device).str();
     }
     return device.substr(0, device.find(':'));
 }

@@ -1,8 +1,8 @@
 #include "plan/model_facts.h"
 
-#include "data/tokenizer.h"
 #include "hf/model_folder.h"
-#include "train/run_setup.h"
+#include "tokenizers/tokenizer.h"
+#include "train/prepared_data.h"
 
 namespace headroom::plan {
 
@@ -159,6 +159,16 @@ ModelFacts storedModelFacts(const Config &config, const Project &project) {
         return tabularFacts(data::TabularSchema::fromJson(*stored));
     }
     return tabularFacts(data::inferTabularSchema(spec));
+}
+
+std::uint64_t uncorrectedPeak(const Config &measured, const train::PreparedData &data) {
+    if (data.tokenizer) {
+        return estimateMemory(measured, gptFacts(data.tokenizer->vocabSize())).model_peak;
+    }
+    if (data.schema) {
+        return estimateMemory(measured, tabularFacts(*data.schema)).model_peak;
+    }
+    return 0;
 }
 
 } // namespace headroom::plan

@@ -7,7 +7,12 @@
 #include <headroom/plan.h>
 #include <headroom/project.h>
 
+#include <cstdint>
 #include <string>
+
+namespace headroom::train {
+struct PreparedData;
+}
 
 namespace headroom::plan {
 
@@ -37,5 +42,10 @@ ModelFacts withPretrained(const Config &config, ModelFacts facts,
 // schema (a SentencePiece tokenizer not trained yet counts as tokenizer.vocab_size; a schema
 // not stored yet is inferred from the data file), or model.base's config.json.
 ModelFacts storedModelFacts(const Config &config, const Project &project);
+
+// The estimator's uncorrected peak for `measured` (a run's config as it ran) over the run's
+// tokenizer or tabular schema; 0 when the data has neither. A memory-history row keeps it
+// beside the measured peak.
+std::uint64_t uncorrectedPeak(const Config &measured, const train::PreparedData &data);
 
 } // namespace headroom::plan

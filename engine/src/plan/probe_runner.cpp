@@ -1,5 +1,6 @@
 #include "plan/probe_runner.h"
 
+#include "device/resolve_device.h"
 #include "memory/oom.h"
 #include "models/keyed_dropout.h"
 #include "plan/model_facts.h"
@@ -36,7 +37,7 @@ ProbeRunner::BudgetRelease::~BudgetRelease() {
 }
 
 ProbeRunner::ProbeRunner(const Config &config, Project &project) : config_(config) {
-    device_ = train::resolveDevice(config_.text("device"));
+    device_ = device::resolveDevice(config_.text("device"));
     budget_ = config_.bytes("memory.budget");
     release_.meter = train::makeBudgetedMeter(config_, device_);
     techniques_ = train::checkedTechniques(config_, device_);

@@ -6,9 +6,9 @@
 
 #include "data/example_stream.h"
 #include "memory/memory_meter.h"
-#include "train/optimizer.h"
-#include "train/recipe.h"
-#include "train/run_setup.h"
+#include "optim/optimizer.h"
+#include "recipes/recipe.h"
+#include "train/prepared_data.h"
 #include "train/techniques.h"
 
 #include <headroom/config.h>

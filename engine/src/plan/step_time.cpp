@@ -13,7 +13,7 @@
 #include "plan/step_time.h"
 
 #include "models/gpt.h"
-#include "train/recipe.h"
+#include "recipes/recipe.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,6 +1,6 @@
 #include "models/tabular_mlp.h"
 #include "plan/gpt_memory_model.h"
-#include "train/recipe.h"
+#include "recipes/recipe.h"
 
 #include <algorithm>
 

@@ -4,7 +4,7 @@
 // the raw text before anything else runs, as the reference's AddedVocabulary does: tokens with
 // normalized=false in the input as it is, those with normalized=true in the normalized text.
 
-#include "tokenizers/normalizers.h"
+#include "tokenizers/normalizers/normalizers.h"
 #include "tokenizers/pieces.h"
 
 #include <array>

@@ -7,7 +7,7 @@
 // serialize() returns the tokenizer.json text it came from, which data::loadTokenizer does
 // not read (that needs a new TokenizerKind, left to the project-file work).
 
-#include "data/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 #include <headroom/tokenizer.h>
 

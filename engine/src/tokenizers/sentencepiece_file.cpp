@@ -4,7 +4,7 @@
 // SentencePiece processor on its own, BOS/EOS come from tokenizer_config.json, and decoding
 // hands each run of model pieces to SentencePiece.
 
-#include "data/sentencepiece_loader.h"
+#include "tokenizers/sentencepiece/sentencepiece_loader.h"
 #include "tokenizers/tokenizer_impl.h"
 
 #include <algorithm>

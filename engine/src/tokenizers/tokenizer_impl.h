@@ -3,11 +3,11 @@
 // The assembled pipeline behind headroom::HfTokenizer.
 
 #include "tokenizers/added_vocabulary.h"
-#include "tokenizers/decoders.h"
-#include "tokenizers/models.h"
-#include "tokenizers/normalizers.h"
-#include "tokenizers/post_processors.h"
-#include "tokenizers/pre_tokenizers.h"
+#include "tokenizers/decoders/decoders.h"
+#include "tokenizers/models/models.h"
+#include "tokenizers/normalizers/normalizers.h"
+#include "tokenizers/pre_tokenizers/pre_tokenizers.h"
+#include "tokenizers/processors/post_processors.h"
 
 #include <headroom/tokenizer.h>
 

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "train/loss_scaler.h"
-#include "train/optimizer.h"
+#include "optim/loss_scaler.h"
+#include "optim/optimizer.h"
 
 #include <torch/torch.h>
 

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "train/recipe.h"
+#include "recipes/recipe.h"
 
 #include <headroom/metrics.h>
 

@@ -2,8 +2,8 @@
 
 #include "hf/lora_targets.h"
 #include "models/causal_lm.h"
+#include "recipes/recipe.h"
 #include "train/checkpoint.h"
-#include "train/recipe.h"
 #include "util/hashing.h"
 
 #include <headroom/config.h>

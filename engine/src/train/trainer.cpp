@@ -3,21 +3,22 @@
 #include "compat/device_memory.h"
 #include "data/data_error.h"
 #include "data/example_stream.h"
+#include "device/resolve_device.h"
 #include "device/system_memory.h"
 #include "memory/cpu_allocator.h"
 #include "memory/oom.h"
+#include "optim/fused_adamw.h"
+#include "optim/schedule.h"
 #include "project/timestamps.h"
+#include "train/lora_setup.h"
+#include "recipes/recipe.h"
 #include "train/batch_shape.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
 #include "train/failpoints.h"
-#include "train/fused_adamw.h"
-#include "train/lora_setup.h"
-#include "train/recipe.h"
-#include "train/run_config.h"
-#include "train/run_length.h"
-#include "train/run_setup.h"
-#include "train/schedule.h"
+#include "train/prepared_data.h"
+#include "train/run_plan.h"
+#include "train/step_count.h"
 #include "train/training_run.h"
 #include "util/hashing.h"
 
@@ -121,9 +122,9 @@ void TrainingRun::setUp() {
         at::set_num_threads(static_cast<int>(threads));
     }
     // A rank of a distributed run takes the GPU of its LOCAL_RANK (device=cuda or auto).
-    const torch::Device device = launch_
-                                     ? resolveRankDevice(config.text("device"), launch_->local_rank)
-                                     : resolveDevice(config.text("device"));
+    const torch::Device device =
+        launch_ ? device::resolveRankDevice(config.text("device"), launch_->local_rank)
+                : device::resolveDevice(config.text("device"));
     if (launch_ && device.is_cuda()) {
         compat::setCurrentCudaDevice(device.index());
     }
@@ -429,8 +430,9 @@ void TrainingRun::trainLoop() {
     }
 }
 
-RunResult runTraining(const SessionRequest &request, TrainerControl &control, ObserverHub &hub) {
-    TrainingRun run(request, control, hub);
+RunResult runTraining(const SessionRequest &request, TrainerControl &control, ObserverHub &hub,
+                      const PeakEstimator &estimate_peak) {
+    TrainingRun run(request, control, hub, estimate_peak);
     return run.run();
 }
 

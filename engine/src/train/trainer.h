@@ -1,9 +1,11 @@
 #pragma once
 
+#include <headroom/config.h>
 #include <headroom/session.h>
 
 #include <atomic>
 #include <condition_variable>
+#include <cstdint>
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -34,8 +36,16 @@ private:
     std::atomic<SessionState> state_{SessionState::Idle};
 };
 
+struct PreparedData;
+
+// The estimator's uncorrected peak for a configuration as it ran, recorded beside the measured
+// peak in the memory history (the planner's side; empty records 0 = unknown).
+using PeakEstimator =
+    std::function<std::uint64_t(const Config &measured, const PreparedData &data)>;
+
 // Runs one training session to its end on the calling thread and reports how it ended.
 // Never throws: every failure becomes a RunResult with a FailureKind and a message.
-RunResult runTraining(const SessionRequest &request, TrainerControl &control, ObserverHub &hub);
+RunResult runTraining(const SessionRequest &request, TrainerControl &control, ObserverHub &hub,
+                      const PeakEstimator &estimate_peak);
 
 } // namespace headroom::train

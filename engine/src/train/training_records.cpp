@@ -2,11 +2,10 @@
 #include "distributed/sharded_optimizer.h"
 #include "memory/cpu_allocator.h"
 #include "memory/oom.h"
-#include "plan/model_facts.h"
 #include "project/timestamps.h"
+#include "recipes/sample_text.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
-#include "train/sample_text.h"
 #include "train/training_run.h"
 #include "util/hashing.h"
 
@@ -27,7 +26,8 @@ namespace {
 // and the estimator's uncorrected peak for that config.
 MemoryHistoryRecord runMemoryHistory(const RunRecord &run, const Config &config,
                                      std::int64_t micro_batch, const Techniques &techniques,
-                                     const PreparedData &data, const std::string &device) {
+                                     const PreparedData &data, const std::string &device,
+                                     const PeakEstimator &estimate_peak) {
     Config measured = config;
     measured.set("train.micro_batch", std::to_string(micro_batch));
     measured.set("precision", precisionName(techniques.precision));
@@ -42,12 +42,8 @@ MemoryHistoryRecord runMemoryHistory(const RunRecord &run, const Config &config,
     record.config_json = measured.toJson();
     record.micro_batch = micro_batch;
     record.measured_peak = run.peak_bytes;
-    if (data.tokenizer) {
-        record.predicted_peak =
-            estimateMemory(measured, plan::gptFacts(data.tokenizer->vocabSize())).model_peak;
-    } else if (data.schema) {
-        record.predicted_peak =
-            estimateMemory(measured, plan::tabularFacts(*data.schema)).model_peak;
+    if (estimate_peak) {
+        record.predicted_peak = estimate_peak(measured, data);
     }
     return record;
 }
@@ -356,7 +352,8 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
     if (writesProject() && record_.peak_bytes > 0) { // no step, nothing measured
         try {
             project_->addMemoryHistory(runMemoryHistory(record_, plan_.config, shape_.micro_batch,
-                                                        techniques_, data_, device_name_));
+                                                        techniques_, data_, device_name_,
+                                                        estimate_peak_));
         } catch (const std::exception &) {
             // Best effort: the history only refines later estimates; the run is recorded.
         }

@@ -1,24 +1,25 @@
 #pragma once
 
 // The state of one training run and its steps, shared by trainer.cpp (setup and loop),
-// training_step.cpp (a step, out-of-memory recovery) and training_records.cpp (evaluation,
-// checkpoints, events, the run record).
+// training_step.cpp (a step), oom_recovery.cpp (out-of-memory recovery and the escalation
+// ladder), training_run_memory.cpp (memory meter, techniques, optimizer), training_records.cpp
+// (evaluation, checkpoints, events, the run record) and profile_run.cpp (profiling).
 
 #include "compat/autocast.h"
 #include "data/example_stream.h"
 #include "distributed/data_parallel.h"
 #include "distributed/launch_environment.h"
 #include "memory/memory_meter.h"
+#include "models/moe_statistics.h"
+#include "optim/fused_adamw.h"
+#include "optim/loss_scaler.h"
+#include "optim/schedule.h"
+#include "recipes/recipe.h"
 #include "train/batch_shape.h"
 #include "train/checkpoint.h"
 #include "train/failpoints.h"
-#include "train/fused_adamw.h"
-#include "train/loss_scaler.h"
-#include "train/moe_statistics.h"
-#include "train/recipe.h"
-#include "train/run_config.h"
-#include "train/run_setup.h"
-#include "train/schedule.h"
+#include "train/prepared_data.h"
+#include "train/run_plan.h"
 #include "train/techniques.h"
 #include "train/trainer.h"
 
@@ -68,7 +69,7 @@ struct MemorySample {
     std::uint64_t rss = 0;      // the process's resident set
 };
 
-// Setup pieces shared by TrainingRun and the auto-fit probe runner (training_techniques.cpp), so
+// Setup pieces shared by TrainingRun and the auto-fit probe runner (training_run_memory.cpp), so
 // a probe step runs on exactly what a run would build.
 
 // Applies the allocator settings (before any CUDA tensor), makes the device's memory meter and
@@ -97,8 +98,10 @@ constexpr std::size_t kLeakWatchSteps = 20;
 
 class TrainingRun {
 public:
-    TrainingRun(const SessionRequest &request, TrainerControl &control, ObserverHub &hub)
-        : request_(request), control_(control), hub_(hub) {}
+    TrainingRun(const SessionRequest &request, TrainerControl &control, ObserverHub &hub,
+                PeakEstimator estimate_peak)
+        : request_(request), control_(control), hub_(hub),
+          estimate_peak_(std::move(estimate_peak)) {}
 
     RunResult run();
 
@@ -120,11 +123,11 @@ private:
     bool leadsRanks() const { return !launch_ || launch_->rank == 0; }
     bool writesProject() const { return leadsRanks() && !profiling(); }
     bool profiling() const { return request_.profile.has_value(); }
-    // profile.cpp: the warm-up and profiled steps, recorded by a profile::Recorder.
+    // profile_run.cpp: the warm-up and profiled steps, recorded by a profile::Recorder.
     void checkProfileRequest() const;
     void profileLoop();
-    // Halves the micro-batch after an out-of-memory error, or pauses the run with a diagnosis
-    // (RunFailure) when nothing is left to try.
+    // oom_recovery.cpp: halves the micro-batch after an out-of-memory error, or pauses the run with
+    // a diagnosis (RunFailure) when nothing is left to try.
     void recoverFromOutOfMemory(std::int64_t step, const std::string &error);
     // device.fallback=cpu: moves the model, the optimizer state and the memory meter to the
     // CPU (a `device_fallback` event) so the step replays there. False when not allowed.
@@ -138,7 +141,8 @@ private:
     void injectOutOfMemoryInBackward(distributed::OverlappedReducer *reducer, std::int64_t step);
     MemorySample sampleMemory() const;
 
-    // training_techniques.cpp: memory meter and budget, techniques, optimizer, ladder.
+    // training_run_memory.cpp: memory meter and budget, techniques, optimizer (the ladder is in
+    // oom_recovery.cpp).
     void setUpMemory(const Config &config);
     // Puts techniques_ into effect on the recipe (checkpointing); precision is read per step.
     void applyTechniques();
@@ -197,6 +201,7 @@ private:
     const SessionRequest &request_;
     TrainerControl &control_;
     ObserverHub &hub_;
+    PeakEstimator estimate_peak_;
     Failpoints failpoints_;
     std::optional<distributed::LaunchEnvironment> launch_; // set in a distributed run
     std::unique_ptr<distributed::DataParallel> parallel_;

@@ -1,5 +1,5 @@
 // How the frozen base of a LoRA run holds its attention and MLP weights (model.base_dtype),
-// without Torch: the planner sizes the formats, models/base_quantization.h implements them.
+// without Torch: the planner sizes the formats, quant/base_quantization.h implements them.
 #pragma once
 
 #include <cstdint>

@@ -4,9 +4,9 @@
 #include "hf/encoder_config.h"
 #include "hf/model_folder.h"
 #include "plan/tabular_defaults.h"
-#include "train/recipe.h"
-#include "train/run_length.h"
-#include "train/run_setup.h"
+#include "recipes/recipe.h"
+#include "train/prepared_data.h"
+#include "train/step_count.h"
 #include "workflow/data_checks.h"
 
 #include <headroom/config.h>

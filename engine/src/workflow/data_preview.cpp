@@ -1,10 +1,10 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "data/tabular_schema.h"
-#include "data/tokenizer.h"
 #include "plan/model_facts.h"
 #include "plan/tabular_defaults.h"
-#include "train/run_setup.h"
+#include "tokenizers/tokenizer.h"
+#include "train/prepared_data.h"
 #include "workflow/data_checks.h"
 
 #include <headroom/data_preview.h>

@@ -2,8 +2,8 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "data/line_reader.h"
+#include "recipes/splade_recipe.h"
 #include "tokenizers/hf_data_tokenizer.h"
-#include "train/splade_recipe.h"
 #include "workflow/run_model.h"
 
 #include <headroom/config.h>

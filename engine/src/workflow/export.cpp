@@ -3,10 +3,10 @@
 #include "models/causal_lm.h"
 #include "models/gpt.h"
 #include "models/lora.h"
-#include "train/checkpoint.h"
 #include "train/lora_setup.h"
-#include "train/recipe.h"
-#include "train/run_setup.h"
+#include "recipes/recipe.h"
+#include "train/checkpoint.h"
+#include "train/prepared_data.h"
 #include "util/base64.h"
 #include "workflow/run_lookup.h"
 

@@ -1,7 +1,7 @@
 // tokenizeWithProject: the tokenizer a GPT project trains with, on a text (headroom-cli
 // tokenize --tokenizer PROJECT).
 #include "data/data_error.h"
-#include "train/run_setup.h"
+#include "train/prepared_data.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>

@@ -1,7 +1,7 @@
 #pragma once
 
-#include "train/recipe.h"
-#include "train/run_setup.h"
+#include "recipes/recipe.h"
+#include "train/prepared_data.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>

@@ -1,9 +1,10 @@
 // previewTokens / previewTokensWith: which tokenizer a data file is measured with; the measuring
 // itself is workflow/token_statistics.cpp.
 #include "data/data_error.h"
+#include "data/tokenizer_training.h"
 #include "hf/base_tokenizer.h"
 #include "tokenizers/hf_data_tokenizer.h"
-#include "train/run_setup.h"
+#include "train/prepared_data.h"
 #include "workflow/data_checks.h"
 #include "workflow/token_statistics.h"
 

@@ -1,7 +1,7 @@
 #pragma once
 
 #include "data/data_spec.h"
-#include "data/tokenizer.h"
+#include "tokenizers/tokenizer.h"
 
 #include <headroom/token_preview.h>
 

@@ -1,0 +1,213 @@
+// The GPT recipe on a pretrained Hugging Face model (model.base): the same
+// token windows and next-token loss, over a models::CausalLm imported from the
+// folder.
+#include "hf/architecture_config.h"
+#include "hf/model_folder.h"
+#include "hf/pretrained_model.h"
+#include "models/causal_lm.h"
+#include "recipes/recipe.h"
+
+#include <headroom/config.h>
+
+#include <cstdio>
+#include <optional>
+
+namespace headroom::train {
+
+namespace {
+
+class PretrainedRecipe final : public Recipe {
+public:
+    PretrainedRecipe(hf::ArchitectureConfig architecture, models::CausalLm model,
+                     std::int64_t seq_len, torch::Device device)
+        : architecture_(std::move(architecture)), model_(std::move(model)), device_(device),
+          seq_len_(seq_len) {
+        model_->to(device_);
+    }
+
+    std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
+    void moveTo(const torch::Device &device) override {
+        device_ = device;
+        model_->to(device_);
+    }
+
+    torch::Tensor loss(const ExampleBatch &batch) override { return lossTerms(batch).loss; }
+
+    TrainingLoss trainingLoss(const ExampleBatch &batch) override {
+        models::CausalLmLoss terms = lossTerms(batch);
+        TrainingLoss result;
+        result.loss = terms.loss;
+        result.objective = terms.loss;
+        if (terms.moe) {
+            // As transformers' MixtralForCausalLM: the balancing loss joins the training loss
+            // only with output_router_logits; it is measured and reported either way.
+            const double weight =
+                architecture_.output_router_logits ? architecture_.router_aux_loss_coef : 0.0;
+            if (weight > 0) {
+                result.objective = result.objective + weight * terms.moe->aux_loss;
+            }
+            result.moe = std::move(terms.moe);
+        }
+        return result;
+    }
+
+    void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
+        const auto count = static_cast<std::int64_t>(batch.size());
+        totals.loss_sum += loss(batch).item<double>() * static_cast<double>(count);
+        totals.examples += count;
+    }
+
+    std::int64_t tokensPerExample() const override { return seq_len_; }
+    std::unique_ptr<models::NextTokenLogits> nextTokenLogits() override {
+        return models::causalLmLogits(*model_, device_);
+    }
+    bool setActivationCheckpointing(std::int64_t every) override {
+        model_->setCheckpointEvery(every);
+        return true;
+    }
+    std::int64_t parameterCount() override {
+        return countParameters(*model_) + model_->quantizedParameterCount();
+    }
+    bool setBaseFormat(BaseFormat format) override {
+        if (format != model_->baseFormat()) {
+            model_->storeBaseWeights(format);
+        }
+        return true;
+    }
+    bool reportsAccuracy() const override { return false; }
+    bool reportsRmse() const override { return false; }
+
+    std::string describe() const override {
+        const models::CausalLmOptions &options = model_->options();
+        char text[256];
+        std::snprintf(text, sizeof text,
+                      "%s · %lld layers · dim %lld · %lld heads (%lld key/value) · "
+                      "context %lld "
+                      "of %lld · vocab %lld · %.2f M parameters",
+                      architecture_.architecture.c_str(), static_cast<long long>(options.layers),
+                      static_cast<long long>(options.dim), static_cast<long long>(options.heads),
+                      static_cast<long long>(options.kv_heads), static_cast<long long>(seq_len_),
+                      static_cast<long long>(options.max_positions),
+                      static_cast<long long>(options.vocab_size),
+                      static_cast<double>(architecture_.parameterCount()) / 1e6);
+        std::string description = text;
+        if (options.experts > 0) {
+            description += " · MoE " + std::to_string(options.experts) + " experts, top-" +
+                           std::to_string(options.experts_per_token);
+        }
+        if (model_->baseFormat() != BaseFormat::Fp32) {
+            description += " · frozen projections held as " + baseFormatName(model_->baseFormat());
+        }
+        return description;
+    }
+
+private:
+    models::CausalLmLoss lossTerms(const ExampleBatch &batch) {
+        const torch::Tensor tokens = collate(batch);
+        using torch::indexing::Slice;
+        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
+        maskUntrainedTargets(targets, batch);
+        return model_->lossTerms(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
+    }
+
+    torch::Tensor collate(const ExampleBatch &batch) const {
+        const auto rows = static_cast<std::int64_t>(batch.size());
+        const std::int64_t width = seq_len_ + 1;
+        torch::Tensor tokens = torch::empty({rows, width}, torch::kInt64);
+        auto *out = tokens.data_ptr<std::int64_t>();
+        for (std::int64_t row = 0; row < rows; ++row) {
+            const std::vector<std::int32_t> &source = batch[static_cast<std::size_t>(row)]->tokens;
+            TORCH_CHECK(static_cast<std::int64_t>(source.size()) == width, "example has ",
+                        source.size(), " tokens, expected ", width);
+            std::copy(source.begin(), source.end(), out + row * width);
+        }
+        return device_.is_cpu() ? tokens : tokens.to(device_);
+    }
+
+    hf::ArchitectureConfig architecture_;
+    models::CausalLm model_;
+    torch::Device device_;
+    std::int64_t seq_len_;
+};
+
+void tell(const std::function<void(const std::string &)> &progress, const std::string &message) {
+    if (progress) {
+        progress(message);
+    }
+}
+
+// The import, with the projections from the project's quantized-base cache when it holds
+// this base in this format; after a fresh quantization the cache is (re)written.
+void loadWithCache(models::CausalLmImpl &model, const hf::ModelFolder &folder,
+                   const hf::ArchitectureConfig &architecture, models::BaseFormat format,
+                   const hf::QuantizedBaseCache &cache,
+                   const std::function<void(const std::string &)> &progress) {
+    if (!cache.enabled() || !models::isQuantized(format)) {
+        hf::loadPretrainedWeights(model, folder, architecture, {}, format);
+        return;
+    }
+    std::string why;
+    std::optional<hf::QuantizedWeights> cached = hf::readQuantizedBase(cache, format, &why);
+    if (cached && !hf::coversDeferredProjections(*cached, model, &why)) {
+        why = cache.path(format) + ": " + why;
+        cached.reset();
+    }
+    if (cached) {
+        tell(progress, "quantized projections from the cache " + cache.path(format));
+        hf::loadPretrainedWeights(model, folder, architecture, {}, format, &*cached);
+        return;
+    }
+    if (!why.empty()) {
+        tell(progress, "not using the quantized-base cache (" + why + "); quantizing again");
+    }
+    hf::loadPretrainedWeights(model, folder, architecture, {}, format);
+    try {
+        tell(progress,
+             "quantized base cached for the next run: " + hf::writeQuantizedBase(cache, model));
+    } catch (const std::exception &failure) {
+        tell(progress, std::string("could not cache the quantized base: ") + failure.what());
+    }
+}
+
+} // namespace
+
+std::unique_ptr<Recipe>
+makePretrainedRecipe(const Config &config, const std::string &base_folder, torch::Device device,
+                     const std::function<void(const std::string &)> &progress,
+                     const hf::QuantizedBaseCache &cache) {
+    const hf::ModelFolder folder = hf::locateModelFolder(base_folder);
+    hf::ArchitectureConfig architecture = hf::readArchitectureConfig(folder.config_path);
+    const std::int64_t seq_len = config.integer("model.seq_len");
+    if (seq_len > architecture.max_positions) {
+        throw ConfigError("model.seq_len=" + std::to_string(seq_len) + " is longer than " +
+                          folder.config_path + " allows (" +
+                          std::to_string(architecture.max_positions) + " positions)");
+    }
+    models::CausalLmOptions options = hf::causalLmOptions(architecture);
+    if (config.real("model.dropout") == 0) {
+        options.embedding_dropout = options.residual_dropout = options.attention_dropout = 0;
+    }
+    options.attention = compat::parseAttentionPath(config.text("model.attention"));
+    options.memory_budget = config.bytes("memory.budget");
+    const std::string refusal =
+        compat::attentionPathRefusal(options.attention, true, options.attention_dropout > 0,
+                                     folder.config_path + " sets attention dropout " +
+                                         std::to_string(options.attention_dropout));
+    if (!refusal.empty()) {
+        throw ConfigError(refusal);
+    }
+    const models::BaseFormat base_format = models::parseBaseFormat(config.text("model.base_dtype"));
+    if (progress) {
+        progress("loading " + architecture.architecture + " weights from " + folder.folder +
+                 (base_format == models::BaseFormat::Fp32
+                      ? std::string()
+                      : ", projections held as " + models::baseFormatName(base_format)));
+    }
+    options.deferred_projections = base_format != models::BaseFormat::Fp32;
+    models::CausalLm model(options);
+    loadWithCache(*model, folder, architecture, base_format, cache, progress);
+    return std::make_unique<PretrainedRecipe>(std::move(architecture), std::move(model), seq_len,
+                                              device);
+}
+
+} // namespace headroom::train

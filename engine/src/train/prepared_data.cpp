@@ -1,0 +1,124 @@
+#include "train/prepared_data.h"
+
+#include "data/tokenizer_training.h"
+#include "hf/base_identity.h"
+#include "hf/base_tokenizer.h"
+#include "hf/quantized_base_cache.h"
+#include "recipes/recipe.h"
+
+#include <headroom/config.h>
+#include <headroom/project.h>
+#include <headroom/tokenizer.h>
+
+#include <filesystem>
+
+namespace headroom::train {
+
+namespace {
+// Which records are validation must not change between runs of a project.
+constexpr std::uint64_t kSplitSeed = 0x48454144524f4f4dULL;
+} // namespace
+
+std::string resolveDataPath(const std::string &data_path, const std::string &project_path) {
+    const std::filesystem::path path(data_path);
+    if (path.is_absolute() || project_path.empty()) {
+        return path.lexically_normal().string();
+    }
+    const std::filesystem::path folder = std::filesystem::absolute(project_path).parent_path();
+    return (folder / path).lexically_normal().string();
+}
+
+data::DataSpec dataSpecFromConfig(const Config &config, const std::string &project_path) {
+    data::DataSpec spec;
+    spec.path = resolveDataPath(config.text("data.path"), project_path);
+    const std::string &format = config.text("data.format");
+    spec.format = format == "auto" ? data::guessFormat(spec.path) : data::parseFormat(format);
+    spec.text_field = config.text("data.text_field");
+    spec.target = config.text("data.target");
+    spec.task = config.text("data.task");
+    spec.shuffle_buffer = config.integer("data.shuffle_buffer");
+    spec.max_examples = config.integer("data.max_examples");
+    spec.validation_fraction = config.real("data.validation_fraction");
+    spec.seq_len = config.integer("model.seq_len");
+    spec.stride = config.integer("data.stride");
+    spec.seed = static_cast<std::uint64_t>(config.integer("train.seed"));
+    spec.split_seed = kSplitSeed;
+    spec.retrieval = config.text("recipe") == "splade";
+    spec.hard_negatives = config.integer("splade.hard_negatives");
+    return spec;
+}
+
+std::string tokenizerBlobName(const Config &config) {
+    return "tokenizer/" + config.text("tokenizer") + "/" +
+           std::to_string(config.integer("tokenizer.vocab_size"));
+}
+
+std::string schemaBlobName(const data::DataSpec &spec) {
+    return "tabular_schema/" + spec.target + "/" + spec.task + "/" +
+           std::to_string(spec.max_examples);
+}
+
+PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress) {
+    PreparedData prepared;
+    prepared.spec = dataSpecFromConfig(config, project.path());
+    if (!config.text("model.base").empty()) {
+        prepared.base_folder = resolveDataPath(config.text("model.base"), project.path());
+        if (const auto recorded = project.blob(kBaseModelBlob)) {
+            const hf::BaseIdentity identity = hf::BaseIdentity::fromJson(*recorded);
+            hf::requireSameBase(identity, prepared.base_folder);
+            prepared.base_cache = {hf::quantizedBaseCacheFolder(project.path()), identity.digest};
+        }
+        try {
+            prepared.tokenizer = config.text("recipe") == "splade"
+                                     ? hf::loadEncoderTokenizer(prepared.base_folder)
+                                     : hf::loadBaseTokenizer(prepared.base_folder);
+        } catch (const TokenizerError &error) {
+            throw ConfigError(std::string("model.base: ") + error.what());
+        }
+        return prepared;
+    }
+    if (config.text("recipe") == "gpt") {
+        const data::TokenizerKind kind = data::parseTokenizerKind(config.text("tokenizer"));
+        if (kind == data::TokenizerKind::Byte) {
+            prepared.tokenizer = data::makeByteTokenizer();
+            return prepared;
+        }
+        const auto vocab_size = static_cast<std::int32_t>(config.integer("tokenizer.vocab_size"));
+        const std::string blob_name = tokenizerBlobName(config);
+        if (const auto stored = project.blob(blob_name)) {
+            prepared.tokenizer = data::loadTokenizer(kind, *stored);
+        } else {
+            progress("training the " + data::toString(kind) + " tokenizer (vocabulary " +
+                     std::to_string(vocab_size) + ") on the training split");
+            prepared.tokenizer = data::trainSentencePiece(prepared.spec, kind, vocab_size);
+            project.putBlob(blob_name, prepared.tokenizer->serialize());
+        }
+        return prepared;
+    }
+    const std::string blob_name = schemaBlobName(prepared.spec);
+    if (const auto stored = project.blob(blob_name)) {
+        prepared.schema = data::TabularSchema::fromJson(*stored);
+    } else {
+        progress("reading the training split for column statistics");
+        prepared.schema = data::inferTabularSchema(prepared.spec);
+        project.putBlob(blob_name, prepared.schema->toJson());
+    }
+    return prepared;
+}
+
+std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,
+                                   torch::Device device, const ProgressCallback &progress) {
+    if (config.text("recipe") == "splade") {
+        return makeSpladeRecipe(config, prepared.base_folder, device);
+    }
+    if (!prepared.base_folder.empty()) {
+        return makePretrainedRecipe(config, prepared.base_folder, device, progress,
+                                    prepared.base_cache);
+    }
+    if (prepared.tokenizer) {
+        return makeGptRecipe(config, prepared.tokenizer->vocabSize(), device);
+    }
+    return makeTabularRecipe(config, *prepared.schema, device);
+}
+
+} // namespace headroom::train

@@ -1,0 +1,224 @@
+#pragma once
+
+#include "look/AppSettings.h"
+#include "runs/RunSeries.h"
+
+#include <headroom/session.h>
+
+#include <QMainWindow>
+
+#include <cstdint>
+#include <functional>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QStackedWidget;
+class QTabWidget;
+
+namespace headroom::ui {
+
+class CompareView;
+class EmptyProjectView;
+class LiveView;
+class LogView;
+class PlanView;
+class ProfileView;
+class RunsPanel;
+class RunWatcher;
+class LocalRanksRun;
+class SessionController;
+class TryView;
+
+class BackgroundJob;
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+
+public:
+    // settings_path: an INI file for the remembered state (tests); empty = the user's settings.
+    explicit MainWindow(QWidget *parent = nullptr, const QString &settings_path = {});
+    ~MainWindow() override;
+
+    // The status bar text describing the detected device ("CPU · 2 cores · 23.4 GiB").
+    QString deviceLabelText() const;
+    QString runStateText() const;
+
+    // Shows the project; returns why it cannot be opened, or an empty string.
+    QString openProject(const QString &path);
+    // openProject, telling the user in a message box when it fails.
+    bool openProjectInteractively(const QString &path);
+    QString projectPath() const;
+    // Copies the project (file and checkpoint folder) to path and opens the copy.
+    QString saveProjectAs(const QString &path);
+
+    // Run control; startRun returns why it cannot start, or an empty string.
+    QString startRun(bool continue_last = false);
+    void pauseRun();
+    void resumeRun();
+    // Run > Start on Several Processes: `ranks` headroom-cli processes train the project
+    // together; the window follows them. Empty on success, else why not.
+    QString startLocalRanks(int ranks);
+    void stopRun();
+
+    // Exports of the selected run (or the latest one); return an error text or empty.
+    QString exportMetrics(const QString &csv_path);
+    QString exportWeights(const QString &safetensors_path);
+    // Measures the selected run's result (its best checkpoint with early stopping) on a data
+    // file with the training data's layout, in the background; evaluationFinished reports.
+    // Returns why it cannot start, or an empty string.
+    QString evaluateOnFile(const QString &data_path);
+    // A pretrained project's selected run as a Hugging Face folder, or its LoRA adapters in
+    // PEFT layout, written in the background into a new or empty folder; exportFinished
+    // reports. Return why the export cannot start, or an empty string. max_shard_size: the
+    // largest weight file as the shard size dialog takes it ("5GB", "500MB", bytes); empty:
+    // the size used last (settings::kHfMaxShardSize).
+    QString exportHfFolder(const QString &folder, const QString &max_shard_size = {});
+    QString exportLoraAdapter(const QString &folder);
+    // Points the project at its base model's new folder (model.base, relative to the project
+    // where it can be), after checking that the folder holds a model. Returns an error text.
+    QString setBaseModelFolder(const QString &folder);
+    // Asks for the base model's folder (the chooser below), sets it and then runs `retry`.
+    void locateBaseModel(const std::function<void()> &retry = {});
+
+Q_SIGNALS:
+    // `summary` holds the figures ("Run 2 (best checkpoint, step 140) on test.csv: 200
+    // examples · accuracy 96.5 % · loss 0.1021"); `error` is empty unless it failed.
+    void evaluationFinished(const QString &summary, const QString &error);
+    // An export to a folder ended; `error` is empty unless it failed.
+    void exportFinished(const QString &summary, const QString &error);
+
+public:
+    // Replaces the "stop the run and quit?" question (tests answer it).
+    void setStopConfirmation(std::function<bool()> confirm) { confirm_stop_ = std::move(confirm); }
+    // Replace the dialogs of Locate Base Model… (tests): the question after an action failed
+    // because the base moved (true: locate it), and the folder picker (empty: cancelled).
+    void setLocateQuestion(std::function<bool(const QString &error)> ask) {
+        ask_locate_ = std::move(ask);
+    }
+    void setBaseFolderChooser(std::function<QString()> choose) {
+        choose_base_folder_ = std::move(choose);
+    }
+    // Shows the new-project dialog, optionally with a data file filled in.
+    void showNewProjectDialog(const QString &data_path = {});
+
+    SessionController *sessionController() const { return controller_; }
+    RunWatcher *runWatcher() const { return watcher_; }
+    LiveView *liveView() const { return live_view_; }
+    LogView *logView() const { return log_view_; }
+    CompareView *compareView() const { return compare_view_; }
+    PlanView *planView() const { return plan_view_; }
+    ProfileView *profileView() const { return profile_view_; }
+    RunsPanel *runsPanel() const { return runs_panel_; }
+    TryView *tryView() const { return try_view_; }
+    QTabWidget *tabs() const { return tabs_; }
+    AppSettings &settings() { return settings_; }
+
+protected:
+    void closeEvent(QCloseEvent *event) override;
+    void dragEnterEvent(QDragEnterEvent *event) override;
+    void dropEvent(QDropEvent *event) override;
+
+private:
+    // MainWindowActions.cpp
+    void createActions();
+    void createMenus();
+    void createToolBar();
+    void createStatusBar();
+    void updateRecentMenu();
+    void updateActions();
+    void showAbout();
+    void chooseProjectToOpen();
+    void chooseSaveAsPath();
+    void chooseMetricsExportPath();
+    void chooseWeightsExportPath();
+    void chooseEvaluationFile();
+
+    // MainWindowRanks.cpp: data-parallel runs on this machine (headroom-cli --nproc).
+    void createRanksAction();
+    bool stopLocalRanks(); // false when none is running
+
+    // MainWindowPretrained.cpp
+    void createPretrainedActions();
+    void updatePretrainedActions(bool has_project, bool active);
+    void chooseFolderExport(bool adapter);
+    QString startFolderExport(bool adapter, const QString &folder, std::uint64_t max_shard_bytes,
+                              bool offer_locate = true);
+    // After an action failed because the base model moved: offers Locate Base Model… and
+    // runs `retry` once the project points at the folder.
+    void offerLocateBase(const QString &error, const std::function<void()> &retry);
+
+    // MainWindowRun.cpp
+    void connectRunSignals();
+    void onRunStarted(const RunInfo &info);
+    void onSteps(const QVector<StepMetrics> &steps);
+    void onEvent(const RunEvent &event);
+    void onStateChanged(SessionState state, const QString &message);
+    void onFinished(const RunResult &result);
+    void onExternalRunFound(const RunRecord &run);
+    void onExternalRunEnded(const RunRecord &run);
+    void showStoredRun(std::int64_t run_id);
+    void refreshRuns();
+    void updateProgress(std::int64_t step);
+    std::int64_t exportRunId() const;
+
+    AppSettings settings_;
+    QStackedWidget *central_ = nullptr;
+    EmptyProjectView *empty_view_ = nullptr;
+    QTabWidget *tabs_ = nullptr;
+    PlanView *plan_view_ = nullptr;
+    ProfileView *profile_view_ = nullptr;
+    LiveView *live_view_ = nullptr;
+    CompareView *compare_view_ = nullptr;
+    LogView *log_view_ = nullptr;
+    TryView *try_view_ = nullptr;
+    RunsPanel *runs_panel_ = nullptr;
+    QDockWidget *runs_dock_ = nullptr;
+    SessionController *controller_ = nullptr;
+    RunWatcher *watcher_ = nullptr;
+
+    QLabel *device_label_ = nullptr;
+    QLabel *run_state_label_ = nullptr;
+    QProgressBar *progress_ = nullptr;
+    QLabel *eta_label_ = nullptr;
+
+    QAction *new_action_ = nullptr;
+    QAction *open_action_ = nullptr;
+    QAction *save_as_action_ = nullptr;
+    QAction *reload_action_ = nullptr;
+    QAction *export_metrics_action_ = nullptr;
+    QAction *export_weights_action_ = nullptr;
+    QAction *evaluate_action_ = nullptr;
+    QAction *export_hf_action_ = nullptr;
+    QAction *export_adapter_action_ = nullptr;
+    QAction *locate_base_action_ = nullptr;
+    BackgroundJob *export_job_ = nullptr;
+    bool export_from_menu_ = false;     // the running export answers in a dialog
+    bool export_offers_locate_ = false; // the export that ended offers Locate Base Model…
+    BackgroundJob *evaluation_job_ = nullptr;
+    bool evaluation_from_menu_ = false; // the running evaluation answers in a dialog
+    QAction *quit_action_ = nullptr;
+    QAction *start_action_ = nullptr;
+    QAction *continue_action_ = nullptr;
+    QAction *pause_action_ = nullptr;
+    QAction *resume_action_ = nullptr;
+    QAction *stop_action_ = nullptr;
+    QAction *start_ranks_action_ = nullptr;
+    LocalRanksRun *local_ranks_ = nullptr;
+    QAction *about_action_ = nullptr;
+    QMenu *recent_menu_ = nullptr;
+
+    std::function<bool()> confirm_stop_;
+    std::function<bool(const QString &)> ask_locate_;
+    std::function<QString()> choose_base_folder_;
+    bool close_after_stop_ = false;
+    bool watching_external_run_ = false;
+    RunInfo live_run_;
+    std::int64_t live_step_ = 0;
+    std::uint64_t live_peak_ = 0;
+    std::int64_t live_recoveries_ = 0;
+};
+
+} // namespace headroom::ui
