@@ -2,6 +2,7 @@
 
 #include "look/DisplayText.h"
 #include "main_window/EmptyProjectView.h"
+#include "main_window/WindowParts.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
 #include "views/CompareView.h"
@@ -118,6 +119,15 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
 }
 
 MainWindow::~MainWindow() = default;
+
+WindowViews MainWindow::views() {
+    return {this,          tabs_,         plan_view_, live_view_, log_view_,
+            compare_view_, profile_view_, try_view_,  runs_panel_};
+}
+
+void MainWindow::showStatus(const QString &text) {
+    run_state_label_->setText(text);
+}
 
 QString MainWindow::deviceLabelText() const {
     return device_label_->text();

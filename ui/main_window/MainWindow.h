@@ -28,11 +28,12 @@ class PlanView;
 class ProfileView;
 class RunsPanel;
 class RunWatcher;
-class LocalRanksRun;
+class LocalRanksControls;
 class SessionController;
 class TryView;
 
 class BackgroundJob;
+struct WindowViews;
 
 class MainWindow : public QMainWindow {
     Q_OBJECT
@@ -122,6 +123,10 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
+    // The views, for the parts.
+    WindowViews views();
+    void showStatus(const QString &text);
+
     // MainWindowActions.cpp
     void createActions();
     void createMenus();
@@ -135,10 +140,6 @@ private:
     void chooseMetricsExportPath();
     void chooseWeightsExportPath();
     void chooseEvaluationFile();
-
-    // MainWindowRanks.cpp: data-parallel runs on this machine (headroom-cli --nproc).
-    void createRanksAction();
-    bool stopLocalRanks(); // false when none is running
 
     // MainWindowPretrained.cpp
     void createPretrainedActions();
@@ -163,6 +164,8 @@ private:
     void refreshRuns();
     void updateProgress(std::int64_t step);
     std::int64_t exportRunId() const;
+    // Why no run can start now (no project, a run or a profile going), or empty.
+    QString whyNoRunCanStart() const;
 
     AppSettings settings_;
     QStackedWidget *central_ = nullptr;
@@ -205,8 +208,7 @@ private:
     QAction *pause_action_ = nullptr;
     QAction *resume_action_ = nullptr;
     QAction *stop_action_ = nullptr;
-    QAction *start_ranks_action_ = nullptr;
-    LocalRanksRun *local_ranks_ = nullptr;
+    LocalRanksControls *ranks_ = nullptr;
     QAction *about_action_ = nullptr;
     QMenu *recent_menu_ = nullptr;
 

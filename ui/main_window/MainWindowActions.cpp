@@ -2,8 +2,8 @@
 #include "look/PreferencesDialog.h"
 #include "look/Theme.h"
 #include "main_window/EmptyProjectView.h"
+#include "main_window/LocalRanksControls.h"
 #include "main_window/MainWindow.h"
-#include "runs/LocalRanksRun.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
 #include "views/ProfileView.h"
@@ -119,7 +119,15 @@ void MainWindow::createActions() {
     stop_action_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
     stop_action_->setStatusTip(tr("Stop cleanly: the run writes a checkpoint first"));
     connect(stop_action_, &QAction::triggered, this, &MainWindow::stopRun);
-    createRanksAction();
+    ranks_ = new LocalRanksControls(views(), this);
+    connect(ranks_, &LocalRanksControls::startRequested, this, [this](int ranks) {
+        const QString error = startLocalRanks(ranks);
+        if (!error.isEmpty()) {
+            QMessageBox::warning(this, tr("Cannot start"), error);
+        }
+    });
+    connect(ranks_, &LocalRanksControls::statusText, this, &MainWindow::showStatus);
+    connect(ranks_, &LocalRanksControls::actionsChanged, this, &MainWindow::updateActions);
 
     const std::pair<QAction *, const char *> icons[] = {
         {new_action_, "document-new"},
@@ -179,7 +187,7 @@ void MainWindow::createMenus() {
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(start_action_);
     run->addAction(continue_action_);
-    run->addAction(start_ranks_action_);
+    run->addAction(ranks_->startAction());
     run->addSeparator();
     run->addAction(pause_action_);
     run->addAction(resume_action_);
@@ -252,7 +260,7 @@ void MainWindow::updateActions() {
     const bool has_project = !projectPath().isEmpty();
     const bool active = controller_->isActive();
     const SessionState state = controller_->state();
-    const bool ranks_running = local_ranks_->isRunning();
+    const bool ranks_running = ranks_->isRunning();
     const bool busy = active || watching_external_run_ || ranks_running;
     const bool profiling = profile_view_->isProfiling();
     const bool has_runs = runs_panel_->runCount() > 0;
@@ -264,7 +272,7 @@ void MainWindow::updateActions() {
     resume_action_->setEnabled(active && state == SessionState::Paused &&
                                !controller_->isStopRequested());
     stop_action_->setEnabled((active && !controller_->isStopRequested()) || ranks_running);
-    start_ranks_action_->setEnabled(has_project && !busy && !profiling);
+    ranks_->startAction()->setEnabled(has_project && !busy && !profiling);
     save_as_action_->setEnabled(has_project && !busy);
     reload_action_->setEnabled(has_project);
     export_metrics_action_->setEnabled(has_project && has_runs);

@@ -1,6 +1,6 @@
 // MainWindow: run control, what the engine bridge and the run watcher report, exports.
+#include "main_window/LocalRanksControls.h"
 #include "main_window/MainWindow.h"
-#include "runs/LocalRanksRun.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
 #include "views/CompareView.h"
@@ -101,15 +101,22 @@ void MainWindow::connectRunSignals() {
             [this] { live_view_->setBudget(plan_view_->config().bytes("memory.budget")); });
 }
 
-QString MainWindow::startRun(bool continue_last) {
+QString MainWindow::whyNoRunCanStart() const {
     if (projectPath().isEmpty()) {
         return tr("Open or create a project first.");
     }
-    if (controller_->isActive() || watching_external_run_ || local_ranks_->isRunning()) {
+    if (controller_->isActive() || watching_external_run_ || ranks_->isRunning()) {
         return tr("A run is already training this project.");
     }
     if (profile_view_->isProfiling()) {
         return tr("A profile is running: start the run when it has ended.");
+    }
+    return {};
+}
+
+QString MainWindow::startRun(bool continue_last) {
+    if (const QString why = whyNoRunCanStart(); !why.isEmpty()) {
+        return why;
     }
     SessionRequest request;
     request.project_path = projectPath().toStdString();
@@ -129,6 +136,13 @@ QString MainWindow::startRun(bool continue_last) {
     return {};
 }
 
+QString MainWindow::startLocalRanks(int ranks) {
+    if (const QString why = whyNoRunCanStart(); !why.isEmpty()) {
+        return why;
+    }
+    return ranks_->start(projectPath(), ranks);
+}
+
 void MainWindow::pauseRun() {
     controller_->pause();
     run_state_label_->setText(tr("Pausing after this step…"));
@@ -141,7 +155,7 @@ void MainWindow::resumeRun() {
 }
 
 void MainWindow::stopRun() {
-    if (!controller_->isActive() && stopLocalRanks()) {
+    if (!controller_->isActive() && ranks_->stop()) {
         updateActions();
         return;
     }
