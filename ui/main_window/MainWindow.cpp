@@ -2,6 +2,7 @@
 
 #include "look/DisplayText.h"
 #include "main_window/EmptyProjectView.h"
+#include "main_window/PretrainedControls.h"
 #include "main_window/WindowParts.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
@@ -31,6 +32,7 @@
 #include <QTabWidget>
 
 #include <filesystem>
+#include <utility>
 
 namespace headroom::ui {
 
@@ -218,6 +220,30 @@ QString MainWindow::saveProjectAs(const QString &path) {
             .arg(path, QString::fromStdString(error.message()));
     }
     return openProject(path);
+}
+
+QString MainWindow::exportHfFolder(const QString &folder, const QString &max_shard_size) {
+    return pretrained_->exportHfFolder(folder, max_shard_size);
+}
+
+QString MainWindow::exportLoraAdapter(const QString &folder) {
+    return pretrained_->exportLoraAdapter(folder);
+}
+
+QString MainWindow::setBaseModelFolder(const QString &folder) {
+    return pretrained_->setBaseModelFolder(folder);
+}
+
+void MainWindow::locateBaseModel(const std::function<void()> &retry) {
+    pretrained_->locateBaseModel(retry);
+}
+
+void MainWindow::setLocateQuestion(std::function<bool(const QString &error)> ask) {
+    pretrained_->setLocateQuestion(std::move(ask));
+}
+
+void MainWindow::setBaseFolderChooser(std::function<QString()> choose) {
+    pretrained_->setBaseFolderChooser(std::move(choose));
 }
 
 void MainWindow::showNewProjectDialog(const QString &data_path) {

@@ -29,6 +29,7 @@ class ProfileView;
 class RunsPanel;
 class RunWatcher;
 class LocalRanksControls;
+class PretrainedControls;
 class SessionController;
 class TryView;
 
@@ -96,12 +97,8 @@ public:
     void setStopConfirmation(std::function<bool()> confirm) { confirm_stop_ = std::move(confirm); }
     // Replace the dialogs of Locate Base Model… (tests): the question after an action failed
     // because the base moved (true: locate it), and the folder picker (empty: cancelled).
-    void setLocateQuestion(std::function<bool(const QString &error)> ask) {
-        ask_locate_ = std::move(ask);
-    }
-    void setBaseFolderChooser(std::function<QString()> choose) {
-        choose_base_folder_ = std::move(choose);
-    }
+    void setLocateQuestion(std::function<bool(const QString &error)> ask);
+    void setBaseFolderChooser(std::function<QString()> choose);
     // Shows the new-project dialog, optionally with a data file filled in.
     void showNewProjectDialog(const QString &data_path = {});
 
@@ -140,16 +137,6 @@ private:
     void chooseMetricsExportPath();
     void chooseWeightsExportPath();
     void chooseEvaluationFile();
-
-    // MainWindowPretrained.cpp
-    void createPretrainedActions();
-    void updatePretrainedActions(bool has_project, bool active);
-    void chooseFolderExport(bool adapter);
-    QString startFolderExport(bool adapter, const QString &folder, std::uint64_t max_shard_bytes,
-                              bool offer_locate = true);
-    // After an action failed because the base model moved: offers Locate Base Model… and
-    // runs `retry` once the project points at the folder.
-    void offerLocateBase(const QString &error, const std::function<void()> &retry);
 
     // MainWindowRun.cpp
     void connectRunSignals();
@@ -194,12 +181,7 @@ private:
     QAction *export_metrics_action_ = nullptr;
     QAction *export_weights_action_ = nullptr;
     QAction *evaluate_action_ = nullptr;
-    QAction *export_hf_action_ = nullptr;
-    QAction *export_adapter_action_ = nullptr;
-    QAction *locate_base_action_ = nullptr;
-    BackgroundJob *export_job_ = nullptr;
-    bool export_from_menu_ = false;     // the running export answers in a dialog
-    bool export_offers_locate_ = false; // the export that ended offers Locate Base Model…
+    PretrainedControls *pretrained_ = nullptr;
     BackgroundJob *evaluation_job_ = nullptr;
     bool evaluation_from_menu_ = false; // the running evaluation answers in a dialog
     QAction *quit_action_ = nullptr;
@@ -213,8 +195,6 @@ private:
     QMenu *recent_menu_ = nullptr;
 
     std::function<bool()> confirm_stop_;
-    std::function<bool(const QString &)> ask_locate_;
-    std::function<QString()> choose_base_folder_;
     bool close_after_stop_ = false;
     bool watching_external_run_ = false;
     RunInfo live_run_;

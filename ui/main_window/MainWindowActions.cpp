@@ -4,6 +4,7 @@
 #include "main_window/EmptyProjectView.h"
 #include "main_window/LocalRanksControls.h"
 #include "main_window/MainWindow.h"
+#include "main_window/PretrainedControls.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
 #include "views/ProfileView.h"
@@ -143,7 +144,13 @@ void MainWindow::createActions() {
         action->setIcon(actionIcon(QString::fromLatin1(name)));
     }
 
-    createPretrainedActions();
+    pretrained_ = new PretrainedControls(
+        views(), settings_, [this] { return controller_->isActive() || watching_external_run_; },
+        this);
+    connect(pretrained_, &PretrainedControls::exportFinished, this, &MainWindow::exportFinished);
+    connect(pretrained_, &PretrainedControls::baseModelChanged, this, &MainWindow::refreshRuns);
+    connect(pretrained_, &PretrainedControls::statusText, this, &MainWindow::showStatus);
+    connect(pretrained_, &PretrainedControls::actionsChanged, this, &MainWindow::updateActions);
 
     about_action_ = new QAction(tr("&About Headroom"), this);
     about_action_->setMenuRole(QAction::AboutRole);
@@ -163,8 +170,8 @@ void MainWindow::createMenus() {
     export_menu->addAction(export_weights_action_);
     export_menu->addAction(export_metrics_action_);
     export_menu->addSeparator();
-    export_menu->addAction(export_hf_action_);
-    export_menu->addAction(export_adapter_action_);
+    export_menu->addAction(pretrained_->exportHfAction());
+    export_menu->addAction(pretrained_->exportAdapterAction());
     export_menu->setToolTipsVisible(true); // why an export is unavailable
     file->addSeparator();
     // Settings > Preferences on Linux/Windows menus; Qt moves it to the application menu on
@@ -182,7 +189,7 @@ void MainWindow::createMenus() {
 
     QMenu *project = menuBar()->addMenu(tr("Pro&ject"));
     project->setToolTipsVisible(true);
-    project->addAction(locate_base_action_);
+    project->addAction(pretrained_->locateBaseAction());
 
     QMenu *run = menuBar()->addMenu(tr("&Run"));
     run->addAction(start_action_);
@@ -278,7 +285,7 @@ void MainWindow::updateActions() {
     export_metrics_action_->setEnabled(has_project && has_runs);
     export_weights_action_->setEnabled(has_project && has_runs && !active);
     evaluate_action_->setEnabled(has_project && has_runs && !evaluation_job_->isRunning());
-    updatePretrainedActions(has_project, active);
+    pretrained_->updateActions(has_project, active);
     open_action_->setEnabled(!active && !profiling);
     new_action_->setEnabled(!active && !profiling);
     recent_menu_->setEnabled(!active && !profiling && !settings_.recentProjects().isEmpty());

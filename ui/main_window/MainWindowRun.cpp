@@ -1,6 +1,7 @@
 // MainWindow: run control, what the engine bridge and the run watcher report, exports.
 #include "main_window/LocalRanksControls.h"
 #include "main_window/MainWindow.h"
+#include "main_window/PretrainedControls.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
 #include "views/CompareView.h"
@@ -259,7 +260,7 @@ void MainWindow::onFinished(const RunResult &result) {
     if (isBaseModelProblem(QString::fromStdString(result.message))) {
         // After this signal has reached everyone: the question may open a dialog.
         QTimer::singleShot(0, this, [this, message = QString::fromStdString(result.message)] {
-            offerLocateBase(message, [this] {
+            pretrained_->offerLocateBase(message, [this] {
                 const QString error = startRun();
                 if (!error.isEmpty()) {
                     run_state_label_->setText(error);

@@ -1,8 +1,7 @@
-// MainWindow: what a project that starts from a pretrained model adds — exports as a Hugging
-// Face folder or a PEFT adapter, and pointing the project at its moved base model.
-#include "main_window/MainWindow.h"
+#include "main_window/PretrainedControls.h"
+
+#include "look/AppSettings.h"
 #include "main_window/ShardSizeDialog.h"
-#include "runs/SessionController.h"
 #include "views/PlanView.h"
 #include "views/RunsPanel.h"
 #include "views/TryView.h"
@@ -16,7 +15,6 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
-#include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QTimer>
@@ -48,96 +46,108 @@ bool isLoraRun(const RunRecord &run) {
 
 } // namespace
 
-void MainWindow::createPretrainedActions() {
+PretrainedControls::PretrainedControls(const WindowViews &views, AppSettings &settings,
+                                       std::function<bool()> run_writing, QObject *parent)
+    : QObject(parent), views_(views), settings_(settings), run_writing_(std::move(run_writing)) {
     export_job_ = new BackgroundJob(this);
-    export_hf_action_ = new QAction(tr("Export as &Hugging Face Folder…"), this);
+    export_hf_action_ =
+        new QAction(MainWindowText::tr("Export as &Hugging Face Folder…"), views_.window);
     export_hf_action_->setObjectName(QStringLiteral("exportHfAction"));
     connect(export_hf_action_, &QAction::triggered, this, [this] { chooseFolderExport(false); });
-    export_adapter_action_ = new QAction(tr("Export LoRA &Adapter (PEFT)…"), this);
+    export_adapter_action_ =
+        new QAction(MainWindowText::tr("Export LoRA &Adapter (PEFT)…"), views_.window);
     export_adapter_action_->setObjectName(QStringLiteral("exportAdapterAction"));
     connect(export_adapter_action_, &QAction::triggered, this,
             [this] { chooseFolderExport(true); });
-    locate_base_action_ = new QAction(tr("&Locate Base Model…"), this);
+    locate_base_action_ = new QAction(MainWindowText::tr("&Locate Base Model…"), views_.window);
     locate_base_action_->setObjectName(QStringLiteral("locateBaseAction"));
     locate_base_action_->setStatusTip(
-        tr("Point the project at the folder its pretrained base model moved to"));
+        MainWindowText::tr("Point the project at the folder its pretrained base model moved to"));
     connect(locate_base_action_, &QAction::triggered, this, [this] { locateBaseModel(); });
-    connect(try_view_, &TryView::locateBaseRequested, this,
-            [this] { locateBaseModel([this] { try_view_->generate(); }); });
+    connect(views_.try_view, &TryView::locateBaseRequested, this,
+            [this] { locateBaseModel([this] { views_.try_view->generate(); }); });
 
     ask_locate_ = [this](const QString &error) {
-        QMessageBox box(QMessageBox::Warning, tr("Base model not found"),
-                        tr("The pretrained model this project starts from is not where it was, "
-                           "or its files changed."),
-                        QMessageBox::Cancel, this);
+        QMessageBox box(
+            QMessageBox::Warning, MainWindowText::tr("Base model not found"),
+            MainWindowText::tr("The pretrained model this project starts from is not where it was, "
+                               "or its files changed."),
+            QMessageBox::Cancel, views_.window);
         box.setInformativeText(error);
-        QPushButton *locate = box.addButton(tr("&Locate Base Model…"), QMessageBox::AcceptRole);
+        QPushButton *locate =
+            box.addButton(MainWindowText::tr("&Locate Base Model…"), QMessageBox::AcceptRole);
         box.setDefaultButton(locate);
         box.exec();
         return box.clickedButton() == locate;
     };
     choose_base_folder_ = [this] {
-        return QFileDialog::getExistingDirectory(this, tr("Locate Base Model"),
+        return QFileDialog::getExistingDirectory(views_.window,
+                                                 MainWindowText::tr("Locate Base Model"),
                                                  QFileInfo(projectPath()).absolutePath());
     };
-    connect(this, &MainWindow::exportFinished, this,
+    connect(this, &PretrainedControls::exportFinished, this,
             [this](const QString &summary, const QString &error) {
-                updateActions();
+                Q_EMIT actionsChanged();
                 const bool from_menu = std::exchange(export_from_menu_, false);
                 if (error.isEmpty()) {
-                    run_state_label_->setText(summary);
+                    Q_EMIT statusText(summary);
                 } else {
-                    run_state_label_->setText(error);
+                    Q_EMIT statusText(error);
                     if (from_menu && !export_offers_locate_) {
-                        QMessageBox::warning(this, tr("Export"), error);
+                        QMessageBox::warning(views_.window, MainWindowText::tr("Export"), error);
                     }
                 }
             });
 }
 
-void MainWindow::updatePretrainedActions(bool has_project, bool active) {
-    const bool pretrained = has_project && !plan_view_->config().text("model.base").empty();
-    const std::int64_t run_id = exportRunId();
+void PretrainedControls::updateActions(bool has_project, bool active) {
+    const bool pretrained = has_project && !views_.plan->config().text("model.base").empty();
+    const std::int64_t run_id = exportRunId(*views_.runs);
     const RunRecord *run = nullptr;
-    for (const RunRecord &record : runs_panel_->runs()) {
+    for (const RunRecord &record : views_.runs->runs()) {
         if (record.id == run_id) {
             run = &record;
         }
     }
     const bool exporting = export_job_->isRunning();
-    const QString no_base = tr("Only a project that starts from a pretrained model (model.base) "
-                               "exports in Hugging Face layout.");
-    const QString no_run = tr("This project has no runs yet.");
+    const QString no_base =
+        MainWindowText::tr("Only a project that starts from a pretrained model (model.base) "
+                           "exports in Hugging Face layout.");
+    const QString no_run = MainWindowText::tr("This project has no runs yet.");
     // A GPT trained from scratch exports as GPT-2 (the engine refuses MoE blocks and says why).
     const bool scratch_gpt =
-        has_project && !pretrained && plan_view_->config().text("recipe") == "gpt";
+        has_project && !pretrained && views_.plan->config().text("recipe") == "gpt";
     QString hf_reason;
     if (!has_project) {
         hf_reason = no_base;
     } else if (!pretrained && !scratch_gpt) {
-        hf_reason = tr("A tabular project has no Hugging Face layout: export its weights as "
-                       "safetensors instead.");
+        hf_reason = MainWindowText::tr(
+            "A tabular project has no Hugging Face layout: export its weights as "
+            "safetensors instead.");
     } else if (!run) {
         hf_reason = no_run;
     }
     QString adapter_reason = pretrained ? hf_reason : no_base;
     if (adapter_reason.isEmpty() && !isLoraRun(*run)) {
-        adapter_reason = tr("Run %1 trained every weight, not LoRA adapters (lora.rank is 0): "
-                            "export it as a Hugging Face folder.")
-                             .arg(run_id);
+        adapter_reason =
+            MainWindowText::tr("Run %1 trained every weight, not LoRA adapters (lora.rank is 0): "
+                               "export it as a Hugging Face folder.")
+                .arg(run_id);
     }
     // Not while this window trains: the run being written has no result to export yet.
     export_hf_action_->setEnabled(hf_reason.isEmpty() && !exporting && !active);
     export_hf_action_->setToolTip(
         hf_reason.isEmpty()
-            ? tr("Write run %1 as a model folder that Hugging Face Transformers loads").arg(run_id)
+            ? MainWindowText::tr(
+                  "Write run %1 as a model folder that Hugging Face Transformers loads")
+                  .arg(run_id)
             : hf_reason);
     export_hf_action_->setStatusTip(export_hf_action_->toolTip());
     export_adapter_action_->setEnabled(adapter_reason.isEmpty() && !exporting && !active);
     export_adapter_action_->setToolTip(
         adapter_reason.isEmpty()
-            ? tr("Write the LoRA adapters of run %1 for PEFT (adapter_config.json, "
-                 "adapter_model.safetensors)")
+            ? MainWindowText::tr("Write the LoRA adapters of run %1 for PEFT (adapter_config.json, "
+                                 "adapter_model.safetensors)")
                   .arg(run_id)
             : adapter_reason);
     export_adapter_action_->setStatusTip(export_adapter_action_->toolTip());
@@ -145,26 +155,26 @@ void MainWindow::updatePretrainedActions(bool has_project, bool active) {
     locate_base_action_->setToolTip(pretrained ? locate_base_action_->statusTip() : no_base);
 }
 
-void MainWindow::chooseFolderExport(bool adapter) {
+void PretrainedControls::chooseFolderExport(bool adapter) {
     // The export creates the folder: a save dialog takes the new name (a folder picker would
     // only take folders that exist).
     const QFileInfo project(projectPath());
     const QString proposal = project.dir().filePath(
         QStringLiteral("%1-run-%2-%3")
             .arg(project.completeBaseName())
-            .arg(exportRunId())
+            .arg(exportRunId(*views_.runs))
             .arg(adapter ? QStringLiteral("adapter") : QStringLiteral("hf")));
     const QString folder = QFileDialog::getSaveFileName(
-        this,
-        adapter ? tr("Export LoRA Adapter to a New Folder")
-                : tr("Export as Hugging Face Folder to a New Folder"),
+        views_.window,
+        adapter ? MainWindowText::tr("Export LoRA Adapter to a New Folder")
+                : MainWindowText::tr("Export as Hugging Face Folder to a New Folder"),
         proposal, QString(), nullptr, QFileDialog::DontConfirmOverwrite);
     if (folder.isEmpty()) {
         return;
     }
     std::uint64_t max_shard_bytes = kDefaultMaxShardBytes;
     if (!adapter) {
-        ShardSizeDialog sizes(settings_, this);
+        ShardSizeDialog sizes(settings_, views_.window);
         if (sizes.exec() != QDialog::Accepted) {
             return;
         }
@@ -172,13 +182,13 @@ void MainWindow::chooseFolderExport(bool adapter) {
     }
     const QString error = startFolderExport(adapter, folder, max_shard_bytes);
     if (!error.isEmpty()) {
-        QMessageBox::warning(this, tr("Export"), error);
+        QMessageBox::warning(views_.window, MainWindowText::tr("Export"), error);
         return;
     }
     export_from_menu_ = true;
 }
 
-QString MainWindow::exportHfFolder(const QString &folder, const QString &max_shard_size) {
+QString PretrainedControls::exportHfFolder(const QString &folder, const QString &max_shard_size) {
     QString error;
     const std::optional<std::uint64_t> bytes = ShardSizeDialog::parse(
         max_shard_size.isEmpty() ? settings_.get(settings::kHfMaxShardSize) : max_shard_size,
@@ -186,30 +196,31 @@ QString MainWindow::exportHfFolder(const QString &folder, const QString &max_sha
     return bytes ? startFolderExport(false, folder, *bytes) : error;
 }
 
-QString MainWindow::exportLoraAdapter(const QString &folder) {
+QString PretrainedControls::exportLoraAdapter(const QString &folder) {
     return startFolderExport(true, folder, kDefaultMaxShardBytes);
 }
 
-QString MainWindow::startFolderExport(bool adapter, const QString &folder,
-                                      std::uint64_t max_shard_bytes, bool offer_locate) {
-    const std::int64_t run_id = exportRunId();
+QString PretrainedControls::startFolderExport(bool adapter, const QString &folder,
+                                              std::uint64_t max_shard_bytes, bool offer_locate) {
+    const std::int64_t run_id = exportRunId(*views_.runs);
     if (run_id == 0) {
-        return tr("This project has no runs yet.");
+        return MainWindowText::tr("This project has no runs yet.");
     }
     if (export_job_->isRunning()) {
-        return tr("An export is already running.");
+        return MainWindowText::tr("An export is already running.");
     }
     const std::string project = projectPath().toStdString();
     const std::string target = folder.toStdString();
     auto step = std::make_shared<std::int64_t>(0);
     auto base_format = std::make_shared<std::string>("fp32");
     auto error = std::make_shared<QString>();
-    run_state_label_->setText(adapter ? tr("Exporting the LoRA adapters of run %1 to %2…")
-                                            .arg(run_id)
-                                            .arg(QDir::toNativeSeparators(folder))
-                                      : tr("Exporting run %1 as a Hugging Face folder to %2…")
-                                            .arg(run_id)
-                                            .arg(QDir::toNativeSeparators(folder)));
+    Q_EMIT statusText(adapter
+                          ? MainWindowText::tr("Exporting the LoRA adapters of run %1 to %2…")
+                                .arg(run_id)
+                                .arg(QDir::toNativeSeparators(folder))
+                          : MainWindowText::tr("Exporting run %1 as a Hugging Face folder to %2…")
+                                .arg(run_id)
+                                .arg(QDir::toNativeSeparators(folder)));
     export_job_->start(
         [adapter, project, run_id, target, max_shard_bytes, step, base_format, error] {
             try {
@@ -235,37 +246,40 @@ QString MainWindow::startFolderExport(bool adapter, const QString &folder,
                             const QString again =
                                 startFolderExport(adapter, folder, max_shard_bytes, false);
                             if (!again.isEmpty()) {
-                                run_state_label_->setText(again);
+                                Q_EMIT statusText(again);
                             }
                         });
                     });
             }
             const QString where = QDir::toNativeSeparators(folder);
-            QString summary = adapter ? tr("Wrote the LoRA adapters of run %1 at step %2 to %3")
-                                            .arg(run_id)
-                                            .arg(*step)
-                                            .arg(where)
-                                      : tr("Wrote run %1 at step %2 as a Hugging Face folder to %3")
-                                            .arg(run_id)
-                                            .arg(*step)
-                                            .arg(where);
+            QString summary =
+                adapter
+                    ? MainWindowText::tr("Wrote the LoRA adapters of run %1 at step %2 to %3")
+                          .arg(run_id)
+                          .arg(*step)
+                          .arg(where)
+                    : MainWindowText::tr("Wrote run %1 at step %2 as a Hugging Face folder to %3")
+                          .arg(run_id)
+                          .arg(*step)
+                          .arg(where);
             if (!adapter && *base_format != "fp32") {
-                summary += tr(" (the run held its base as %1: the folder has it dequantized, "
-                              "the adapters merged in)")
+                summary += MainWindowText::tr(
+                               " (the run held its base as %1: the folder has it dequantized, "
+                               "the adapters merged in)")
                                .arg(QString::fromStdString(*base_format));
             }
             Q_EMIT exportFinished(error->isEmpty() ? summary : QString(), *error);
         });
-    updateActions();
+    Q_EMIT actionsChanged();
     return {};
 }
 
-QString MainWindow::setBaseModelFolder(const QString &folder) {
+QString PretrainedControls::setBaseModelFolder(const QString &folder) {
     if (projectPath().isEmpty()) {
-        return tr("no project is open");
+        return MainWindowText::tr("no project is open");
     }
-    if (controller_->isActive() || watching_external_run_) {
-        return tr("a run is training this project; wait until it ends");
+    if (run_writing_()) {
+        return MainWindowText::tr("a run is training this project; wait until it ends");
     }
     const QString stored = storedFolder(folder, projectPath());
     try {
@@ -277,24 +291,24 @@ QString MainWindow::setBaseModelFolder(const QString &folder) {
     } catch (const std::exception &error) {
         return QString::fromUtf8(error.what());
     }
-    plan_view_->load(projectPath());
-    refreshRuns();
-    run_state_label_->setText(
-        tr("The project's base model is now %1").arg(QDir::toNativeSeparators(stored)));
+    views_.plan->load(projectPath());
+    Q_EMIT baseModelChanged();
+    Q_EMIT statusText(MainWindowText::tr("The project's base model is now %1")
+                          .arg(QDir::toNativeSeparators(stored)));
     return {};
 }
 
-void MainWindow::locateBaseModel(const std::function<void()> &retry) {
+void PretrainedControls::locateBaseModel(const std::function<void()> &retry) {
     const QString folder = choose_base_folder_();
     if (folder.isEmpty()) {
         return;
     }
     const QString error = setBaseModelFolder(folder);
     if (!error.isEmpty()) {
-        run_state_label_->setText(error);
+        Q_EMIT statusText(error);
         // Not modal to the caller: the action that failed has ended already.
-        auto *box = new QMessageBox(QMessageBox::Warning, tr("Locate Base Model"), error,
-                                    QMessageBox::Ok, this);
+        auto *box = new QMessageBox(QMessageBox::Warning, MainWindowText::tr("Locate Base Model"),
+                                    error, QMessageBox::Ok, views_.window);
         box->setAttribute(Qt::WA_DeleteOnClose);
         box->open();
         return;
@@ -304,7 +318,11 @@ void MainWindow::locateBaseModel(const std::function<void()> &retry) {
     }
 }
 
-void MainWindow::offerLocateBase(const QString &error, const std::function<void()> &retry) {
+QString PretrainedControls::projectPath() const {
+    return views_.runs->projectPath();
+}
+
+void PretrainedControls::offerLocateBase(const QString &error, const std::function<void()> &retry) {
     if (ask_locate_(error)) {
         locateBaseModel(retry);
     }
