@@ -3,6 +3,7 @@
 #include "look/DisplayText.h"
 #include "main_window/EmptyProjectView.h"
 #include "main_window/PretrainedControls.h"
+#include "main_window/RunExports.h"
 #include "main_window/WindowParts.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
@@ -13,7 +14,6 @@
 #include "views/ProfileView.h"
 #include "views/RunsPanel.h"
 #include "views/TryView.h"
-#include "wizard/BackgroundJob.h"
 #include "wizard/ConfigWizard.h"
 
 #include <headroom/devices.h>
@@ -56,7 +56,6 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
 
     controller_ = new SessionController(this);
     watcher_ = new RunWatcher(this);
-    evaluation_job_ = new BackgroundJob(this);
 
     central_ = new QStackedWidget(this);
     empty_view_ = new EmptyProjectView(central_);
@@ -220,6 +219,18 @@ QString MainWindow::saveProjectAs(const QString &path) {
             .arg(path, QString::fromStdString(error.message()));
     }
     return openProject(path);
+}
+
+QString MainWindow::exportMetrics(const QString &csv_path) {
+    return exports_->exportMetrics(csv_path);
+}
+
+QString MainWindow::exportWeights(const QString &safetensors_path) {
+    return exports_->exportWeights(safetensors_path);
+}
+
+QString MainWindow::evaluateOnFile(const QString &data_path) {
+    return exports_->evaluateOnFile(data_path);
 }
 
 QString MainWindow::exportHfFolder(const QString &folder, const QString &max_shard_size) {

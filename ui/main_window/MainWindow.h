@@ -30,10 +30,10 @@ class RunsPanel;
 class RunWatcher;
 class LocalRanksControls;
 class PretrainedControls;
+class RunExports;
 class SessionController;
 class TryView;
 
-class BackgroundJob;
 struct WindowViews;
 
 class MainWindow : public QMainWindow {
@@ -134,9 +134,6 @@ private:
     void showAbout();
     void chooseProjectToOpen();
     void chooseSaveAsPath();
-    void chooseMetricsExportPath();
-    void chooseWeightsExportPath();
-    void chooseEvaluationFile();
 
     // MainWindowRun.cpp
     void connectRunSignals();
@@ -150,7 +147,6 @@ private:
     void showStoredRun(std::int64_t run_id);
     void refreshRuns();
     void updateProgress(std::int64_t step);
-    std::int64_t exportRunId() const;
     // Why no run can start now (no project, a run or a profile going), or empty.
     QString whyNoRunCanStart() const;
 
@@ -178,12 +174,8 @@ private:
     QAction *open_action_ = nullptr;
     QAction *save_as_action_ = nullptr;
     QAction *reload_action_ = nullptr;
-    QAction *export_metrics_action_ = nullptr;
-    QAction *export_weights_action_ = nullptr;
-    QAction *evaluate_action_ = nullptr;
     PretrainedControls *pretrained_ = nullptr;
-    BackgroundJob *evaluation_job_ = nullptr;
-    bool evaluation_from_menu_ = false; // the running evaluation answers in a dialog
+    RunExports *exports_ = nullptr;
     QAction *quit_action_ = nullptr;
     QAction *start_action_ = nullptr;
     QAction *continue_action_ = nullptr;

@@ -5,11 +5,11 @@
 #include "main_window/LocalRanksControls.h"
 #include "main_window/MainWindow.h"
 #include "main_window/PretrainedControls.h"
+#include "main_window/RunExports.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
 #include "views/ProfileView.h"
 #include "views/RunsPanel.h"
-#include "wizard/BackgroundJob.h"
 
 #include <headroom/version.h>
 
@@ -53,38 +53,10 @@ void MainWindow::createActions() {
     reload_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
     connect(reload_action_, &QAction::triggered, this, [this] { refreshRuns(); });
 
-    export_metrics_action_ = new QAction(tr("Export &Metrics (CSV)…"), this);
-    export_metrics_action_->setStatusTip(tr("Write the selected run's metrics as CSV"));
-    connect(export_metrics_action_, &QAction::triggered, this,
-            &MainWindow::chooseMetricsExportPath);
-    export_weights_action_ = new QAction(tr("Export &Weights…"), this);
-    export_weights_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
-    export_weights_action_->setStatusTip(
-        tr("Write the selected run's latest checkpoint as safetensors"));
-    connect(export_weights_action_, &QAction::triggered, this,
-            &MainWindow::chooseWeightsExportPath);
-
-    evaluate_action_ = new QAction(tr("&Evaluate on a File…"), this);
-    evaluate_action_->setStatusTip(
-        tr("Measure the selected run's result on a held-out file with the training data's "
-           "columns"));
-    connect(evaluate_action_, &QAction::triggered, this, &MainWindow::chooseEvaluationFile);
-    connect(this, &MainWindow::evaluationFinished, this,
-            [this](const QString &summary, const QString &error) {
-                updateActions();
-                if (error.isEmpty()) {
-                    run_state_label_->setText(summary);
-                }
-                // Only an evaluation the user started from the menu answers in a dialog.
-                if (!std::exchange(evaluation_from_menu_, false)) {
-                    return;
-                }
-                if (!error.isEmpty()) {
-                    QMessageBox::warning(this, tr("Evaluate on a File"), error);
-                } else {
-                    QMessageBox::information(this, tr("Evaluate on a File"), summary);
-                }
-            });
+    exports_ = new RunExports(views(), this);
+    connect(exports_, &RunExports::evaluationFinished, this, &MainWindow::evaluationFinished);
+    connect(exports_, &RunExports::statusText, this, &MainWindow::showStatus);
+    connect(exports_, &RunExports::actionsChanged, this, &MainWindow::updateActions);
 
     quit_action_ = new QAction(tr("&Quit"), this);
     quit_action_->setShortcut(QKeySequence::Quit);
@@ -131,13 +103,9 @@ void MainWindow::createActions() {
     connect(ranks_, &LocalRanksControls::actionsChanged, this, &MainWindow::updateActions);
 
     const std::pair<QAction *, const char *> icons[] = {
-        {new_action_, "document-new"},
-        {open_action_, "document-open"},
-        {export_weights_action_, "document-export"},
-        {start_action_, "media-playback-start"},
-        {continue_action_, "media-playback-start"},
-        {pause_action_, "media-playback-pause"},
-        {resume_action_, "headroom-run-resume"},
+        {new_action_, "document-new"},           {open_action_, "document-open"},
+        {start_action_, "media-playback-start"}, {continue_action_, "media-playback-start"},
+        {pause_action_, "media-playback-pause"}, {resume_action_, "headroom-run-resume"},
         {stop_action_, "media-playback-stop"},
     };
     for (const auto &[action, name] : icons) {
@@ -167,8 +135,8 @@ void MainWindow::createMenus() {
     file->addAction(reload_action_);
     file->addSeparator();
     QMenu *export_menu = file->addMenu(tr("E&xport"));
-    export_menu->addAction(export_weights_action_);
-    export_menu->addAction(export_metrics_action_);
+    export_menu->addAction(exports_->exportWeightsAction());
+    export_menu->addAction(exports_->exportMetricsAction());
     export_menu->addSeparator();
     export_menu->addAction(pretrained_->exportHfAction());
     export_menu->addAction(pretrained_->exportAdapterAction());
@@ -200,7 +168,7 @@ void MainWindow::createMenus() {
     run->addAction(resume_action_);
     run->addAction(stop_action_);
     run->addSeparator();
-    run->addAction(evaluate_action_);
+    run->addAction(exports_->evaluateAction());
 
     QMenu *help = menuBar()->addMenu(tr("&Help"));
     help->addAction(about_action_);
@@ -223,7 +191,7 @@ void MainWindow::createToolBar() {
     toolbar->addAction(resume_action_);
     toolbar->addAction(stop_action_);
     toolbar->addSeparator();
-    toolbar->addAction(export_weights_action_);
+    toolbar->addAction(exports_->exportWeightsAction());
 }
 
 void MainWindow::createStatusBar() {
@@ -282,9 +250,7 @@ void MainWindow::updateActions() {
     ranks_->startAction()->setEnabled(has_project && !busy && !profiling);
     save_as_action_->setEnabled(has_project && !busy);
     reload_action_->setEnabled(has_project);
-    export_metrics_action_->setEnabled(has_project && has_runs);
-    export_weights_action_->setEnabled(has_project && has_runs && !active);
-    evaluate_action_->setEnabled(has_project && has_runs && !evaluation_job_->isRunning());
+    exports_->updateActions(has_project, has_runs, active);
     pretrained_->updateActions(has_project, active);
     open_action_->setEnabled(!active && !profiling);
     new_action_->setEnabled(!active && !profiling);
@@ -314,51 +280,6 @@ void MainWindow::chooseSaveAsPath() {
     if (!error.isEmpty()) {
         QMessageBox::warning(this, tr("Save Project As"), error);
     }
-}
-
-void MainWindow::chooseMetricsExportPath() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Metrics"),
-        QFileInfo(projectPath()).dir().filePath(QStringLiteral("run-%1.csv").arg(exportRunId())),
-        tr("CSV files (*.csv)"));
-    if (path.isEmpty()) {
-        return;
-    }
-    const QString error = exportMetrics(path);
-    if (!error.isEmpty()) {
-        QMessageBox::warning(this, tr("Export Metrics"), error);
-    }
-}
-
-void MainWindow::chooseWeightsExportPath() {
-    const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export Weights"),
-        QFileInfo(projectPath())
-            .dir()
-            .filePath(QStringLiteral("run-%1.safetensors").arg(exportRunId())),
-        tr("safetensors files (*.safetensors)"));
-    if (path.isEmpty()) {
-        return;
-    }
-    const QString error = exportWeights(path);
-    if (!error.isEmpty()) {
-        QMessageBox::warning(this, tr("Export Weights"), error);
-    }
-}
-
-void MainWindow::chooseEvaluationFile() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Evaluate on a File"), QFileInfo(projectPath()).dir().path(),
-        tr("Data files (*.csv *.txt *.jsonl *.ndjson);;All files (*)"));
-    if (path.isEmpty()) {
-        return;
-    }
-    const QString error = evaluateOnFile(path);
-    if (!error.isEmpty()) {
-        QMessageBox::warning(this, tr("Evaluate on a File"), error);
-        return;
-    }
-    evaluation_from_menu_ = true;
 }
 
 void MainWindow::showAbout() {

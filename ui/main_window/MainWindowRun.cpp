@@ -1,4 +1,4 @@
-// MainWindow: run control, what the engine bridge and the run watcher report, exports.
+// MainWindow: run control, what the engine bridge and the run watcher report.
 #include "main_window/LocalRanksControls.h"
 #include "main_window/MainWindow.h"
 #include "main_window/PretrainedControls.h"
@@ -11,7 +11,6 @@
 #include "views/ProfileView.h"
 #include "views/RunsPanel.h"
 #include "views/TryView.h"
-#include "wizard/BackgroundJob.h"
 
 #include <headroom/workflow.h>
 
@@ -346,100 +345,6 @@ void MainWindow::refreshRuns() {
     try_view_->setProject(projectPath(), runs_panel_->runs());
     try_view_->selectRun(runs_panel_->selectedRunId());
     updateActions();
-}
-
-std::int64_t MainWindow::exportRunId() const {
-    if (const std::int64_t selected = runs_panel_->selectedRunId(); selected != 0) {
-        return selected;
-    }
-    return runs_panel_->runs().empty() ? 0 : runs_panel_->runs().back().id;
-}
-
-QString MainWindow::exportMetrics(const QString &csv_path) {
-    const std::int64_t run_id = exportRunId();
-    if (run_id == 0) {
-        return tr("This project has no runs yet.");
-    }
-    try {
-        const std::int64_t rows =
-            exportMetricsCsv(projectPath().toStdString(), run_id, csv_path.toStdString());
-        run_state_label_->setText(
-            tr("Wrote %1 rows of run %2 to %3").arg(rows).arg(run_id).arg(csv_path));
-    } catch (const std::exception &error) {
-        return QString::fromUtf8(error.what());
-    }
-    return {};
-}
-
-QString MainWindow::exportWeights(const QString &safetensors_path) {
-    const std::int64_t run_id = exportRunId();
-    if (run_id == 0) {
-        return tr("This project has no runs yet.");
-    }
-    try {
-        const std::int64_t step = headroom::exportWeights(projectPath().toStdString(), run_id,
-                                                          safetensors_path.toStdString());
-        run_state_label_->setText(tr("Wrote the weights of run %1 at step %2 to %3")
-                                      .arg(run_id)
-                                      .arg(step)
-                                      .arg(safetensors_path));
-    } catch (const std::exception &error) {
-        return QString::fromUtf8(error.what());
-    }
-    return {};
-}
-
-namespace {
-
-QString evaluationSummary(const EvaluationReport &report, const QString &data_path) {
-    QStringList figures{MainWindow::tr("%n examples", nullptr, int(report.metrics.examples))};
-    if (std::isfinite(report.metrics.accuracy)) {
-        figures << MainWindow::tr("accuracy %1 %").arg(100.0 * report.metrics.accuracy, 0, 'f', 2);
-    }
-    if (std::isfinite(report.metrics.rmse)) {
-        figures << MainWindow::tr("RMSE %1").arg(report.metrics.rmse, 0, 'g', 5);
-    }
-    if (std::isfinite(report.metrics.r2)) {
-        figures << MainWindow::tr("R² %1").arg(report.metrics.r2, 0, 'f', 4);
-    }
-    figures << MainWindow::tr("loss %1").arg(report.metrics.loss, 0, 'f', 4);
-    const QString checkpoint = report.latest
-                                   ? MainWindow::tr("latest checkpoint, step %1").arg(report.step)
-                                   : MainWindow::tr("best checkpoint, step %1").arg(report.step);
-    return MainWindow::tr("Run %1 (%2) on %3: %4")
-        .arg(report.run_id)
-        .arg(checkpoint, QFileInfo(data_path).fileName(), figures.join(QStringLiteral(" · ")));
-}
-
-} // namespace
-
-QString MainWindow::evaluateOnFile(const QString &data_path) {
-    const std::int64_t run_id = exportRunId();
-    if (run_id == 0) {
-        return tr("This project has no runs yet.");
-    }
-    if (evaluation_job_->isRunning()) {
-        return tr("An evaluation is already running.");
-    }
-    const std::string project = projectPath().toStdString();
-    const std::string data = data_path.toStdString();
-    auto report = std::make_shared<EvaluationReport>();
-    auto error = std::make_shared<QString>();
-    run_state_label_->setText(tr("Evaluating run %1 on %2…").arg(run_id).arg(data_path));
-    evaluation_job_->start(
-        [project, run_id, data, report, error] {
-            try {
-                *report = headroom::evaluateRun(project, run_id, data);
-            } catch (const std::exception &failure) {
-                *error = QString::fromUtf8(failure.what());
-            }
-        },
-        [this, report, error, data_path] {
-            Q_EMIT evaluationFinished(
-                error->isEmpty() ? evaluationSummary(*report, data_path) : QString(), *error);
-        });
-    updateActions();
-    return {};
 }
 
 } // namespace headroom::ui
