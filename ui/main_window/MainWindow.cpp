@@ -2,7 +2,9 @@
 
 #include "look/DisplayText.h"
 #include "main_window/EmptyProjectView.h"
+#include "main_window/LocalRanksControls.h"
 #include "main_window/PretrainedControls.h"
+#include "main_window/RunControls.h"
 #include "main_window/RunExports.h"
 #include "main_window/WindowParts.h"
 #include "runs/RunWatcher.h"
@@ -54,9 +56,6 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     setAcceptDrops(true);
     resize(1280, 800);
 
-    controller_ = new SessionController(this);
-    watcher_ = new RunWatcher(this);
-
     central_ = new QStackedWidget(this);
     empty_view_ = new EmptyProjectView(central_);
     tabs_ = new QTabWidget(central_);
@@ -87,11 +86,24 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     runs_dock_->hide();
     resizeDocks({runs_dock_}, {470}, Qt::Horizontal);
 
+    run_ = new RunControls(views(), this);
+    connect(run_, &RunControls::statusText, this, &MainWindow::showStatus);
+    connect(run_, &RunControls::actionsChanged, this, &MainWindow::updateActions);
+    connect(run_, &RunControls::closeRequested, this, &QWidget::close);
+    connect(run_, &RunControls::baseModelMissing, this, [this](const QString &message) {
+        pretrained_->offerLocateBase(message, [this] {
+            const QString error = startRun();
+            if (!error.isEmpty()) {
+                showStatus(error);
+            }
+        });
+    });
+
     createActions();
     createMenus();
     createToolBar();
     createStatusBar();
-    connectRunSignals();
+    connect(profile_view_, &ProfileView::profilingChanged, this, &MainWindow::updateActions);
 
     const DeviceReport devices = detectDevices();
     const QStringList lines = DisplayText::deviceLines(devices);
@@ -130,6 +142,14 @@ void MainWindow::showStatus(const QString &text) {
     run_state_label_->setText(text);
 }
 
+SessionController *MainWindow::sessionController() const {
+    return run_->controller();
+}
+
+RunWatcher *MainWindow::runWatcher() const {
+    return run_->watcher();
+}
+
 QString MainWindow::deviceLabelText() const {
     return device_label_->text();
 }
@@ -152,7 +172,7 @@ bool MainWindow::openProjectInteractively(const QString &path) {
 }
 
 QString MainWindow::openProject(const QString &path) {
-    if (controller_->isActive()) {
+    if (run_->isActive()) {
         return tr("a run is training in this window; stop it first");
     }
     if (profile_view_->isProfiling()) {
@@ -180,13 +200,7 @@ QString MainWindow::openProject(const QString &path) {
     try_view_->setProject(path, runs_panel_->runs());
     profile_view_->setProjectPath(path);
     run_state_label_->setText(tr("Runs: %1").arg(runs_panel_->runCount()));
-    watching_external_run_ = false;
-    watcher_->watch(path);
-    watcher_->pollSoon(); // a run another process is writing shows at once
-    if (!watching_external_run_ && runs_panel_->runCount() > 0) {
-        runs_panel_->selectRun(runs_panel_->runs().back().id);
-        showStoredRun(runs_panel_->runs().back().id);
-    }
+    run_->followProject(path);
     updateActions();
     return {};
 }
@@ -196,7 +210,7 @@ QString MainWindow::saveProjectAs(const QString &path) {
     if (projectPath().isEmpty()) {
         return tr("no project is open");
     }
-    if (controller_->isActive() || watching_external_run_) {
+    if (run_->isWritingProject()) {
         return tr("a run is writing to the project; wait until it ends");
     }
     const fs::path from = projectPath().toStdString();
@@ -219,6 +233,52 @@ QString MainWindow::saveProjectAs(const QString &path) {
             .arg(path, QString::fromStdString(error.message()));
     }
     return openProject(path);
+}
+
+QString MainWindow::whyNoRunCanStart() const {
+    if (projectPath().isEmpty()) {
+        return tr("Open or create a project first.");
+    }
+    if (run_->isWritingProject() || ranks_->isRunning()) {
+        return tr("A run is already training this project.");
+    }
+    if (profile_view_->isProfiling()) {
+        return tr("A profile is running: start the run when it has ended.");
+    }
+    return {};
+}
+
+QString MainWindow::startRun(bool continue_last) {
+    if (const QString why = whyNoRunCanStart(); !why.isEmpty()) {
+        return why;
+    }
+    run_->start(continue_last);
+    return {};
+}
+
+QString MainWindow::startLocalRanks(int ranks) {
+    if (const QString why = whyNoRunCanStart(); !why.isEmpty()) {
+        return why;
+    }
+    return ranks_->start(projectPath(), ranks);
+}
+
+void MainWindow::pauseRun() {
+    run_->pause();
+    pause_action_->setEnabled(false);
+}
+
+void MainWindow::resumeRun() {
+    run_->resume();
+    resume_action_->setEnabled(false);
+}
+
+void MainWindow::stopRun() {
+    if (!run_->isActive() && ranks_->stop()) {
+        updateActions();
+        return;
+    }
+    run_->stop();
 }
 
 QString MainWindow::exportMetrics(const QString &csv_path) {
@@ -269,19 +329,17 @@ void MainWindow::showNewProjectDialog(const QString &data_path) {
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {
-    if (controller_->isActive()) {
+    if (run_->isActive()) {
         event->ignore();
-        if (close_after_stop_ || confirm_stop_()) {
-            close_after_stop_ = true;
-            run_state_label_->setText(tr("Stopping: writing a checkpoint before quitting…"));
-            controller_->stop();
+        if (run_->isStoppingForClosing() || confirm_stop_()) {
+            run_->stopForClosing();
         }
         return;
     }
     settings_.set(settings::kWindowGeometry, saveGeometry());
     settings_.set(settings::kWindowState, saveState());
     settings_.sync();
-    watcher_->stopWatching();
+    run_->stopWatching();
     event->accept();
 }
 

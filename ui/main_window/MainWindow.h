@@ -30,6 +30,7 @@ class RunsPanel;
 class RunWatcher;
 class LocalRanksControls;
 class PretrainedControls;
+class RunControls;
 class RunExports;
 class SessionController;
 class TryView;
@@ -102,8 +103,8 @@ public:
     // Shows the new-project dialog, optionally with a data file filled in.
     void showNewProjectDialog(const QString &data_path = {});
 
-    SessionController *sessionController() const { return controller_; }
-    RunWatcher *runWatcher() const { return watcher_; }
+    SessionController *sessionController() const;
+    RunWatcher *runWatcher() const;
     LiveView *liveView() const { return live_view_; }
     LogView *logView() const { return log_view_; }
     CompareView *compareView() const { return compare_view_; }
@@ -135,18 +136,6 @@ private:
     void chooseProjectToOpen();
     void chooseSaveAsPath();
 
-    // MainWindowRun.cpp
-    void connectRunSignals();
-    void onRunStarted(const RunInfo &info);
-    void onSteps(const QVector<StepMetrics> &steps);
-    void onEvent(const RunEvent &event);
-    void onStateChanged(SessionState state, const QString &message);
-    void onFinished(const RunResult &result);
-    void onExternalRunFound(const RunRecord &run);
-    void onExternalRunEnded(const RunRecord &run);
-    void showStoredRun(std::int64_t run_id);
-    void refreshRuns();
-    void updateProgress(std::int64_t step);
     // Why no run can start now (no project, a run or a profile going), or empty.
     QString whyNoRunCanStart() const;
 
@@ -162,13 +151,10 @@ private:
     TryView *try_view_ = nullptr;
     RunsPanel *runs_panel_ = nullptr;
     QDockWidget *runs_dock_ = nullptr;
-    SessionController *controller_ = nullptr;
-    RunWatcher *watcher_ = nullptr;
+    RunControls *run_ = nullptr;
 
     QLabel *device_label_ = nullptr;
     QLabel *run_state_label_ = nullptr;
-    QProgressBar *progress_ = nullptr;
-    QLabel *eta_label_ = nullptr;
 
     QAction *new_action_ = nullptr;
     QAction *open_action_ = nullptr;
@@ -187,12 +173,6 @@ private:
     QMenu *recent_menu_ = nullptr;
 
     std::function<bool()> confirm_stop_;
-    bool close_after_stop_ = false;
-    bool watching_external_run_ = false;
-    RunInfo live_run_;
-    std::int64_t live_step_ = 0;
-    std::uint64_t live_peak_ = 0;
-    std::int64_t live_recoveries_ = 0;
 };
 
 } // namespace headroom::ui

@@ -5,6 +5,7 @@
 #include "main_window/LocalRanksControls.h"
 #include "main_window/MainWindow.h"
 #include "main_window/PretrainedControls.h"
+#include "main_window/RunControls.h"
 #include "main_window/RunExports.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
@@ -51,7 +52,7 @@ void MainWindow::createActions() {
 
     reload_action_ = new QAction(tr("&Reload Project"), this);
     reload_action_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
-    connect(reload_action_, &QAction::triggered, this, [this] { refreshRuns(); });
+    connect(reload_action_, &QAction::triggered, run_, &RunControls::refreshRuns);
 
     exports_ = new RunExports(views(), this);
     connect(exports_, &RunExports::evaluationFinished, this, &MainWindow::evaluationFinished);
@@ -113,10 +114,9 @@ void MainWindow::createActions() {
     }
 
     pretrained_ = new PretrainedControls(
-        views(), settings_, [this] { return controller_->isActive() || watching_external_run_; },
-        this);
+        views(), settings_, [this] { return run_->isWritingProject(); }, this);
     connect(pretrained_, &PretrainedControls::exportFinished, this, &MainWindow::exportFinished);
-    connect(pretrained_, &PretrainedControls::baseModelChanged, this, &MainWindow::refreshRuns);
+    connect(pretrained_, &PretrainedControls::baseModelChanged, run_, &RunControls::refreshRuns);
     connect(pretrained_, &PretrainedControls::statusText, this, &MainWindow::showStatus);
     connect(pretrained_, &PretrainedControls::actionsChanged, this, &MainWindow::updateActions);
 
@@ -197,19 +197,11 @@ void MainWindow::createToolBar() {
 void MainWindow::createStatusBar() {
     run_state_label_ = new QLabel(tr("No project"), this);
     run_state_label_->setObjectName(QStringLiteral("runStateLabel"));
-    progress_ = new QProgressBar(this);
-    progress_->setObjectName(QStringLiteral("runProgress"));
-    progress_->setMaximumWidth(220);
-    progress_->setFormat(tr("step %v / %m"));
-    progress_->setAccessibleName(tr("Training progress"));
-    progress_->hide();
-    eta_label_ = new QLabel(this);
-    eta_label_->setObjectName(QStringLiteral("etaLabel"));
     device_label_ = new QLabel(this);
     device_label_->setObjectName(QStringLiteral("deviceLabel"));
     statusBar()->addWidget(run_state_label_, 1);
-    statusBar()->addPermanentWidget(progress_);
-    statusBar()->addPermanentWidget(eta_label_);
+    statusBar()->addPermanentWidget(run_->progressBar());
+    statusBar()->addPermanentWidget(run_->etaLabel());
     statusBar()->addPermanentWidget(device_label_);
 }
 
@@ -233,20 +225,20 @@ void MainWindow::updateRecentMenu() {
 
 void MainWindow::updateActions() {
     const bool has_project = !projectPath().isEmpty();
-    const bool active = controller_->isActive();
-    const SessionState state = controller_->state();
+    const bool active = run_->isActive();
+    const SessionState state = run_->controller()->state();
     const bool ranks_running = ranks_->isRunning();
-    const bool busy = active || watching_external_run_ || ranks_running;
+    const bool busy = active || run_->isWatchingExternalRun() || ranks_running;
     const bool profiling = profile_view_->isProfiling();
     const bool has_runs = runs_panel_->runCount() > 0;
     start_action_->setEnabled(has_project && !busy && !profiling);
     continue_action_->setEnabled(has_project && !busy && !profiling && has_runs);
     profile_view_->setBlocked(busy);
     pause_action_->setEnabled(active && state == SessionState::Running &&
-                              !controller_->isStopRequested());
+                              !run_->controller()->isStopRequested());
     resume_action_->setEnabled(active && state == SessionState::Paused &&
-                               !controller_->isStopRequested());
-    stop_action_->setEnabled((active && !controller_->isStopRequested()) || ranks_running);
+                               !run_->controller()->isStopRequested());
+    stop_action_->setEnabled((active && !run_->controller()->isStopRequested()) || ranks_running);
     ranks_->startAction()->setEnabled(has_project && !busy && !profiling);
     save_as_action_->setEnabled(has_project && !busy);
     reload_action_->setEnabled(has_project);
