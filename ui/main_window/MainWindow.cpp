@@ -6,6 +6,7 @@
 #include "main_window/PretrainedControls.h"
 #include "main_window/RunControls.h"
 #include "main_window/RunExports.h"
+#include "main_window/WindowMenus.h"
 #include "main_window/WindowParts.h"
 #include "runs/RunWatcher.h"
 #include "runs/SessionController.h"
@@ -25,12 +26,15 @@
 #include <QDockWidget>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QIcon>
 #include <QLabel>
 #include <QMessageBox>
 #include <QMimeData>
+#include <QProgressBar>
 #include <QStackedWidget>
+#include <QStatusBar>
 #include <QTabWidget>
 
 #include <filesystem>
@@ -56,54 +60,39 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     setAcceptDrops(true);
     resize(1280, 800);
 
+    views_.window = this;
     central_ = new QStackedWidget(this);
     empty_view_ = new EmptyProjectView(central_);
-    tabs_ = new QTabWidget(central_);
-    tabs_->setObjectName(QStringLiteral("workspaceTabs"));
-    plan_view_ = new PlanView(tabs_);
-    live_view_ = new LiveView(tabs_);
-    compare_view_ = new CompareView(tabs_);
-    log_view_ = new LogView(tabs_);
-    try_view_ = new TryView(tabs_);
-    profile_view_ = new ProfileView(tabs_);
-    tabs_->addTab(plan_view_, tr("&Plan"));
-    tabs_->addTab(live_view_, tr("&Live"));
-    tabs_->addTab(compare_view_, tr("&Compare"));
-    tabs_->addTab(profile_view_, tr("Pro&file"));
-    tabs_->addTab(log_view_, tr("Lo&g"));
-    tabs_->addTab(try_view_, tr("&Try"));
+    views_.tabs = new QTabWidget(central_);
+    views_.tabs->setObjectName(QStringLiteral("workspaceTabs"));
+    views_.plan = new PlanView(views_.tabs);
+    views_.live = new LiveView(views_.tabs);
+    views_.compare = new CompareView(views_.tabs);
+    views_.log = new LogView(views_.tabs);
+    views_.try_view = new TryView(views_.tabs);
+    views_.profile = new ProfileView(views_.tabs);
+    views_.tabs->addTab(views_.plan, tr("&Plan"));
+    views_.tabs->addTab(views_.live, tr("&Live"));
+    views_.tabs->addTab(views_.compare, tr("&Compare"));
+    views_.tabs->addTab(views_.profile, tr("Pro&file"));
+    views_.tabs->addTab(views_.log, tr("Lo&g"));
+    views_.tabs->addTab(views_.try_view, tr("&Try"));
     central_->addWidget(empty_view_);
-    central_->addWidget(tabs_);
+    central_->addWidget(views_.tabs);
     setCentralWidget(central_);
 
-    runs_panel_ = new RunsPanel(this);
-    runs_panel_->setMinimumWidth(300);
+    views_.runs = new RunsPanel(this);
+    views_.runs->setMinimumWidth(300);
     runs_dock_ = new QDockWidget(tr("Project"), this);
     runs_dock_->setObjectName(QStringLiteral("projectDock"));
-    runs_dock_->setWidget(runs_panel_);
+    runs_dock_->setWidget(views_.runs);
     runs_dock_->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
     addDockWidget(Qt::LeftDockWidgetArea, runs_dock_);
     runs_dock_->hide();
     resizeDocks({runs_dock_}, {470}, Qt::Horizontal);
 
-    run_ = new RunControls(views(), this);
-    connect(run_, &RunControls::statusText, this, &MainWindow::showStatus);
-    connect(run_, &RunControls::actionsChanged, this, &MainWindow::updateActions);
-    connect(run_, &RunControls::closeRequested, this, &QWidget::close);
-    connect(run_, &RunControls::baseModelMissing, this, [this](const QString &message) {
-        pretrained_->offerLocateBase(message, [this] {
-            const QString error = startRun();
-            if (!error.isEmpty()) {
-                showStatus(error);
-            }
-        });
-    });
-
-    createActions();
-    createMenus();
-    createToolBar();
+    createParts();
     createStatusBar();
-    connect(profile_view_, &ProfileView::profilingChanged, this, &MainWindow::updateActions);
 
     const DeviceReport devices = detectDevices();
     const QStringList lines = DisplayText::deviceLines(devices);
@@ -118,28 +107,145 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
                       "continue the run later."),
                    QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) == QMessageBox::Yes;
     };
-    live_view_->setSmoothing(settings_.get(settings::kLossSmoothing));
-    live_view_->setLogScale(settings_.get(settings::kLossLogScale));
-    connect(live_view_, &LiveView::smoothingChanged, this,
+    views_.live->setSmoothing(settings_.get(settings::kLossSmoothing));
+    views_.live->setLogScale(settings_.get(settings::kLossLogScale));
+    connect(views_.live, &LiveView::smoothingChanged, this,
             [this](double weight) { settings_.set(settings::kLossSmoothing, weight); });
-    connect(live_view_, &LiveView::logScaleChanged, this,
+    connect(views_.live, &LiveView::logScaleChanged, this,
             [this](bool on) { settings_.set(settings::kLossLogScale, on); });
     restoreGeometry(settings_.get(settings::kWindowGeometry));
     restoreState(settings_.get(settings::kWindowState));
     runs_dock_->hide(); // until a project is open
-    updateRecentMenu();
+    menus_->updateRecentMenu();
     updateActions();
 }
 
 MainWindow::~MainWindow() = default;
 
-WindowViews MainWindow::views() {
-    return {this,          tabs_,         plan_view_, live_view_, log_view_,
-            compare_view_, profile_view_, try_view_,  runs_panel_};
+void MainWindow::createParts() {
+    run_ = new RunControls(views_, this);
+    exports_ = new RunExports(views_, this);
+    ranks_ = new LocalRanksControls(views_, this);
+    pretrained_ = new PretrainedControls(
+        views_, settings_, [this] { return run_->isWritingProject(); }, this);
+    WindowMenus::PartActions actions;
+    actions.export_weights = exports_->exportWeightsAction();
+    actions.export_metrics = exports_->exportMetricsAction();
+    actions.export_hf = pretrained_->exportHfAction();
+    actions.export_adapter = pretrained_->exportAdapterAction();
+    actions.locate_base = pretrained_->locateBaseAction();
+    actions.start_ranks = ranks_->startAction();
+    actions.evaluate = exports_->evaluateAction();
+    menus_ = new WindowMenus(this, settings_, actions);
+
+    connect(run_, &RunControls::statusText, this, &MainWindow::showStatus);
+    connect(run_, &RunControls::actionsChanged, this, &MainWindow::updateActions);
+    connect(run_, &RunControls::closeRequested, this, &QWidget::close);
+    connect(run_, &RunControls::baseModelMissing, this, [this](const QString &message) {
+        pretrained_->offerLocateBase(message, [this] {
+            const QString error = startRun();
+            if (!error.isEmpty()) {
+                showStatus(error);
+            }
+        });
+    });
+
+    connect(exports_, &RunExports::evaluationFinished, this, &MainWindow::evaluationFinished);
+    connect(exports_, &RunExports::statusText, this, &MainWindow::showStatus);
+    connect(exports_, &RunExports::actionsChanged, this, &MainWindow::updateActions);
+
+    connect(ranks_, &LocalRanksControls::startRequested, this, [this](int ranks) {
+        const QString error = startLocalRanks(ranks);
+        if (!error.isEmpty()) {
+            QMessageBox::warning(this, tr("Cannot start"), error);
+        }
+    });
+    connect(ranks_, &LocalRanksControls::statusText, this, &MainWindow::showStatus);
+    connect(ranks_, &LocalRanksControls::actionsChanged, this, &MainWindow::updateActions);
+
+    connect(pretrained_, &PretrainedControls::exportFinished, this, &MainWindow::exportFinished);
+    connect(pretrained_, &PretrainedControls::baseModelChanged, run_, &RunControls::refreshRuns);
+    connect(pretrained_, &PretrainedControls::statusText, this, &MainWindow::showStatus);
+    connect(pretrained_, &PretrainedControls::actionsChanged, this, &MainWindow::updateActions);
+
+    connect(menus_, &WindowMenus::newProjectRequested, this, [this] { showNewProjectDialog(); });
+    connect(menus_, &WindowMenus::openProjectRequested, this, &MainWindow::chooseProjectToOpen);
+    connect(menus_, &WindowMenus::recentProjectChosen, this, &MainWindow::openProjectInteractively);
+    connect(menus_, &WindowMenus::saveAsRequested, this, &MainWindow::chooseSaveAsPath);
+    connect(menus_, &WindowMenus::reloadRequested, run_, &RunControls::refreshRuns);
+    connect(menus_, &WindowMenus::startRequested, this, [this](bool continue_last) {
+        const QString error = startRun(continue_last);
+        if (!error.isEmpty()) {
+            QMessageBox::warning(this, continue_last ? tr("Cannot continue") : tr("Cannot start"),
+                                 error);
+        }
+    });
+    connect(menus_, &WindowMenus::pauseRequested, this, &MainWindow::pauseRun);
+    connect(menus_, &WindowMenus::resumeRequested, this, &MainWindow::resumeRun);
+    connect(menus_, &WindowMenus::stopRequested, this, &MainWindow::stopRun);
+
+    connect(empty_view_, &EmptyProjectView::newProjectRequested, this,
+            [this] { showNewProjectDialog(); });
+    connect(empty_view_, &EmptyProjectView::openProjectRequested, this,
+            &MainWindow::chooseProjectToOpen);
+    connect(views_.profile, &ProfileView::profilingChanged, this, &MainWindow::updateActions);
+}
+
+void MainWindow::createStatusBar() {
+    run_state_label_ = new QLabel(tr("No project"), this);
+    run_state_label_->setObjectName(QStringLiteral("runStateLabel"));
+    device_label_ = new QLabel(this);
+    device_label_->setObjectName(QStringLiteral("deviceLabel"));
+    statusBar()->addWidget(run_state_label_, 1);
+    statusBar()->addPermanentWidget(run_->progressBar());
+    statusBar()->addPermanentWidget(run_->etaLabel());
+    statusBar()->addPermanentWidget(device_label_);
+}
+
+void MainWindow::updateActions() {
+    WindowMenus::State state;
+    state.has_project = !projectPath().isEmpty();
+    state.has_runs = views_.runs->runCount() > 0;
+    state.active = run_->isActive();
+    state.session = run_->controller()->state();
+    state.stop_requested = run_->controller()->isStopRequested();
+    state.ranks_running = ranks_->isRunning();
+    state.busy = state.active || run_->isWatchingExternalRun() || state.ranks_running;
+    state.profiling = views_.profile->isProfiling();
+    menus_->update(state);
+    ranks_->startAction()->setEnabled(state.has_project && !state.busy && !state.profiling);
+    exports_->updateActions(state.has_project, state.has_runs, state.active);
+    pretrained_->updateActions(state.has_project, state.active);
+    views_.profile->setBlocked(state.busy);
 }
 
 void MainWindow::showStatus(const QString &text) {
     run_state_label_->setText(text);
+}
+
+void MainWindow::chooseProjectToOpen() {
+    const QString path = QFileDialog::getOpenFileName(
+        this, tr("Open Project"), settings_.get(settings::kLastDirectory),
+        tr("Headroom projects (*.headroom);;All files (*)"));
+    if (!path.isEmpty()) {
+        openProjectInteractively(path);
+    }
+}
+
+void MainWindow::chooseSaveAsPath() {
+    QString path = QFileDialog::getSaveFileName(this, tr("Save Project As"),
+                                                QFileInfo(projectPath()).absolutePath(),
+                                                tr("Headroom projects (*.headroom)"));
+    if (path.isEmpty()) {
+        return;
+    }
+    if (QFileInfo(path).suffix().isEmpty()) {
+        path += QStringLiteral(".headroom");
+    }
+    const QString error = saveProjectAs(path);
+    if (!error.isEmpty()) {
+        QMessageBox::warning(this, tr("Save Project As"), error);
+    }
 }
 
 SessionController *MainWindow::sessionController() const {
@@ -159,7 +265,7 @@ QString MainWindow::runStateText() const {
 }
 
 QString MainWindow::projectPath() const {
-    return runs_panel_->projectPath();
+    return views_.runs->projectPath();
 }
 
 bool MainWindow::openProjectInteractively(const QString &path) {
@@ -175,31 +281,31 @@ QString MainWindow::openProject(const QString &path) {
     if (run_->isActive()) {
         return tr("a run is training in this window; stop it first");
     }
-    if (profile_view_->isProfiling()) {
+    if (views_.profile->isProfiling()) {
         return tr("a profile is running in this window; stop it first");
     }
-    const QString plan_error = plan_view_->load(path);
+    const QString plan_error = views_.plan->load(path);
     if (!plan_error.isEmpty()) {
         return plan_error;
     }
-    const QString error = runs_panel_->load(path);
+    const QString error = views_.runs->load(path);
     if (!error.isEmpty()) {
         return error;
     }
-    central_->setCurrentWidget(tabs_);
+    central_->setCurrentWidget(views_.tabs);
     runs_dock_->show();
     setWindowTitle(tr("%1 — Headroom").arg(QFileInfo(path).completeBaseName()));
     settings_.addRecentProject(path);
     settings_.set(settings::kLastDirectory, QFileInfo(path).absolutePath());
-    updateRecentMenu();
-    log_view_->clear();
-    live_view_->beginRun(0, tr("No run selected: press Start to train, or pick a run in the "
-                               "Project panel."));
-    live_view_->setBudget(plan_view_->config().bytes("memory.budget"));
-    compare_view_->setRuns(path, runs_panel_->runs());
-    try_view_->setProject(path, runs_panel_->runs());
-    profile_view_->setProjectPath(path);
-    run_state_label_->setText(tr("Runs: %1").arg(runs_panel_->runCount()));
+    menus_->updateRecentMenu();
+    views_.log->clear();
+    views_.live->beginRun(0, tr("No run selected: press Start to train, or pick a run in the "
+                                "Project panel."));
+    views_.live->setBudget(views_.plan->config().bytes("memory.budget"));
+    views_.compare->setRuns(path, views_.runs->runs());
+    views_.try_view->setProject(path, views_.runs->runs());
+    views_.profile->setProjectPath(path);
+    run_state_label_->setText(tr("Runs: %1").arg(views_.runs->runCount()));
     run_->followProject(path);
     updateActions();
     return {};
@@ -242,7 +348,7 @@ QString MainWindow::whyNoRunCanStart() const {
     if (run_->isWritingProject() || ranks_->isRunning()) {
         return tr("A run is already training this project.");
     }
-    if (profile_view_->isProfiling()) {
+    if (views_.profile->isProfiling()) {
         return tr("A profile is running: start the run when it has ended.");
     }
     return {};
@@ -265,12 +371,12 @@ QString MainWindow::startLocalRanks(int ranks) {
 
 void MainWindow::pauseRun() {
     run_->pause();
-    pause_action_->setEnabled(false);
+    menus_->pauseAction()->setEnabled(false);
 }
 
 void MainWindow::resumeRun() {
     run_->resume();
-    resume_action_->setEnabled(false);
+    menus_->resumeAction()->setEnabled(false);
 }
 
 void MainWindow::stopRun() {

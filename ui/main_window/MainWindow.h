@@ -1,42 +1,33 @@
 #pragma once
 
 #include "look/AppSettings.h"
-#include "runs/RunSeries.h"
-
-#include <headroom/session.h>
+#include "main_window/WindowParts.h"
 
 #include <QMainWindow>
 
-#include <cstdint>
 #include <functional>
 
-class QAction;
 class QDockWidget;
 class QLabel;
-class QMenu;
-class QProgressBar;
 class QStackedWidget;
-class QTabWidget;
 
 namespace headroom::ui {
 
-class CompareView;
 class EmptyProjectView;
-class LiveView;
-class LogView;
-class PlanView;
-class ProfileView;
-class RunsPanel;
-class RunWatcher;
 class LocalRanksControls;
 class PretrainedControls;
 class RunControls;
 class RunExports;
+class RunWatcher;
 class SessionController;
-class TryView;
+class WindowMenus;
 
-struct WindowViews;
-
+// The main window: lays out the views, the Project dock and the status bar, and owns the
+// parts that do the work behind the menus: WindowMenus (the window's own actions, the menus,
+// the tool bar), RunControls (the run on show), RunExports (the selected run's exports and
+// evaluation), PretrainedControls (Hugging Face exports, the base model) and
+// LocalRanksControls (runs on several processes). The parts report by signals; the window
+// decides what is available (updateActions) and answers what spans parts.
 class MainWindow : public QMainWindow {
     Q_OBJECT
 
@@ -105,14 +96,14 @@ public:
 
     SessionController *sessionController() const;
     RunWatcher *runWatcher() const;
-    LiveView *liveView() const { return live_view_; }
-    LogView *logView() const { return log_view_; }
-    CompareView *compareView() const { return compare_view_; }
-    PlanView *planView() const { return plan_view_; }
-    ProfileView *profileView() const { return profile_view_; }
-    RunsPanel *runsPanel() const { return runs_panel_; }
-    TryView *tryView() const { return try_view_; }
-    QTabWidget *tabs() const { return tabs_; }
+    LiveView *liveView() const { return views_.live; }
+    LogView *logView() const { return views_.log; }
+    CompareView *compareView() const { return views_.compare; }
+    PlanView *planView() const { return views_.plan; }
+    ProfileView *profileView() const { return views_.profile; }
+    RunsPanel *runsPanel() const { return views_.runs; }
+    TryView *tryView() const { return views_.try_view; }
+    QTabWidget *tabs() const { return views_.tabs; }
     AppSettings &settings() { return settings_; }
 
 protected:
@@ -121,56 +112,28 @@ protected:
     void dropEvent(QDropEvent *event) override;
 
 private:
-    // The views, for the parts.
-    WindowViews views();
-    void showStatus(const QString &text);
-
-    // MainWindowActions.cpp
-    void createActions();
-    void createMenus();
-    void createToolBar();
+    void createParts();
     void createStatusBar();
-    void updateRecentMenu();
     void updateActions();
-    void showAbout();
+    void showStatus(const QString &text);
     void chooseProjectToOpen();
     void chooseSaveAsPath();
-
     // Why no run can start now (no project, a run or a profile going), or empty.
     QString whyNoRunCanStart() const;
 
     AppSettings settings_;
+    WindowViews views_;
     QStackedWidget *central_ = nullptr;
     EmptyProjectView *empty_view_ = nullptr;
-    QTabWidget *tabs_ = nullptr;
-    PlanView *plan_view_ = nullptr;
-    ProfileView *profile_view_ = nullptr;
-    LiveView *live_view_ = nullptr;
-    CompareView *compare_view_ = nullptr;
-    LogView *log_view_ = nullptr;
-    TryView *try_view_ = nullptr;
-    RunsPanel *runs_panel_ = nullptr;
     QDockWidget *runs_dock_ = nullptr;
-    RunControls *run_ = nullptr;
-
     QLabel *device_label_ = nullptr;
     QLabel *run_state_label_ = nullptr;
 
-    QAction *new_action_ = nullptr;
-    QAction *open_action_ = nullptr;
-    QAction *save_as_action_ = nullptr;
-    QAction *reload_action_ = nullptr;
-    PretrainedControls *pretrained_ = nullptr;
+    RunControls *run_ = nullptr;
     RunExports *exports_ = nullptr;
-    QAction *quit_action_ = nullptr;
-    QAction *start_action_ = nullptr;
-    QAction *continue_action_ = nullptr;
-    QAction *pause_action_ = nullptr;
-    QAction *resume_action_ = nullptr;
-    QAction *stop_action_ = nullptr;
     LocalRanksControls *ranks_ = nullptr;
-    QAction *about_action_ = nullptr;
-    QMenu *recent_menu_ = nullptr;
+    PretrainedControls *pretrained_ = nullptr;
+    WindowMenus *menus_ = nullptr;
 
     std::function<bool()> confirm_stop_;
 };
