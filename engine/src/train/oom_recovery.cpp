@@ -81,7 +81,7 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
         return;
     }
     const std::optional<BatchShape> smaller = backoff_->next(shape_);
-    if (!smaller && backoff_->recoveries() < plan_.config.integer("recovery.max_recoveries") &&
+    if (!smaller && backoff_->recoveries() < settings_.max_recoveries &&
         climbLadder(step, first_line)) {
         breakdown_due_ = true;
         return;
@@ -94,7 +94,7 @@ void TrainingRun::recoverFromOutOfMemory(std::int64_t step, const std::string &e
         for (const std::int64_t micro_batch : micro_batch_history_) {
             tried += (tried.empty() ? "" : " -> ") + std::to_string(micro_batch);
         }
-        const std::uint64_t budget = plan_.config.bytes("memory.budget");
+        const std::uint64_t budget = settings_.memory_budget;
         const std::string diagnosis =
             "out of memory at step " + std::to_string(step) + " with micro-batch " +
             std::to_string(shape_.micro_batch) + " (" + first_line + "); peak seen " +

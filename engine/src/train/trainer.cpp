@@ -10,12 +10,12 @@
 #include "optim/fused_adamw.h"
 #include "optim/schedule.h"
 #include "project/timestamps.h"
-#include "train/lora_setup.h"
 #include "recipes/recipe.h"
 #include "train/batch_shape.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
 #include "train/failpoints.h"
+#include "train/lora_setup.h"
 #include "train/prepared_data.h"
 #include "train/run_plan.h"
 #include "train/step_count.h"
@@ -112,14 +112,15 @@ void TrainingRun::setUp() {
     }
     plan_ = planRun(*project_, request_.overrides, request_.resume);
     const Config &config = plan_.config;
+    settings_ = TrainSettings::fromConfig(config);
     try {
         failpoints_ = Failpoints::fromEnvironment();
     } catch (const std::invalid_argument &error) {
         throw ConfigError(error.what());
     }
 
-    if (const std::int64_t threads = config.integer("train.threads"); threads > 0) {
-        at::set_num_threads(static_cast<int>(threads));
+    if (settings_.threads > 0) {
+        at::set_num_threads(static_cast<int>(settings_.threads));
     }
     // A rank of a distributed run takes the GPU of its LOCAL_RANK (device=cuda or auto).
     const torch::Device device =
@@ -153,7 +154,7 @@ void TrainingRun::setUp() {
         parallel_->leaderFinished(preparing);
     }
 
-    torch::manual_seed(static_cast<std::uint64_t>(config.integer("train.seed")));
+    torch::manual_seed(static_cast<std::uint64_t>(settings_.seed));
     const std::uint64_t live_before_model = meter_->read().live;
     try {
         recipe_ = makeRecipe(config, data_, device, [this](const std::string &message) {
@@ -200,9 +201,9 @@ void TrainingRun::setUp() {
         parallel_->broadcastParameters(optimizer_->parameters());
     }
 
-    schedule_.peak_lr = config.real("train.lr");
-    schedule_.min_ratio = config.real("train.min_lr_ratio");
-    schedule_.warmup_steps = config.integer("train.warmup_steps");
+    schedule_.peak_lr = settings_.lr;
+    schedule_.min_ratio = settings_.min_lr_ratio;
+    schedule_.warmup_steps = settings_.warmup_steps;
     schedule_.total_steps = resolveTotalSteps(plan_.config, data_);
 
     if (plan_.resume_from && schedule_.total_steps <= plan_.resume_from->step) {
@@ -231,15 +232,14 @@ void TrainingRun::setUp() {
         epoch_ = train_stream_->epoch();
     }
 
-    shape_.micro_batch = config.integer("train.micro_batch");
-    shape_.effective_batch = shape_.micro_batch * config.integer("train.accumulation");
+    shape_.micro_batch = settings_.micro_batch;
+    shape_.effective_batch = shape_.micro_batch * settings_.accumulation;
     if (plan_.resume_from && resumed.micro_batch > 0) {
         shape_.micro_batch = resumed.micro_batch; // keep what earlier recoveries found
     }
     micro_batch_history_ = {shape_.micro_batch};
-    backoff_.emplace(config.integer("recovery.min_micro_batch"),
-                     config.integer("recovery.max_recoveries"));
-    eval_micro_batch_ = config.integer("train.micro_batch");
+    backoff_.emplace(settings_.min_micro_batch, settings_.max_recoveries);
+    eval_micro_batch_ = settings_.micro_batch;
 
     stop_after_ = schedule_.total_steps;
     if (profiling()) {
@@ -347,7 +347,7 @@ void TrainingRun::stopEarly() {
                                 ") is the run's result (export and evaluate use it)";
     emit("early_stopped", message,
          {{"best_step", best_step_},
-          {"patience", plan_.config.integer("train.early_stopping")},
+          {"patience", settings_.early_stopping},
           {"best_val_loss", best_eval_ ? best_eval_->loss : 0.0}});
     finish(RunStatus::Finished, message);
 }
@@ -385,8 +385,8 @@ void TrainingRun::trainLoop() {
         profileLoop();
         return;
     }
-    const std::int64_t checkpoint_every = plan_.config.integer("train.checkpoint_every");
-    const std::int64_t eval_every = plan_.config.integer("train.eval_every");
+    const std::int64_t checkpoint_every = settings_.checkpoint_every;
+    const std::int64_t eval_every = settings_.eval_every;
     while (step_ < stop_after_) {
         refreshStreamAnchor();
         // Ranks stop together, at a step's end (agreed in trainOneStep's exchange).

@@ -52,10 +52,9 @@ MemoryHistoryRecord runMemoryHistory(const RunRecord &run, const Config &config,
 
 void TrainingRun::evaluate() {
     last_eval_step_ = step_;
-    const std::int64_t eval_batches = plan_.config.integer("train.eval_batches");
-    const std::int64_t limit = eval_batches == 0
-                                   ? std::numeric_limits<std::int64_t>::max()
-                                   : eval_batches * plan_.config.integer("train.micro_batch");
+    const std::int64_t eval_batches = settings_.eval_batches;
+    const std::int64_t limit = eval_batches == 0 ? std::numeric_limits<std::int64_t>::max()
+                                                 : eval_batches * settings_.micro_batch;
     bool inject_oom = failpoints_.at("oom_eval", step_);
     EvaluationOutcome outcome;
     const compat::ScopedAutocastState autocast(autocastState());
@@ -100,7 +99,7 @@ void TrainingRun::evaluate() {
 }
 
 void TrainingRun::emitSampleContinuation() {
-    const std::int64_t new_tokens = plan_.config.integer("train.sample_tokens");
+    const std::int64_t new_tokens = settings_.sample_tokens;
     if (new_tokens == 0 || !data_.tokenizer) {
         return;
     }
@@ -139,13 +138,13 @@ void TrainingRun::trackBest(const EvalMetrics &metrics) {
     }
     if (best_eval_ && !betterEvaluation(metrics, *best_eval_)) {
         ++evals_without_improvement_;
-        const std::int64_t patience = plan_.config.integer("train.early_stopping");
+        const std::int64_t patience = settings_.early_stopping;
         early_stop_due_ = patience > 0 && evals_without_improvement_ >= patience;
         return;
     }
     best_eval_ = metrics;
     evals_without_improvement_ = 0;
-    if (plan_.config.integer("train.early_stopping") > 0) {
+    if (settings_.early_stopping > 0) {
         // The weights export and evaluate use: kept on disk whatever train.keep_checkpoints
         // says. Taken at the end of step_, so the stream's state is that step's too.
         best_step_ = step_;
@@ -262,7 +261,7 @@ void TrainingRun::storeCheckpointFile(std::int64_t step,
 }
 
 void TrainingRun::pruneCheckpoints() {
-    const auto keep = static_cast<std::size_t>(plan_.config.integer("train.keep_checkpoints"));
+    const auto keep = static_cast<std::size_t>(settings_.keep_checkpoints);
     std::vector<CheckpointRecord> checkpoints = project_->checkpoints(record_.id);
     if (checkpoints.size() <= keep) {
         return;

@@ -21,6 +21,7 @@
 #include "train/prepared_data.h"
 #include "train/run_plan.h"
 #include "train/techniques.h"
+#include "train/train_settings.h"
 #include "train/trainer.h"
 
 #include <headroom/config.h>
@@ -208,6 +209,7 @@ private:
 
     std::optional<Project> project_;
     RunPlan plan_;
+    TrainSettings settings_; // plan_.config, parsed once
     std::unique_ptr<MetricsWriter> writer_;
     PreparedData data_;
     std::unique_ptr<Recipe> recipe_;

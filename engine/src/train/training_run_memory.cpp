@@ -147,7 +147,7 @@ void TrainingRun::switchOptimizer(LadderRung rung) {
 }
 
 void TrainingRun::releaseCachesIfDue(std::int64_t step) {
-    const std::int64_t every = plan_.config.integer("memory.clear_every");
+    const std::int64_t every = settings_.clear_every;
     if (every > 0 && step % every == 0) {
         meter_->releaseCaches();
     }

@@ -188,7 +188,7 @@ bool TrainingRun::trainOneStep() {
     double grad_norm = std::numeric_limits<double>::quiet_NaN();
     if (finite) {
         const profile::PhaseScope phase(profile::kOptimizerPhase);
-        const double clip = plan_.config.real("train.grad_clip");
+        const double clip = settings_.grad_clip;
         grad_norm =
             optimizer_->clipGradNorm(clip > 0 ? clip : std::numeric_limits<double>::infinity());
         if (!std::isfinite(grad_norm)) {
@@ -263,8 +263,8 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
     const std::size_t total = examples.size();
     const std::size_t end = share.first + share.count;
     const auto micro_batch = static_cast<std::size_t>(shape_.micro_batch);
-    const std::uint64_t dropout_seed = models::dropoutStepSeed(
-        static_cast<std::uint64_t>(plan_.config.integer("train.seed")), step);
+    const std::uint64_t dropout_seed =
+        models::dropoutStepSeed(static_cast<std::uint64_t>(settings_.seed), step);
     if (recipe_->couplesExamples()) {
         // Every rank computes the whole step's loss (it couples all examples), then
         // back-propagates its own share of it.
