@@ -61,6 +61,7 @@ int runCli(int argc, const char *const *argv, std::ostream &out, std::ostream &e
     runners["generate"] = addGenerateCommand(app, streams);
     runners["encode"] = addEncodeCommand(app, streams);
     runners["profile"] = addProfileCommand(app, streams);
+    runners["settings"] = addSettingsCommand(app, streams);
 
     // Name an unknown command or option plainly: CLI11 would first complain that a
     // subcommand is missing.

@@ -32,5 +32,6 @@ CommandRunner addTokenizeCommand(CLI::App &app, Streams streams);
 CommandRunner addGenerateCommand(CLI::App &app, Streams streams);
 CommandRunner addEncodeCommand(CLI::App &app, Streams streams);
 CommandRunner addProfileCommand(CLI::App &app, Streams streams);
+CommandRunner addSettingsCommand(CLI::App &app, Streams streams);
 
 } // namespace headroom::cli
