@@ -1,6 +1,6 @@
 # CPack: one configuration for every platform's packages. `cpack` in the build directory makes
-# this platform's default set; `cpack -G NSIS` etc. picks one (see "Build a package" in the
-# README and docs/PACKAGING.md).
+# this platform's default set; `cpack -G NSIS` etc. picks one (see "Build a package" in
+# docs/BUILDING.md and docs/PACKAGING.md).
 set(CPACK_PACKAGE_NAME "headroom")
 set(CPACK_PACKAGE_VENDOR "Headroom developers")
 set(CPACK_PACKAGE_CONTACT "Headroom developers <headroom@headroom.invalid>")
