@@ -195,7 +195,8 @@ int importModel(const std::string &folder, bool cold) {
     }
     const long rss_before = statusKib("VmRSS");
     const Clock::time_point start = Clock::now();
-    const CausalLm model = headroom::hf::loadPretrainedModel(folder);
+    const CausalLm model =
+        headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder));
     const double seconds = secondsSince(start);
     std::uint64_t bytes = 0;
     std::int64_t params = 0;
@@ -242,7 +243,7 @@ int loraSteps(const std::string &folder, Arguments &args) {
     args.requireAllUsed();
 
     const Clock::time_point loading = Clock::now();
-    CausalLm model = headroom::hf::loadPretrainedModel(folder);
+    CausalLm model = headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder));
     model->enableLora(headroom::models::LoraOptions().rank(rank).alpha(alpha).dropout(0).targets(
         parseTargets(targets)));
     model->train();
@@ -307,7 +308,7 @@ int generate(const std::string &folder, Arguments &args) {
     torch::manual_seed(static_cast<std::uint64_t>(args.integer("seed", 0)));
     args.requireAllUsed();
 
-    CausalLm model = headroom::hf::loadPretrainedModel(folder);
+    CausalLm model = headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder));
     model->eval();
     const torch::Tensor ids =
         torch::randint(model->options().vocab_size, {prompt_length}, torch::kLong);
@@ -422,7 +423,8 @@ int quantSize(const std::string &folder, Arguments &args) {
     const std::uint64_t live_before = cpuMemoryStats().live;
     headroom::memory::resetCpuPeak();
     const Clock::time_point start = Clock::now();
-    CausalLm model = headroom::hf::loadPretrainedModel(folder, {}, format);
+    CausalLm model =
+        headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder), {}, format);
     const double seconds = secondsSince(start);
     const headroom::memory::CpuMemoryStats stats = cpuMemoryStats();
 
@@ -507,7 +509,8 @@ int quantSteps(const std::string &folder, Arguments &args) {
     for (Side &side : sides) {
         side.format = headroom::models::parseBaseFormat(*name++);
         const std::uint64_t live = cpuMemoryStats().live;
-        side.model = headroom::hf::loadPretrainedModel(folder, {}, side.format);
+        side.model = headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder), {},
+                                                       side.format);
         side.model->setCheckpointEvery(checkpoint);
         torch::manual_seed(0); // the same adapters on every side
         side.model->enableLora(

@@ -89,8 +89,9 @@ int run(const Options &options) {
     for (const std::string &format : options.formats) {
         Side side;
         side.format = format;
-        side.model = headroom::hf::loadPretrainedModel(options.folder, {},
-                                                       headroom::models::parseBaseFormat(format));
+        side.model =
+            headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(options.folder), {},
+                                              headroom::models::parseBaseFormat(format));
         side.model->eval();
         sides.push_back(std::move(side));
     }

@@ -28,13 +28,12 @@ const char *const kTokenizerFiles[] = {"tokenizer.json", "vocab.txt", "tokenizer
 
 // The source's config.json with the keys that describe `config` replaced, so that keys this
 // engine does not read (initializer_range, classifier_dropout, ...) survive the round trip.
-std::string exportedConfig(const EncoderConfig &config, const std::string &source_folder) {
+std::string exportedConfig(const EncoderConfig &config, const ModelFolder &source) {
     nlohmann::ordered_json merged = nlohmann::ordered_json::object();
-    const fs::path source_config = fs::path(source_folder) / "config.json";
     std::error_code error;
-    if (!source_folder.empty() && fs::is_regular_file(source_config, error)) {
-        merged = parseOrderedJson(readTextFile(source_config.string(), kMaxConfigBytes),
-                                  source_config.string());
+    if (fs::is_regular_file(source.config_path, error)) {
+        merged =
+            parseOrderedJson(readTextFile(source.config_path, kMaxConfigBytes), source.config_path);
         if (!merged.is_object()) {
             merged = nlohmann::ordered_json::object();
         }
@@ -106,8 +105,7 @@ void loadEncoderWeights(models::BertEncoderImpl &encoder, const ModelFolder &fol
     }
 }
 
-models::BertEncoder loadPretrainedEncoder(const std::string &folder_path) {
-    const ModelFolder folder = locateModelFolder(folder_path);
+models::BertEncoder loadPretrainedEncoder(const ModelFolder &folder) {
     const EncoderConfig config = readEncoderConfig(folder.config_path);
     models::BertEncoder encoder(bertEncoderOptions(config));
     loadEncoderWeights(*encoder, folder, config);
@@ -115,8 +113,7 @@ models::BertEncoder loadPretrainedEncoder(const std::string &folder_path) {
 }
 
 exporting::WrittenWeights exportEncoder(const models::BertEncoder &encoder,
-                                        const EncoderConfig &config,
-                                        const std::string &source_folder,
+                                        const EncoderConfig &config, const ModelFolder &source,
                                         const std::string &out_folder,
                                         std::uint64_t max_shard_bytes) {
     const models::BertEncoderOptions &options = encoder->options();
@@ -130,7 +127,7 @@ exporting::WrittenWeights exportEncoder(const models::BertEncoder &encoder,
                                     " config (vocabulary, width, layers, "
                                     "family or tied decoder differ)");
     }
-    const std::string config_text = exportedConfig(config, source_folder);
+    const std::string config_text = exportedConfig(config, source);
     exporting::prepareOutputFolder(out_folder);
     std::vector<torch::Tensor> keep_alive;
     std::vector<exporting::TensorView> views;
@@ -149,9 +146,9 @@ exporting::WrittenWeights exportEncoder(const models::BertEncoder &encoder,
         exporting::writeModelWeights(out_folder, views, {{"format", "pt"}}, max_shard_bytes);
     exporting::writeTextFile((fs::path(out_folder) / "config.json").string(), config_text);
     for (const char *name : kTokenizerFiles) {
-        const fs::path from = fs::path(source_folder) / name;
+        const fs::path from = fs::path(source.folder) / name;
         std::error_code error;
-        if (!source_folder.empty() && fs::is_regular_file(from, error)) {
+        if (fs::is_regular_file(from, error)) {
             fs::copy_file(from, fs::path(out_folder) / name, error);
             if (error) {
                 throw InputError("cannot copy " + from.string() + ": " + error.message());

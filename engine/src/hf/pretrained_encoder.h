@@ -21,19 +21,18 @@ models::BertEncoderOptions bertEncoderOptions(const EncoderConfig &config);
 void loadEncoderWeights(models::BertEncoderImpl &encoder, const ModelFolder &folder,
                         const EncoderConfig &config);
 
-// Everything above from a folder path: locate, read config.json, build, load. The encoder is
-// in training mode, as a freshly built module is; call eval() for inference.
-models::BertEncoder loadPretrainedEncoder(const std::string &folder);
+// Everything above for a located folder: read config.json, build, load. The encoder is in
+// training mode, as a freshly built module is; call eval() for inference.
+models::BertEncoder loadPretrainedEncoder(const ModelFolder &folder);
 
 // Writes out_folder (created; it must be new or empty) as save_pretrained would for the
-// config's architecture: config.json (source_folder's, when it has one, with the sizes of
-// `config` and torch_dtype float32), model.safetensors or shards of at most max_shard_bytes
+// config's architecture: config.json (the source's, with the sizes of `config` and torch_dtype
+// float32), model.safetensors or shards of at most max_shard_bytes
 // (exporting::writeModelWeights; F32, the tied decoder weight left out)
-// and the tokenizer files of source_folder (tokenizer.json, vocab.txt, tokenizer_config.json,
+// and the tokenizer files of the source (tokenizer.json, vocab.txt, tokenizer_config.json,
 // special_tokens_map.json) that exist. Throws InputError (ModelFolderError for the source).
 exporting::WrittenWeights exportEncoder(const models::BertEncoder &encoder,
-                                        const EncoderConfig &config,
-                                        const std::string &source_folder,
+                                        const EncoderConfig &config, const ModelFolder &source,
                                         const std::string &out_folder,
                                         std::uint64_t max_shard_bytes);
 

@@ -229,9 +229,8 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
     }
 }
 
-models::CausalLm loadPretrainedModel(const std::string &folder_path, const LoadProgress &progress,
+models::CausalLm loadPretrainedModel(const ModelFolder &folder, const LoadProgress &progress,
                                      models::BaseFormat base_format) {
-    const ModelFolder folder = locateModelFolder(folder_path);
     const ArchitectureConfig config = readArchitectureConfig(folder.config_path);
     models::CausalLmOptions options = causalLmOptions(config);
     options.deferred_projections = base_format != models::BaseFormat::Fp32;

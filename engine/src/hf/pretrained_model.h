@@ -5,8 +5,8 @@
 
 #include "hf/architecture_config.h"
 #include "hf/model_folder.h"
-#include "models/causal_lm.h"
 #include "hf/quantized_base_cache.h"
+#include "models/causal_lm.h"
 
 #include <functional>
 #include <string>
@@ -38,9 +38,8 @@ void loadPretrainedWeights(models::CausalLmImpl &model, const ModelFolder &folde
                            models::BaseFormat base_format = models::BaseFormat::Fp32,
                            QuantizedWeights *cached = nullptr);
 
-// Everything above from a folder path: locate, read config.json, build, load.
-models::CausalLm loadPretrainedModel(const std::string &folder_path,
-                                     const LoadProgress &progress = {},
+// Everything above for a located folder: read config.json, build, load.
+models::CausalLm loadPretrainedModel(const ModelFolder &folder, const LoadProgress &progress = {},
                                      models::BaseFormat base_format = models::BaseFormat::Fp32);
 
 } // namespace headroom::hf

@@ -60,7 +60,7 @@ std::unique_ptr<Recipe> makeSpladeRecipe(const Config &config, const std::string
     settings.hard_negatives = config.integer("splade.hard_negatives");
     settings.max_length = config.integer("model.seq_len");
     settings.pad_id = static_cast<std::int32_t>(encoder_config.pad_token_id.value_or(0));
-    models::BertEncoder encoder = hf::loadPretrainedEncoder(folder.folder);
+    models::BertEncoder encoder = hf::loadPretrainedEncoder(folder);
     return makeSpladeRecipe(
         std::make_unique<PretrainedEncoder>(std::move(encoder_config), std::move(encoder)),
         settings, device);

@@ -106,7 +106,7 @@ HfExport exportEncoderRun(Project &project, std::int64_t run_id, const std::stri
     const hf::ModelFolder base = hf::locateModelFolder(run.prepared.base_folder);
     const exporting::WrittenWeights written =
         hf::exportEncoder(models::BertEncoder(encoder), hf::readEncoderConfig(base.config_path),
-                          base.folder, folder, max_shard_bytes);
+                          base, folder, max_shard_bytes);
     return {run.step, "fp32", written.files};
 }
 

@@ -348,8 +348,8 @@ void TestHfExport::scratchGptExportsAsGpt2() {
 
     // Headroom imports the folder again (sharded, exact GELU) and computes the same.
     {
-        headroom::models::CausalLm reimported =
-            headroom::hf::loadPretrainedModel(folder.toStdString());
+        headroom::models::CausalLm reimported = headroom::hf::loadPretrainedModel(
+            headroom::hf::locateModelFolder(folder.toStdString()));
         reimported->eval();
         torch::NoGradGuard no_grad;
         const torch::Tensor logits = reimported->forward(ids);
@@ -452,7 +452,8 @@ void TestHfExport::sentencePieceProjectExportsItsModel() {
                                             "{\"json\": [1, 2]}",
                                             "",
                                             "story"};
-    const auto imported = headroom::hf::loadBaseTokenizer(folder.toStdString());
+    const auto imported =
+        headroom::hf::loadBaseTokenizer(headroom::hf::locateModelFolder(folder.toStdString()));
     QCOMPARE(imported->endOfTextId(), own.endOfTextId());
     QCOMPARE(imported->vocabSize(), own.vocabSize());
     std::vector<std::vector<std::int32_t>> expected;
@@ -474,7 +475,8 @@ void TestHfExport::sentencePieceProjectExportsItsModel() {
     auto *gpt = dynamic_cast<headroom::models::GptImpl *>(model.recipe->module().get());
     QVERIFY(gpt != nullptr);
     gpt->eval();
-    headroom::models::CausalLm reimported = headroom::hf::loadPretrainedModel(folder.toStdString());
+    headroom::models::CausalLm reimported =
+        headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder.toStdString()));
     reimported->eval();
     {
         torch::NoGradGuard no_grad;

@@ -289,7 +289,8 @@ void TestEncoderConfig::brokenCheckpointsNameTheTensor() {
     QTemporaryDir dir;
     const std::string folder = (dir.path() + "/model").toStdString();
     writeFolder(folder, config.toStdString(), changes.at(change));
-    const std::string message = messageOf([&] { loadPretrainedEncoder(folder); });
+    const std::string message =
+        messageOf([&] { loadPretrainedEncoder(locateModelFolder(folder)); });
     for (const QString &part : expected) {
         QVERIFY2(message.find(part.toStdString()) != std::string::npos, message.c_str());
     }
@@ -329,7 +330,7 @@ void TestEncoderConfig::acceptsWhatSavePretrainedWrites() {
         torch::manual_seed(3); // the same random weights every time
         const std::string folder = (dir.path() + "/").toStdString() + name;
         writeFolder(folder, kTinyBert, change);
-        headroom::models::BertEncoder encoder = loadPretrainedEncoder(folder);
+        headroom::models::BertEncoder encoder = loadPretrainedEncoder(locateModelFolder(folder));
         for (const auto &item : encoder->named_parameters()) {
             const std::string stored = encoder->checkpointName(item.key());
             QVERIFY2(torch::equal(item.value(), original.at(stored)),

@@ -106,7 +106,8 @@ void TestEncoderInterop::matchesReference_data() {
 void TestEncoderInterop::matchesReference() {
     QFETCH(QString, name);
     const std::string folder = folderOf(name);
-    headroom::models::BertEncoder encoder = headroom::hf::loadPretrainedEncoder(folder);
+    headroom::models::BertEncoder encoder =
+        headroom::hf::loadPretrainedEncoder(headroom::hf::locateModelFolder(folder));
     encoder->eval();
     torch::NoGradGuard no_grad;
     const auto reference = readTensors(folder + "/reference.safetensors");
@@ -126,7 +127,8 @@ void TestEncoderInterop::paddingStaysOut_data() {
 void TestEncoderInterop::paddingStaysOut() {
     QFETCH(QString, name);
     const std::string folder = folderOf(name);
-    headroom::models::BertEncoder encoder = headroom::hf::loadPretrainedEncoder(folder);
+    headroom::models::BertEncoder encoder =
+        headroom::hf::loadPretrainedEncoder(headroom::hf::locateModelFolder(folder));
     encoder->eval();
     torch::NoGradGuard no_grad;
     const auto reference = readTensors(folder + "/reference.safetensors");
@@ -158,12 +160,13 @@ void TestEncoderInterop::exportRoundTrips() {
     const std::string source = folderOf(name);
     const headroom::hf::EncoderConfig config =
         headroom::hf::readEncoderConfig(source + "/config.json");
-    headroom::models::BertEncoder encoder = headroom::hf::loadPretrainedEncoder(source);
+    const headroom::hf::ModelFolder located = headroom::hf::locateModelFolder(source);
+    headroom::models::BertEncoder encoder = headroom::hf::loadPretrainedEncoder(located);
     encoder->eval();
     QTemporaryDir temporary;
     QVERIFY(temporary.isValid());
     const std::string exported = (temporary.path() + "/exported").toStdString();
-    headroom::hf::exportEncoder(encoder, config, source, exported, 5000000000ULL);
+    headroom::hf::exportEncoder(encoder, config, located, exported, 5000000000ULL);
 
     for (const char *file : {"config.json", "model.safetensors", "tokenizer.json", "vocab.txt",
                              "tokenizer_config.json", "special_tokens_map.json"}) {
@@ -192,7 +195,8 @@ void TestEncoderInterop::exportRoundTrips() {
     const auto reference = readTensors(source + "/reference.safetensors");
     const torch::Tensor &inputs = reference.at("inputs");
     const torch::Tensor &mask = reference.at("attention_mask");
-    headroom::models::BertEncoder reimported = headroom::hf::loadPretrainedEncoder(exported);
+    headroom::models::BertEncoder reimported =
+        headroom::hf::loadPretrainedEncoder(headroom::hf::locateModelFolder(exported));
     reimported->eval();
     QVERIFY(torch::equal(reimported->mlmLogits(inputs, mask), encoder->mlmLogits(inputs, mask)));
 
@@ -212,7 +216,8 @@ void TestEncoderInterop::exportRoundTrips() {
 }
 
 void TestEncoderInterop::dropoutRepeatsUnderOneKey() {
-    headroom::models::BertEncoder encoder = headroom::hf::loadPretrainedEncoder(folderOf("bert"));
+    headroom::models::BertEncoder encoder =
+        headroom::hf::loadPretrainedEncoder(headroom::hf::locateModelFolder(folderOf("bert")));
     encoder->train();
     const auto reference = readTensors(folderOf("bert") + "/reference.safetensors");
     const torch::Tensor &inputs = reference.at("inputs");
@@ -256,7 +261,8 @@ void TestEncoderInterop::narrowDtypesStayFinite() {
     mask[2].zero_();
     const torch::Tensor &inputs = reference.at("inputs");
     torch::NoGradGuard no_grad;
-    headroom::models::BertEncoder encoder = headroom::hf::loadPretrainedEncoder(folder);
+    headroom::models::BertEncoder encoder =
+        headroom::hf::loadPretrainedEncoder(headroom::hf::locateModelFolder(folder));
     encoder->eval();
     const auto check = [&](const torch::Tensor &logits, const char *what) {
         QVERIFY2(torch::isfinite(logits).all().item<bool>(), what);

@@ -123,7 +123,8 @@ void TestPretrainedImport::importsExactly() {
 
     if (!poisoned.isEmpty()) {
         try {
-            headroom::hf::loadPretrainedModel(dir.path().toStdString());
+            headroom::hf::loadPretrainedModel(
+                headroom::hf::locateModelFolder(dir.path().toStdString()));
             QFAIL("a non-finite weight was imported");
         } catch (const headroom::hf::ModelFolderError &error) {
             const QString message = error.what();
@@ -132,8 +133,8 @@ void TestPretrainedImport::importsExactly() {
         }
         return;
     }
-    const headroom::models::CausalLm model =
-        headroom::hf::loadPretrainedModel(dir.path().toStdString());
+    const headroom::models::CausalLm model = headroom::hf::loadPretrainedModel(
+        headroom::hf::locateModelFolder(dir.path().toStdString()));
     int compared = 0;
     for (const auto &item : model->named_parameters()) {
         QCOMPARE(item.value().scalar_type(), torch::kFloat);
@@ -166,8 +167,9 @@ void TestPretrainedImport::compactBaseNeverHoldsTheFp32Model() {
     headroom::memory::installCountingCpuAllocator();
     const std::uint64_t before = headroom::memory::cpuMemoryStats().live;
     headroom::memory::resetCpuPeak();
-    const headroom::models::CausalLm model = headroom::hf::loadPretrainedModel(
-        dir.path().toStdString(), {}, headroom::parseBaseFormat(format.toStdString()));
+    const headroom::models::CausalLm model =
+        headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(dir.path().toStdString()),
+                                          {}, headroom::parseBaseFormat(format.toStdString()));
     const std::uint64_t peak = headroom::memory::cpuMemoryStats().peak - before;
     const std::uint64_t held = headroom::memory::cpuMemoryStats().live - before;
     // Everything else (embedding, head, norms) is fp32: 2 x 40 x 16 floats.

@@ -92,7 +92,8 @@ void TestPretrainedInterop::matchesReference_data() {
 void TestPretrainedInterop::matchesReference() {
     QFETCH(QString, folder);
     const std::string path = folder.toStdString();
-    headroom::models::CausalLm model = headroom::hf::loadPretrainedModel(path);
+    const headroom::hf::ModelFolder located = headroom::hf::locateModelFolder(path);
+    headroom::models::CausalLm model = headroom::hf::loadPretrainedModel(located);
     model->eval();
     torch::NoGradGuard no_grad;
     std::map<std::string, torch::Tensor> reference = readReference(path + "/reference.safetensors");
@@ -113,7 +114,6 @@ void TestPretrainedInterop::matchesReference() {
     QVERIFY2(cached_difference <= 1e-4,
              qPrintable(QString("cached vs full logits differ by %1").arg(cached_difference)));
 
-    const headroom::hf::ModelFolder located = headroom::hf::locateModelFolder(path);
     const headroom::hf::ArchitectureConfig config =
         headroom::hf::readArchitectureConfig(located.config_path);
     headroom::models::SamplingOptions greedy;
@@ -129,7 +129,8 @@ void TestPretrainedInterop::matchesReference() {
 
 void TestPretrainedInterop::mixtralRoutesAndTrainsAsTheReference() {
     const std::string path = (referenceRoot() + "/reference/mixtral").toStdString();
-    headroom::models::CausalLm model = headroom::hf::loadPretrainedModel(path);
+    const headroom::hf::ModelFolder located = headroom::hf::locateModelFolder(path);
+    headroom::models::CausalLm model = headroom::hf::loadPretrainedModel(located);
     const std::map<std::string, torch::Tensor> reference =
         readReference(path + "/reference.safetensors");
     const torch::Tensor inputs = reference.at("inputs");
@@ -165,7 +166,7 @@ void TestPretrainedInterop::mixtralRoutesAndTrainsAsTheReference() {
     // is true in this folder), and its gradient of every weight.
     model->train();
     const headroom::hf::ArchitectureConfig config =
-        headroom::hf::readArchitectureConfig(headroom::hf::locateModelFolder(path).config_path);
+        headroom::hf::readArchitectureConfig(located.config_path);
     QVERIFY(config.output_router_logits);
     const headroom::models::CausalLmLoss terms = model->lossTerms(inputs, reference.at("targets"));
     QVERIFY(terms.moe.has_value());
