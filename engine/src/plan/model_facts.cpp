@@ -112,21 +112,12 @@ hf::EncoderConfig encoderOf(const PretrainedArchitecture &pretrained, std::int64
     return e;
 }
 
-ModelFacts baseFacts(const std::string &folder) {
+ModelFacts baseFacts(const hf::ModelFolder &folder) {
     try {
-        const std::string config_path = hf::locateModelFolder(folder).config_path;
-        if (hf::isEncoderArchitecture(config_path)) {
-            return encoderFacts(hf::readEncoderConfig(config_path));
+        if (hf::isEncoderArchitecture(folder.config_path)) {
+            return encoderFacts(hf::readEncoderConfig(folder.config_path));
         }
-        return pretrainedFacts(hf::readArchitectureConfig(config_path));
-    } catch (const InputError &error) {
-        throw ConfigError(std::string("model.base: ") + error.what());
-    }
-}
-
-hf::ArchitectureConfig readBaseArchitecture(const std::string &folder) {
-    try {
-        return hf::readArchitectureConfig(hf::locateModelFolder(folder).config_path);
+        return pretrainedFacts(hf::readArchitectureConfig(folder.config_path));
     } catch (const InputError &error) {
         throw ConfigError(std::string("model.base: ") + error.what());
     }
@@ -136,7 +127,14 @@ ModelFacts withPretrained(const Config &config, ModelFacts facts, const std::str
     if (facts.pretrained || config.text("model.base").empty()) {
         return facts;
     }
-    return baseFacts(train::resolveDataPath(config.text("model.base"), project_path));
+    hf::ModelFolder folder;
+    try {
+        folder =
+            hf::locateModelFolder(train::resolveDataPath(config.text("model.base"), project_path));
+    } catch (const InputError &error) {
+        throw ConfigError(std::string("model.base: ") + error.what());
+    }
+    return baseFacts(folder);
 }
 
 ModelFacts storedModelFacts(const Config &config, const Project &project) {

@@ -3,6 +3,7 @@
 #include "data/tabular_schema.h"
 #include "hf/architecture_config.h"
 #include "hf/encoder_config.h"
+#include "hf/model_folder.h"
 
 #include <headroom/plan.h>
 #include <headroom/project.h>
@@ -24,15 +25,12 @@ ModelFacts pretrainedFacts(const hf::ArchitectureConfig &architecture);
 ModelFacts encoderFacts(const hf::EncoderConfig &encoder);
 // The encoder as hf describes it (what models/bert_encoder.h is built from).
 hf::EncoderConfig encoderOf(const PretrainedArchitecture &pretrained, std::int64_t vocab_size);
-// The facts of the model folder at `folder` (model.base, resolved): a causal language model or
-// a BERT-family encoder. Throws ConfigError starting "model.base: ".
-ModelFacts baseFacts(const std::string &folder);
+// The facts of the model folder `folder` (model.base, located): a causal language model or a
+// BERT-family encoder. Throws ConfigError starting "model.base: ".
+ModelFacts baseFacts(const hf::ModelFolder &folder);
 // The base's architecture as hf describes it (what models/causal_lm.h is built from).
 hf::ArchitectureConfig architectureOf(const PretrainedArchitecture &pretrained,
                                       std::int64_t vocab_size);
-// config.json of the model folder at `folder` (model.base, resolved). Throws ConfigError
-// starting "model.base: " when the folder or its config cannot be read.
-hf::ArchitectureConfig readBaseArchitecture(const std::string &folder);
 // `facts` with the pretrained architecture of the config's model.base (relative to the
 // project file's folder, or to the working directory without a project) when it has one and
 // the facts lack it.

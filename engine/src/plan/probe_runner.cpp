@@ -60,8 +60,8 @@ ProbeRunner::ProbeRunner(const Config &config, Project &project) : config_(confi
 ProbeRunner::~ProbeRunner() = default;
 
 ModelFacts ProbeRunner::facts() const {
-    if (!data_.base_folder.empty()) {
-        return baseFacts(data_.base_folder);
+    if (data_.base) {
+        return baseFacts(*data_.base);
     }
     if (data_.tokenizer) {
         return gptFacts(data_.tokenizer->vocabSize());

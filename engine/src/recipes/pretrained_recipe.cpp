@@ -172,10 +172,9 @@ void loadWithCache(models::CausalLmImpl &model, const hf::ModelFolder &folder,
 } // namespace
 
 std::unique_ptr<Recipe>
-makePretrainedRecipe(const Config &config, const std::string &base_folder, torch::Device device,
+makePretrainedRecipe(const Config &config, const hf::ModelFolder &folder, torch::Device device,
                      const std::function<void(const std::string &)> &progress,
                      const hf::QuantizedBaseCache &cache) {
-    const hf::ModelFolder folder = hf::locateModelFolder(base_folder);
     hf::ArchitectureConfig architecture = hf::readArchitectureConfig(folder.config_path);
     const std::int64_t seq_len = config.integer("model.seq_len");
     if (seq_len > architecture.max_positions) {

@@ -1,9 +1,10 @@
 #pragma once
 
 #include "data/example.h"
+#include "hf/model_folder.h"
+#include "hf/quantized_base_cache.h"
 #include "models/generation.h"
 #include "models/gpt.h"
-#include "hf/quantized_base_cache.h"
 #include "util/base_format.h"
 
 #include <headroom/metrics.h>
@@ -135,18 +136,18 @@ std::vector<std::int64_t> parseHiddenWidths(const std::string &text);
 
 std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_size,
                                       torch::Device device);
-// The GPT recipe over the pretrained model in base_folder (model.base, resolved), its weights
+// The GPT recipe over the pretrained model in `base` (model.base, located), its weights
 // imported from the folder. With an int8/nf4 model.base_dtype and an enabled cache, the
 // quantized projections come from the cache when it matches the base, and are written to it
 // otherwise (a failure to write is reported through progress, not thrown). Throws ConfigError
 // (model.seq_len beyond the model's context) or hf::ModelFolderError.
 std::unique_ptr<Recipe>
-makePretrainedRecipe(const Config &config, const std::string &base_folder, torch::Device device,
+makePretrainedRecipe(const Config &config, const hf::ModelFolder &base, torch::Device device,
                      const std::function<void(const std::string &)> &progress = {},
                      const hf::QuantizedBaseCache &cache = {});
-// The SPLADE recipe over the BERT-family masked language model in base_folder (model.base,
-// resolved). Throws ConfigError or hf::ModelFolderError.
-std::unique_ptr<Recipe> makeSpladeRecipe(const Config &config, const std::string &base_folder,
+// The SPLADE recipe over the BERT-family masked language model in `base` (model.base,
+// located). Throws ConfigError or hf::ModelFolderError.
+std::unique_ptr<Recipe> makeSpladeRecipe(const Config &config, const hf::ModelFolder &base,
                                          torch::Device device);
 // Loss weight per class for train.class_weights (none | balanced | auto) on the schema's
 // training class counts; empty when every class weighs the same.

@@ -44,9 +44,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Recipe> makeSpladeRecipe(const Config &config, const std::string &base_folder,
+std::unique_ptr<Recipe> makeSpladeRecipe(const Config &config, const hf::ModelFolder &folder,
                                          torch::Device device) {
-    const hf::ModelFolder folder = hf::locateModelFolder(base_folder);
     hf::EncoderConfig encoder_config = hf::readEncoderConfig(folder.config_path);
     if (config.integer("model.seq_len") > encoder_config.max_positions) {
         throw ConfigError("model.seq_len=" + config.text("model.seq_len") + " is longer than " +

@@ -3,6 +3,7 @@
 #include "data/tokenizer_training.h"
 #include "hf/base_identity.h"
 #include "hf/base_tokenizer.h"
+#include "hf/model_folder.h"
 #include "hf/quantized_base_cache.h"
 #include "recipes/recipe.h"
 
@@ -62,16 +63,17 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
     PreparedData prepared;
     prepared.spec = dataSpecFromConfig(config, project.path());
     if (!config.text("model.base").empty()) {
-        prepared.base_folder = resolveDataPath(config.text("model.base"), project.path());
+        const std::string base_path = resolveDataPath(config.text("model.base"), project.path());
         if (const auto recorded = project.blob(kBaseModelBlob)) {
             const hf::BaseIdentity identity = hf::BaseIdentity::fromJson(*recorded);
-            hf::requireSameBase(identity, prepared.base_folder);
+            hf::requireSameBase(identity, base_path);
             prepared.base_cache = {hf::quantizedBaseCacheFolder(project.path()), identity.digest};
         }
+        prepared.base = hf::locateModelFolder(base_path);
         try {
             prepared.tokenizer = config.text("recipe") == "splade"
-                                     ? hf::loadEncoderTokenizer(prepared.base_folder)
-                                     : hf::loadBaseTokenizer(prepared.base_folder);
+                                     ? hf::loadEncoderTokenizer(*prepared.base)
+                                     : hf::loadBaseTokenizer(*prepared.base);
         } catch (const TokenizerError &error) {
             throw ConfigError(std::string("model.base: ") + error.what());
         }
@@ -109,11 +111,13 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
 std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,
                                    torch::Device device, const ProgressCallback &progress) {
     if (config.text("recipe") == "splade") {
-        return makeSpladeRecipe(config, prepared.base_folder, device);
+        if (!prepared.base) { // Config::validate refuses this; a config that skipped it
+            throw ConfigError("recipe=splade needs model.base, a BERT-family model folder");
+        }
+        return makeSpladeRecipe(config, *prepared.base, device);
     }
-    if (!prepared.base_folder.empty()) {
-        return makePretrainedRecipe(config, prepared.base_folder, device, progress,
-                                    prepared.base_cache);
+    if (prepared.base) {
+        return makePretrainedRecipe(config, *prepared.base, device, progress, prepared.base_cache);
     }
     if (prepared.tokenizer) {
         return makeGptRecipe(config, prepared.tokenizer->vocabSize(), device);

@@ -2,6 +2,7 @@
 
 #include "data/data_spec.h"
 #include "data/tabular_schema.h"
+#include "hf/model_folder.h"
 #include "hf/quantized_base_cache.h"
 #include "tokenizers/tokenizer.h"
 
@@ -27,7 +28,7 @@ struct PreparedData {
     data::DataSpec spec;
     std::unique_ptr<data::Tokenizer> tokenizer; // gpt
     std::optional<data::TabularSchema> schema;  // tabular
-    std::string base_folder;                    // model.base resolved; empty from scratch
+    std::optional<hf::ModelFolder> base;        // model.base, located; none from scratch
     hf::QuantizedBaseCache base_cache;          // where an int8/nf4 base is cached
 };
 
@@ -45,7 +46,7 @@ std::string schemaBlobName(const data::DataSpec &spec);
 
 using ProgressCallback = std::function<void(const std::string &)>;
 // With model.base: checks the folder is the one recorded when the project was created
-// (hf::ModelFolderError otherwise) and loads its tokenizer.
+// (hf::ModelFolderError otherwise), locates it and loads its tokenizer.
 PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress);
 
 // The recipe the prepared data calls for: GPT over its tokenizer or an MLP over its schema.

@@ -109,7 +109,7 @@ void applyBaseSettings(Config &config, const PretrainedInfo &info,
 std::vector<std::string> describePrepared(const Config &config,
                                           const train::PreparedData &prepared) {
     std::vector<std::string> lines;
-    if (prepared.tokenizer && !prepared.base_folder.empty()) {
+    if (prepared.tokenizer && prepared.base) {
         // The base's lines say what the model and tokenizer are.
     } else if (prepared.tokenizer) {
         lines.push_back("tokenizer " + config.text("tokenizer") + " (vocabulary " +

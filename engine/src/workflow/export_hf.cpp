@@ -58,7 +58,11 @@ PretrainedRun loadPretrainedRun(const std::string &project_path, std::int64_t ru
     PretrainedRun result;
     result.run = workflow::loadRunModel(project, run_id);
     result.model = dynamic_cast<models::CausalLmImpl *>(result.run.recipe->module().get());
-    result.folder = hf::locateModelFolder(result.run.prepared.base_folder);
+    if (result.model == nullptr || !result.run.prepared.base) {
+        throw InputError("run " + std::to_string(result.run.run_id) +
+                         " holds no pretrained language model");
+    }
+    result.folder = *result.run.prepared.base;
     result.architecture = hf::readArchitectureConfig(result.folder.config_path);
     return result;
 }
@@ -100,10 +104,10 @@ HfExport exportEncoderRun(Project &project, std::int64_t run_id, const std::stri
                           std::uint64_t max_shard_bytes) {
     workflow::RunModel run = workflow::loadRunModel(project, run_id);
     auto encoder = std::dynamic_pointer_cast<models::BertEncoderImpl>(run.recipe->module());
-    if (!encoder) {
+    if (!encoder || !run.prepared.base) {
         throw InputError("run " + std::to_string(run.run_id) + " holds no BERT-family encoder");
     }
-    const hf::ModelFolder base = hf::locateModelFolder(run.prepared.base_folder);
+    const hf::ModelFolder &base = *run.prepared.base;
     const exporting::WrittenWeights written =
         hf::exportEncoder(models::BertEncoder(encoder), hf::readEncoderConfig(base.config_path),
                           base, folder, max_shard_bytes);

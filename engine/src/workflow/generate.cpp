@@ -115,8 +115,8 @@ GenerateResult generateText(const GenerateRequest &request,
     } catch (const TokenizerError &error) {
         throw InputError(std::string("the prompt: ") + error.what());
     }
-    if (!prepared.base_folder.empty()) {
-        const hf::ModelFolder folder = hf::locateModelFolder(prepared.base_folder);
+    if (prepared.base) {
+        const hf::ModelFolder &folder = *prepared.base;
         const hf::ArchitectureConfig architecture = hf::readArchitectureConfig(folder.config_path);
         const hf::GenerationDefaults defaults = hf::readGenerationDefaults(folder, architecture);
         sampling.eos_ids = defaults.eos_token_ids;
