@@ -36,6 +36,33 @@ std::string hexOf(const std::string &text) {
     return util::sha256Hex(text.data(), text.size());
 }
 
+const char *const kMovedHint = "; if the model moved, point the project at it with --set "
+                               "model.base=DIR (or Project > Locate Base Model… in the app)";
+
+// `shown`: the folder as the message names it (the project's model.base, resolved, when the
+// folder was located from it).
+void requireSame(const BaseIdentity &recorded, ModelFolder &folder, const std::string &shown) {
+    const std::vector<std::string> paths = identityFiles(folder);
+    bool unchanged = paths.size() == recorded.files.size();
+    for (std::size_t index = 0; unchanged && index < paths.size(); ++index) {
+        const BaseFile now = statFile(folder.folder, paths[index]);
+        const BaseFile &then = recorded.files[index];
+        unchanged =
+            now.name == then.name && now.size == then.size && now.modified_ns == then.modified_ns;
+    }
+    if (!unchanged) {
+        const BaseIdentity now = identifyBase(folder);
+        if (now.digest != recorded.digest) {
+            throw ModelFolderError("the base model in " + shown +
+                                   " is not the one this project was created from: its files "
+                                   "changed (digest " +
+                                   now.digest.substr(0, 12) + ", recorded " +
+                                   recorded.digest.substr(0, 12) + ")" + kMovedHint);
+        }
+    }
+    folder.digest = recorded.digest;
+}
+
 } // namespace
 
 std::string BaseIdentity::toJson() const {
@@ -67,8 +94,7 @@ BaseIdentity BaseIdentity::fromJson(const std::string &json) {
     }
 }
 
-BaseIdentity identifyBase(const std::string &folder_path) {
-    const ModelFolder folder = locateModelFolder(folder_path);
+BaseIdentity identifyBase(ModelFolder &folder) {
     BaseIdentity identity;
     identity.folder = folder.folder;
     std::string combined;
@@ -84,37 +110,23 @@ BaseIdentity identifyBase(const std::string &folder_path) {
         identity.files.push_back(std::move(file));
     }
     identity.digest = hexOf(combined);
+    folder.digest = identity.digest;
     return identity;
 }
 
-void requireSameBase(const BaseIdentity &recorded, const std::string &folder_path) {
-    const std::string hint = "; if the model moved, point the project at it with --set "
-                             "model.base=DIR (or Project > Locate Base Model… in the app)";
+void requireSameBase(const BaseIdentity &recorded, ModelFolder &folder) {
+    requireSame(recorded, folder, folder.folder);
+}
+
+ModelFolder locateRecordedBase(const BaseIdentity &recorded, const std::string &folder_path) {
     std::error_code error;
     if (!fs::is_directory(folder_path, error)) {
         throw ModelFolderError("the base model folder " + folder_path +
-                               " is missing (the project starts from it)" + hint);
+                               " is missing (the project starts from it)" + kMovedHint);
     }
-    const ModelFolder folder = locateModelFolder(folder_path);
-    const std::vector<std::string> paths = identityFiles(folder);
-    bool unchanged = paths.size() == recorded.files.size();
-    for (std::size_t index = 0; unchanged && index < paths.size(); ++index) {
-        const BaseFile now = statFile(folder.folder, paths[index]);
-        const BaseFile &then = recorded.files[index];
-        unchanged =
-            now.name == then.name && now.size == then.size && now.modified_ns == then.modified_ns;
-    }
-    if (unchanged) {
-        return;
-    }
-    const BaseIdentity now = identifyBase(folder_path);
-    if (now.digest != recorded.digest) {
-        throw ModelFolderError("the base model in " + folder_path +
-                               " is not the one this project was created from: its files "
-                               "changed (digest " +
-                               now.digest.substr(0, 12) + ", recorded " +
-                               recorded.digest.substr(0, 12) + ")" + hint);
-    }
+    ModelFolder folder = locateModelFolder(folder_path);
+    requireSame(recorded, folder, folder_path);
+    return folder;
 }
 
 } // namespace headroom::hf

@@ -3,6 +3,8 @@
 // an unchanged folder is recognised without hashing gigabytes again.
 #pragma once
 
+#include "hf/model_folder.h"
+
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,12 +26,18 @@ struct BaseIdentity {
     static BaseIdentity fromJson(const std::string &json); // throws ModelFolderError
 };
 
-// Hashes config.json and every weight file of the folder.
-BaseIdentity identifyBase(const std::string &folder);
+// Hashes config.json and every weight file of the folder, and keeps the digest in
+// folder.digest.
+BaseIdentity identifyBase(ModelFolder &folder);
 
-// Throws ModelFolderError when `folder` is missing or its files differ from the recorded ones
-// (sizes and times equal: trusted without hashing; otherwise the digest decides). The message
-// names the folder and how to point the project elsewhere (`--set model.base=DIR`).
-void requireSameBase(const BaseIdentity &recorded, const std::string &folder);
+// Throws ModelFolderError when the folder's files differ from the recorded ones (sizes and
+// times equal: trusted without hashing; otherwise the digest decides), and otherwise sets
+// folder.digest to the recorded digest. The message names the folder and how to point the
+// project elsewhere (`--set model.base=DIR`).
+void requireSameBase(const BaseIdentity &recorded, ModelFolder &folder);
+
+// model.base as a project that recorded its base reads it: locates folder_path and requires it
+// to be the recorded base. A missing folder is refused with the same hint before it is located.
+ModelFolder locateRecordedBase(const BaseIdentity &recorded, const std::string &folder_path);
 
 } // namespace headroom::hf

@@ -22,11 +22,15 @@ struct ModelFolder {
     std::optional<std::string> tokenizer_config_path;  // folder/tokenizer_config.json
     bool has_tokenizer =
         false; // tokenizer.json, vocab.json + merges.txt, vocab.txt or tokenizer.model
+    // sha256 over config.json and the weight files (hf/base_identity.h): unset until
+    // identifyBase computes it or requireSameBase matches the folder to a project's record.
+    std::optional<std::string> digest;
 };
 
 // Throws ModelFolderError: not a folder, no config.json, no safetensors weights (naming the
 // pickle checkpoint found instead, which is never read: loading one can run code), a malformed
-// index, or a shard it lists that is missing.
+// index, or a shard it lists that is missing. Called where a path comes in (a config value, a
+// command-line argument, a public API); everything after that takes the ModelFolder.
 ModelFolder locateModelFolder(const std::string &path);
 
 } // namespace headroom::hf

@@ -12,6 +12,7 @@
 #include <headroom/tokenizer.h>
 
 #include <filesystem>
+#include <optional>
 
 namespace headroom::train {
 
@@ -59,17 +60,29 @@ std::string schemaBlobName(const data::DataSpec &spec) {
            std::to_string(spec.max_examples);
 }
 
-PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress) {
+PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress,
+                         const hf::ModelFolder *located_base) {
     PreparedData prepared;
     prepared.spec = dataSpecFromConfig(config, project.path());
     if (!config.text("model.base").empty()) {
         const std::string base_path = resolveDataPath(config.text("model.base"), project.path());
-        if (const auto recorded = project.blob(kBaseModelBlob)) {
-            const hf::BaseIdentity identity = hf::BaseIdentity::fromJson(*recorded);
-            hf::requireSameBase(identity, base_path);
-            prepared.base_cache = {hf::quantizedBaseCacheFolder(project.path()), identity.digest};
+        std::optional<hf::BaseIdentity> recorded;
+        if (const auto blob = project.blob(kBaseModelBlob)) {
+            recorded = hf::BaseIdentity::fromJson(*blob);
         }
-        prepared.base = hf::locateModelFolder(base_path);
+        if (located_base != nullptr) {
+            prepared.base = *located_base;
+            if (recorded) {
+                hf::requireSameBase(*recorded, *prepared.base);
+            }
+        } else {
+            prepared.base = recorded ? hf::locateRecordedBase(*recorded, base_path)
+                                     : hf::locateModelFolder(base_path);
+        }
+        if (recorded) {
+            prepared.base_cache = {hf::quantizedBaseCacheFolder(project.path()),
+                                   *prepared.base->digest};
+        }
         try {
             prepared.tokenizer = config.text("recipe") == "splade"
                                      ? hf::loadEncoderTokenizer(*prepared.base)

@@ -28,8 +28,9 @@ struct PreparedData {
     data::DataSpec spec;
     std::unique_ptr<data::Tokenizer> tokenizer; // gpt
     std::optional<data::TabularSchema> schema;  // tabular
-    std::optional<hf::ModelFolder> base;        // model.base, located; none from scratch
-    hf::QuantizedBaseCache base_cache;          // where an int8/nf4 base is cached
+    // model.base, located (its digest set when the project recorded its base); none from scratch.
+    std::optional<hf::ModelFolder> base;
+    hf::QuantizedBaseCache base_cache; // where an int8/nf4 base is cached
 };
 
 // The project's record of its pretrained base (hf::BaseIdentity JSON).
@@ -45,9 +46,11 @@ std::string tokenizerBlobName(const Config &config);
 std::string schemaBlobName(const data::DataSpec &spec);
 
 using ProgressCallback = std::function<void(const std::string &)>;
-// With model.base: checks the folder is the one recorded when the project was created
-// (hf::ModelFolderError otherwise), locates it and loads its tokenizer.
-PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress);
+// With model.base: locates it (unless the caller passes it as `located_base`, the folder the
+// config's model.base names), checks it is the one recorded when the project was created
+// (hf::ModelFolderError otherwise) and loads its tokenizer.
+PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress,
+                         const hf::ModelFolder *located_base = nullptr);
 
 // The recipe the prepared data calls for: GPT over its tokenizer or an MLP over its schema.
 std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &prepared,

@@ -8,6 +8,7 @@
 #include "train/prepared_data.h"
 #include "train/step_count.h"
 #include "workflow/data_checks.h"
+#include "workflow/pretrained_info.h"
 
 #include <headroom/config.h>
 #include <headroom/pretrained.h>
@@ -212,11 +213,13 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
 
     Config config;
     std::string recipe = request.recipe;
+    // The base folder, located once: from --base, or from model.base when the recipe is given
+    // or --set names another folder.
+    std::optional<hf::ModelFolder> located;
     if (recipe.empty() && !request.base_path.empty()) {
+        located = hf::locateModelFolder(request.base_path);
         // A masked language model trains as a retrieval encoder, a causal one as a GPT.
-        recipe = hf::isEncoderArchitecture(hf::locateModelFolder(request.base_path).config_path)
-                     ? "splade"
-                     : "gpt";
+        recipe = hf::isEncoderArchitecture(located->config_path) ? "splade" : "gpt";
     }
     config.set("recipe", recipe);
     if (!request.config_json.empty()) {
@@ -225,8 +228,10 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
         }
     }
     config.set("data.path", storedDataPath(request.data_path, request.project_path));
+    std::string stored_base;
     if (!request.base_path.empty()) {
-        config.set("model.base", storedDataPath(request.base_path, request.project_path));
+        stored_base = storedDataPath(request.base_path, request.project_path);
+        config.set("model.base", stored_base);
     }
     for (const std::string &assignment : request.overrides) {
         config.setAssignment(assignment);
@@ -234,8 +239,11 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
     std::optional<PretrainedInfo> base;
     if (!config.text("model.base").empty()) {
         progress("checking the base model " + config.text("model.base"));
-        base = inspectPretrained(
-            train::resolveDataPath(config.text("model.base"), request.project_path));
+        if (!located || config.text("model.base") != stored_base) {
+            located = hf::locateModelFolder(
+                train::resolveDataPath(config.text("model.base"), request.project_path));
+        }
+        base = workflow::inspectPretrained(*located);
         requireRecipeFitsBase(config.text("recipe"), *base);
         applyBaseSettings(config, *base, givenKeys(request));
         if (config.integer("model.seq_len") > base->context) {
@@ -261,11 +269,12 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
     try {
         if (base) {
             progress("recording the base model's digest");
-            project->putBlob(train::kBaseModelBlob, hf::identifyBase(base->folder).toJson());
+            project->putBlob(train::kBaseModelBlob, hf::identifyBase(*located).toJson());
             const std::vector<std::string> base_lines = describeBase(*base);
             lines.insert(lines.end(), base_lines.begin(), base_lines.end());
         }
-        const train::PreparedData prepared = train::prepareData(config, *project, progress);
+        const train::PreparedData prepared =
+            train::prepareData(config, *project, progress, base ? &*located : nullptr);
         if (prepared.schema) {
             const std::vector<std::string> chosen =
                 applyTabularDefaults(config, *prepared.schema, givenKeys(request));

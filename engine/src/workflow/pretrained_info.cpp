@@ -1,5 +1,7 @@
 // inspectPretrained: what a Hugging Face model folder holds, checked without
 // reading weights.
+#include "workflow/pretrained_info.h"
+
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
 #include "hf/encoder_config.h"
@@ -79,7 +81,10 @@ PretrainedInfo inspectEncoder(const hf::ModelFolder &folder,
 } // namespace
 
 PretrainedInfo inspectPretrained(const std::string &folder_path) {
-    const hf::ModelFolder folder = hf::locateModelFolder(folder_path);
+    return workflow::inspectPretrained(hf::locateModelFolder(folder_path));
+}
+
+PretrainedInfo workflow::inspectPretrained(const hf::ModelFolder &folder) {
     std::vector<hf::SafetensorsFile> files;
     for (const std::string &path : folder.weight_files) {
         files.push_back(hf::SafetensorsFile::open(path));
