@@ -58,6 +58,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 using LL = long long; // printf's %lld and %llu
 using ULL = unsigned long long;
+using headroom::hf::ModelFolder;
 using headroom::models::CausalLm;
 
 double secondsSince(Clock::time_point start) {
@@ -138,10 +139,6 @@ void evictFromPageCache(const std::string &path) {
     ::close(fd);
 }
 
-std::vector<std::string> weightFiles(const std::string &folder) {
-    return headroom::hf::locateModelFolder(folder).weight_files;
-}
-
 int readFile(const std::string &path, bool cold) {
     if (cold) {
         evictFromPageCache(path);
@@ -187,16 +184,15 @@ int touchMemory(std::uint64_t bytes) {
     return 0;
 }
 
-int importModel(const std::string &folder, bool cold) {
+int importModel(const ModelFolder &folder, bool cold) {
     if (cold) {
-        for (const std::string &path : weightFiles(folder)) {
+        for (const std::string &path : folder.weight_files) {
             evictFromPageCache(path);
         }
     }
     const long rss_before = statusKib("VmRSS");
     const Clock::time_point start = Clock::now();
-    const CausalLm model =
-        headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder));
+    const CausalLm model = headroom::hf::loadPretrainedModel(folder);
     const double seconds = secondsSince(start);
     std::uint64_t bytes = 0;
     std::int64_t params = 0;
@@ -226,7 +222,7 @@ std::set<std::string> parseTargets(const std::string &list) {
     return targets;
 }
 
-int loraSteps(const std::string &folder, Arguments &args) {
+int loraSteps(const ModelFolder &folder, Arguments &args) {
     const std::int64_t rank = args.integer("rank", 8);
     const double alpha = args.real("alpha", 16.0);
     const std::string targets = args.text("targets", "q_proj,v_proj");
@@ -243,7 +239,7 @@ int loraSteps(const std::string &folder, Arguments &args) {
     args.requireAllUsed();
 
     const Clock::time_point loading = Clock::now();
-    CausalLm model = headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder));
+    CausalLm model = headroom::hf::loadPretrainedModel(folder);
     model->enableLora(headroom::models::LoraOptions().rank(rank).alpha(alpha).dropout(0).targets(
         parseTargets(targets)));
     model->train();
@@ -300,7 +296,7 @@ int loraSteps(const std::string &folder, Arguments &args) {
     return 0;
 }
 
-int generate(const std::string &folder, Arguments &args) {
+int generate(const ModelFolder &folder, Arguments &args) {
     const std::int64_t prompt_length = args.integer("prompt", 16);
     const std::int64_t new_tokens = args.integer("new-tokens", 256);
     const std::int64_t repeats = args.integer("repeats", 3);
@@ -308,7 +304,7 @@ int generate(const std::string &folder, Arguments &args) {
     torch::manual_seed(static_cast<std::uint64_t>(args.integer("seed", 0)));
     args.requireAllUsed();
 
-    CausalLm model = headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder));
+    CausalLm model = headroom::hf::loadPretrainedModel(folder);
     model->eval();
     const torch::Tensor ids =
         torch::randint(model->options().vocab_size, {prompt_length}, torch::kLong);
@@ -416,15 +412,14 @@ QuantizedWeight heldWeight(torch::nn::LinearImpl &linear, BaseFormat format) {
     return weight;
 }
 
-int quantSize(const std::string &folder, Arguments &args) {
+int quantSize(const ModelFolder &folder, Arguments &args) {
     const BaseFormat format = headroom::models::parseBaseFormat(args.text("format", "nf4"));
     args.requireAllUsed();
     headroom::memory::installCountingCpuAllocator();
     const std::uint64_t live_before = cpuMemoryStats().live;
     headroom::memory::resetCpuPeak();
     const Clock::time_point start = Clock::now();
-    CausalLm model =
-        headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder), {}, format);
+    CausalLm model = headroom::hf::loadPretrainedModel(folder, {}, format);
     const double seconds = secondsSince(start);
     const headroom::memory::CpuMemoryStats stats = cpuMemoryStats();
 
@@ -484,7 +479,7 @@ int quantSize(const std::string &folder, Arguments &args) {
 }
 
 // LoRA steps on one model per base format, the models taking turns step by step.
-int quantSteps(const std::string &folder, Arguments &args) {
+int quantSteps(const ModelFolder &folder, Arguments &args) {
     const std::set<std::string> formats = parseTargets(args.text("formats", "fp32,bf16,nf4"));
     const std::int64_t rank = args.integer("rank", 8);
     const std::string targets = args.text("targets", "all-linear");
@@ -509,8 +504,7 @@ int quantSteps(const std::string &folder, Arguments &args) {
     for (Side &side : sides) {
         side.format = headroom::models::parseBaseFormat(*name++);
         const std::uint64_t live = cpuMemoryStats().live;
-        side.model = headroom::hf::loadPretrainedModel(headroom::hf::locateModelFolder(folder), {},
-                                                       side.format);
+        side.model = headroom::hf::loadPretrainedModel(folder, {}, side.format);
         side.model->setCheckpointEvery(checkpoint);
         torch::manual_seed(0); // the same adapters on every side
         side.model->enableLora(
@@ -588,19 +582,20 @@ int run(int argc, char **argv) {
     if (mode == "read" || mode == "import") {
         const bool cold = args.flag("cold");
         args.requireAllUsed();
-        return mode == "read" ? readFile(path, cold) : importModel(path, cold);
+        return mode == "read" ? readFile(path, cold)
+                              : importModel(headroom::hf::locateModelFolder(path), cold);
     }
     if (mode == "lora") {
-        return loraSteps(path, args);
+        return loraSteps(headroom::hf::locateModelFolder(path), args);
     }
     if (mode == "generate") {
-        return generate(path, args);
+        return generate(headroom::hf::locateModelFolder(path), args);
     }
     if (mode == "quant-size") {
-        return quantSize(path, args);
+        return quantSize(headroom::hf::locateModelFolder(path), args);
     }
     if (mode == "quant-steps") {
-        return quantSteps(path, args);
+        return quantSteps(headroom::hf::locateModelFolder(path), args);
     }
     throw std::invalid_argument("unknown mode " + mode +
                                 " (read, import, lora, generate, quant-size, quant-steps)");
