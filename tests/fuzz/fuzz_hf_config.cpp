@@ -35,7 +35,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
             __builtin_trap();
         }
     }
-    if (total != config.parameterCount()) {
+    if (total != headroom::hf::parameterCount(config)) {
         __builtin_trap();
     }
     return 0;

@@ -1,6 +1,5 @@
 #include "hf/architecture_config.h"
 
-#include "hf/checkpoint_layout.h"
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
 
@@ -412,18 +411,6 @@ ArchitectureConfig parseArchitectureConfig(const std::string &json_text,
 
 ArchitectureConfig readArchitectureConfig(const std::string &config_path) {
     return parseArchitectureConfig(readTextFile(config_path, kMaxConfigBytes), config_path);
-}
-
-std::int64_t ArchitectureConfig::parameterCount() const {
-    std::int64_t total = 0;
-    for (const ExpectedTensor &tensor : expectedTensors(*this)) {
-        std::int64_t count = 1;
-        for (const std::int64_t dimension : tensor.shape) {
-            count *= dimension;
-        }
-        total += count;
-    }
-    return total;
 }
 
 } // namespace headroom::hf

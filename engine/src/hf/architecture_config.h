@@ -46,9 +46,6 @@ struct ArchitectureConfig {
     // when this is true.
     bool output_router_logits = false;
     double router_jitter = 0; // router_jitter_noise
-
-    // Parameters of the model, from the shapes of expectedTensors (tied weights counted once).
-    std::int64_t parameterCount() const;
 };
 
 // "GPT2LMHeadModel, LlamaForCausalLM, Qwen2ForCausalLM, MistralForCausalLM, MixtralForCausalLM"

@@ -312,4 +312,16 @@ std::map<std::string, LocatedTensor> validateCheckpoint(const ModelFolder &folde
     return located;
 }
 
+std::int64_t parameterCount(const ArchitectureConfig &config) {
+    std::int64_t total = 0;
+    for (const ExpectedTensor &tensor : expectedTensors(config)) {
+        std::int64_t count = 1;
+        for (const std::int64_t dimension : tensor.shape) {
+            count *= dimension;
+        }
+        total += count;
+    }
+    return total;
+}
+
 } // namespace headroom::hf

@@ -22,6 +22,8 @@ struct ExpectedTensor {
 
 // In model order: embeddings, the layers, the final norm, lm_head (only when not tied).
 std::vector<ExpectedTensor> expectedTensors(const ArchitectureConfig &config);
+// Parameters of the model, from the shapes of expectedTensors (tied weights counted once).
+std::int64_t parameterCount(const ArchitectureConfig &config);
 
 // The canonical name of a stored tensor, or std::nullopt for one to ignore (GPT-2's causal-mask
 // buffers "*.attn.bias" and "*.attn.masked_bias", Llama's "*.rotary_emb.inv_freq"). Names saved

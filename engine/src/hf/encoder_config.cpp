@@ -1,6 +1,5 @@
 #include "hf/encoder_config.h"
 
-#include "hf/encoder_layout.h"
 #include "hf/hf_error.h"
 #include "hf/json_file.h"
 #include "util/text.h"
@@ -273,18 +272,6 @@ std::string encoderConfigJson(const EncoderConfig &config) {
     out["pad_token_id"] = config.pad_token_id ? json(*config.pad_token_id) : json(nullptr);
     out["torch_dtype"] = "float32";
     return out.dump();
-}
-
-std::int64_t EncoderConfig::parameterCount() const {
-    std::int64_t total = 0;
-    for (const ExpectedTensor &tensor : expectedEncoderTensors(*this)) {
-        std::int64_t count = 1;
-        for (const std::int64_t dimension : tensor.shape) {
-            count *= dimension;
-        }
-        total += count;
-    }
-    return total;
 }
 
 } // namespace headroom::hf

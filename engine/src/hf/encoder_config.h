@@ -25,10 +25,6 @@ struct EncoderConfig {
     bool tie_word_embeddings = true;          // the MLM decoder is the word embedding matrix
     std::optional<std::int64_t> pad_token_id; // absent also when outside the vocabulary
     std::string torch_dtype;                  // as written ("float32", ...) or ""
-
-    // Parameters of BertForMaskedLM / DistilBertForMaskedLM (tied weights counted once, no
-    // pooler or next-sentence head).
-    std::int64_t parameterCount() const;
 };
 
 // "BertForMaskedLM, DistilBertForMaskedLM"

@@ -262,4 +262,16 @@ validateEncoderCheckpoint(const ModelFolder &folder, const EncoderConfig &config
     return located;
 }
 
+std::int64_t parameterCount(const EncoderConfig &config) {
+    std::int64_t total = 0;
+    for (const ExpectedTensor &tensor : expectedEncoderTensors(config)) {
+        std::int64_t count = 1;
+        for (const std::int64_t dimension : tensor.shape) {
+            count *= dimension;
+        }
+        total += count;
+    }
+    return total;
+}
+
 } // namespace headroom::hf

@@ -23,6 +23,9 @@ std::string encoderBodyPrefix(const EncoderConfig &config);
 // (cls.predictions.decoder.weight, vocab_projector.weight) only when tie_word_embeddings is
 // false, the decoder bias as cls.predictions.bias / vocab_projector.bias.
 std::vector<ExpectedTensor> expectedEncoderTensors(const EncoderConfig &config);
+// Parameters of BertForMaskedLM / DistilBertForMaskedLM (tied weights counted once, no pooler or
+// next-sentence head).
+std::int64_t parameterCount(const EncoderConfig &config);
 
 // The canonical name of a stored tensor, or std::nullopt for one to ignore: the pooler, the
 // next-sentence head (cls.seq_relationship), position_ids buffers, and in a tied model a

@@ -26,7 +26,7 @@ std::string describeEncoder(const hf::EncoderConfig &encoder, std::int64_t seq_l
                   static_cast<long long>(encoder.hidden_size),
                   static_cast<long long>(encoder.heads), static_cast<long long>(seq_len),
                   static_cast<long long>(encoder.vocab_size),
-                  static_cast<double>(encoder.parameterCount()) / 1e6);
+                  static_cast<double>(hf::parameterCount(encoder)) / 1e6);
     return text;
 }
 

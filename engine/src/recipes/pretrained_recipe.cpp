@@ -2,6 +2,7 @@
 // token windows and next-token loss, over a models::CausalLm imported from the
 // folder.
 #include "hf/architecture_config.h"
+#include "hf/checkpoint_layout.h"
 #include "hf/model_folder.h"
 #include "hf/pretrained_model.h"
 #include "models/causal_lm.h"
@@ -89,7 +90,7 @@ public:
                       static_cast<long long>(options.kv_heads), static_cast<long long>(seq_len_),
                       static_cast<long long>(options.max_positions),
                       static_cast<long long>(options.vocab_size),
-                      static_cast<double>(architecture_.parameterCount()) / 1e6);
+                      static_cast<double>(hf::parameterCount(architecture_)) / 1e6);
         std::string description = text;
         if (options.experts > 0) {
             description += " · MoE " + std::to_string(options.experts) + " experts, top-" +

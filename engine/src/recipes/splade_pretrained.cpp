@@ -1,5 +1,6 @@
 // The SPLADE recipe over a pretrained BERT-family masked language model (model.base).
 #include "hf/encoder_config.h"
+#include "hf/encoder_layout.h"
 #include "hf/model_folder.h"
 #include "hf/pretrained_encoder.h"
 #include "models/bert_encoder.h"
@@ -33,7 +34,7 @@ public:
                       static_cast<long long>(config_.hidden_size),
                       static_cast<long long>(config_.heads),
                       static_cast<long long>(config_.vocab_size),
-                      static_cast<double>(config_.parameterCount()) / 1e6);
+                      static_cast<double>(hf::parameterCount(config_)) / 1e6);
         return text;
     }
 

@@ -63,7 +63,7 @@ PretrainedInfo inspectEncoder(const hf::ModelFolder &folder,
     info.folder = folder.folder;
     info.architecture = config.architecture;
     info.model_type = config.model_type;
-    info.parameters = config.parameterCount();
+    info.parameters = hf::parameterCount(config);
     info.layers = config.layers;
     info.dim = config.hidden_size;
     info.heads = config.heads;
@@ -99,7 +99,7 @@ PretrainedInfo workflow::inspectPretrained(const hf::ModelFolder &folder) {
     info.folder = folder.folder;
     info.architecture = config.architecture;
     info.model_type = config.model_type;
-    info.parameters = config.parameterCount();
+    info.parameters = hf::parameterCount(config);
     info.layers = config.layers;
     info.dim = config.hidden_size;
     info.heads = config.heads;

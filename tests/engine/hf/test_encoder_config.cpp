@@ -4,6 +4,7 @@
 // messages that name the key or the tensor.
 #include "export/safetensors.h"
 #include "hf/encoder_config.h"
+#include "hf/encoder_layout.h"
 #include "hf/hf_error.h"
 #include "hf/pretrained_encoder.h"
 #include "models/bert_encoder.h"
@@ -122,7 +123,7 @@ void TestEncoderConfig::readsPublishedConfigs() {
     QCOMPARE(bert.activation, std::string("gelu"));
     QCOMPARE(bert.pad_token_id, std::optional<std::int64_t>(0));
     // transformers' count for BertForMaskedLM (bert-base-uncased, no pooler).
-    QCOMPARE(bert.parameterCount(), 109514298);
+    QCOMPARE(parameterCount(bert), 109514298);
 
     const EncoderConfig distil = parse(kDistilBertBase);
     QCOMPARE(distil.architecture, std::string("DistilBertForMaskedLM"));
@@ -131,7 +132,7 @@ void TestEncoderConfig::readsPublishedConfigs() {
     QCOMPARE(distil.intermediate_size, 3072);
     QCOMPARE(distil.type_vocab_size, 0);
     QCOMPARE(distil.layer_norm_eps, 1e-12);
-    QCOMPARE(distil.parameterCount(), 66985530); // distilbert-base-uncased
+    QCOMPARE(parameterCount(distil), 66985530); // distilbert-base-uncased
 
     // BertForPreTraining carries the same MLM head; the tanh GELU has three spellings.
     const EncoderConfig pretraining =

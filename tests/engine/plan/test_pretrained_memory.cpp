@@ -326,7 +326,7 @@ private Q_SLOTS:
                  estimate.model_peak);
         QCOMPARE(estimate.gradients, 4 * static_cast<std::uint64_t>(estimate.trainable));
         QCOMPARE(estimate.optimizer, 8 * static_cast<std::uint64_t>(estimate.trainable));
-        QCOMPARE(estimate.parameters, hf::parseArchitectureConfig(kLlama, "").parameterCount());
+        QCOMPARE(estimate.parameters, hf::parameterCount(hf::parseArchitectureConfig(kLlama, "")));
     }
 
     // tokenizer=base is never read as a SentencePiece kind; the vocabulary is config.json's (512),
