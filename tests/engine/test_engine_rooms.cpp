@@ -9,7 +9,6 @@
 #include <functional>
 #include <iterator>
 #include <map>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <string>
@@ -26,10 +25,29 @@ std::string roomOf(const fs::path &relative) {
     return std::next(first) == relative.end() ? std::string() : first->string();
 }
 
+// The quoted name of an `#include "..."` line, or empty. (A regex literal holding the directive
+// here would confuse moc.)
+std::string quotedInclude(const std::string &line) {
+    std::size_t at = line.find_first_not_of(" \t");
+    if (at == std::string::npos || line[at] != '#') {
+        return {};
+    }
+    at = line.find_first_not_of(" \t", at + 1);
+    const std::string directive = "include";
+    if (at == std::string::npos || line.compare(at, directive.size(), directive) != 0) {
+        return {};
+    }
+    const std::size_t open = line.find_first_not_of(" \t", at + directive.size());
+    if (open == std::string::npos || line[open] != '"') {
+        return {};
+    }
+    const std::size_t close = line.find('"', open + 1);
+    return close == std::string::npos ? std::string() : line.substr(open + 1, close - open - 1);
+}
+
 // room -> included room -> "file -> include" lines, for includes of existing engine files only.
 RoomIncludes readRoomIncludes(const fs::path &source_root) {
     RoomIncludes includes;
-    const std::regex include_line(R"re(^\s*#\s*include\s+"([^"]+)")re");
     for (const auto &entry : fs::recursive_directory_iterator(source_root)) {
         if (!entry.is_regular_file()) {
             continue;
@@ -39,11 +57,11 @@ RoomIncludes readRoomIncludes(const fs::path &source_root) {
         std::ifstream file(entry.path());
         std::string line;
         while (std::getline(file, line)) {
-            std::smatch match;
-            if (!std::regex_search(line, match, include_line)) {
+            const std::string name = quotedInclude(line);
+            if (name.empty()) {
                 continue;
             }
-            const fs::path included(match[1].str());
+            const fs::path included(name);
             const std::string to = roomOf(included);
             if (from.empty() || to.empty() || to == from || !fs::exists(source_root / included)) {
                 continue;

@@ -188,7 +188,7 @@ void TestEncoderInterop::exportRoundTrips() {
         headroom::hf::readEncoderConfig(exported + "/config.json");
     QCOMPARE(reread.architecture, config.architecture);
     QCOMPARE(reread.activation, config.activation);
-    QCOMPARE(hf::parameterCount(reread), hf::parameterCount(config));
+    QCOMPARE(parameterCount(reread), parameterCount(config));
     QCOMPARE(reread.torch_dtype, std::string("float32"));
 
     torch::NoGradGuard no_grad;
