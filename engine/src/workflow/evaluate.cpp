@@ -1,10 +1,10 @@
 // evaluateRun: a run's result weights measured on another data file (a held-out test set).
 #include "data/data_error.h"
 #include "data/example_stream.h"
-#include "train/lora_setup.h"
 #include "recipes/recipe.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
+#include "train/lora_setup.h"
 #include "train/prepared_data.h"
 #include "workflow/run_lookup.h"
 

@@ -1,8 +1,8 @@
 #include "workflow/run_model.h"
 
 #include "data/data_error.h"
-#include "train/lora_setup.h"
 #include "train/checkpoint.h"
+#include "train/lora_setup.h"
 #include "train/techniques.h"
 #include "workflow/run_lookup.h"
 

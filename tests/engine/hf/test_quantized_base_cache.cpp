@@ -1,6 +1,6 @@
 #include "causal_lm_support.h"
-#include "models/causal_lm.h"
 #include "hf/quantized_base_cache.h"
+#include "models/causal_lm.h"
 
 #include <QDir>
 #include <QFile>
