@@ -114,3 +114,40 @@ os.makedirs(raw, exist_ok=True)
 open(raw + "/small-rules.bin", "wb").write(base64.b64decode(doc["normalizer"]["normalizers"][0]["precompiled_charsmap"]))
 open(raw + "/one-key.bin", "wb").write(charsmap)
 PY
+
+# Chat-template seeds: a template, a NUL byte, then the variables as JSON (fuzz_chat_template).
+# A real template (SmolLM3, with {% generation %}) and small ones for each kind of tag.
+rm -rf "$corpus/chat_template"
+mkdir -p "$corpus/chat_template"
+python3 - "$repo/tests/data/chat_templates/smollm3.jinja" "$corpus/chat_template" <<'PY'
+import json, sys
+conversation = {"messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Grüße 😀"},
+                             {"role": "assistant", "content": "<think>\nok\n</think>\n\nHi!", "reasoning_content": "ok"},
+                             {"role": "user", "content": "  again  "}],
+                "tools": [{"type": "function", "function": {"name": "f", "description": "d",
+                           "parameters": {"type": "object", "properties": {"x": {"type": "integer"}}}}}],
+                "add_generation_prompt": True, "bos_token": "<s>", "eos_token": "</s>", "enable_thinking": False}
+seeds = {
+    "smollm3": open(sys.argv[1], encoding="utf-8").read(),
+    "loops": "{%- for m in messages if m.role != 'tool' %}{{ loop.index }}/{{ loop.length }} {{ m.role|upper }}:"
+             " {{ m.content|trim }}{% if not loop.last %}\n{% endif %}{% else %}none{% endfor %}",
+    "namespace": "{% set ns = namespace(last=-1) %}{% for m in messages[::-1] %}{% if m.role == 'user' %}"
+                 "{% set ns.last = loop.index0 %}{% break %}{% endif %}{% endfor %}{{ ns.last }}",
+    "macros": "{% macro render(v, depth=0) %}{% if v is mapping %}{% for k, x in v|dictsort %}{{ k }}="
+              "{{ render(x, depth + 1) }};{% endfor %}{% elif v is iterable and v is not string %}"
+              "[{{ v|map('string')|join(',') }}]{% else %}{{ v }}{% endif %}{% endmacro %}"
+              "{% macro each(xs) %}{% for x in xs %}{{ caller(x) }}{% endfor %}{% endmacro %}"
+              "{% for t in tools %}{{ render(t) }}{% endfor %}{% call(x) each(tools) %}{{ render(x) }}{% endcall %}",
+    "filters": "{{ messages|selectattr('role', 'equalto', 'user')|map(attribute='content')|list|tojson(indent=2) }}"
+               "{{ '%s-%05.1f' % ('a', 1.5) }}{{ 'a,b'.split(',')|reverse|join('|') }}{{ range(3)|sum }}"
+               "{{ tools[0].function.parameters|tojson(sort_keys=true) }}{{ 'é'|upper ~ 1 // 2 ~ 2 ** 3 }}",
+    "whitespace": "  {% if true -%}\n  a\n  {%- endif %}\n{# c #}\n  {%+ raw %}{{ x }}{% endraw %}\n{{- 'b' }}\r\n"
+                  "{% set x %}{{ bos_token }}{% endset %}{% filter trim %} {{ x }} {% endfilter %}",
+    "generation": "{% for m in messages %}{% if m.role == 'assistant' %}{% generation %}{{ m.content }}"
+                  "{{ eos_token }}{% endgeneration %}{% else %}{{ m.content }}{% endif %}{% endfor %}"
+                  "{{ raise_exception('x') if messages|length > 9 }}{{ strftime_now('%d %b %Y') }}",
+}
+for name, template in seeds.items():
+    with open(f"{sys.argv[2]}/{name}", "wb") as out:
+        out.write(template.encode() + b"\0" + json.dumps(conversation, ensure_ascii=False).encode())
+PY

@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang and runs each for a fixed time, one after the other,
 # at the lowest priority (the machine is shared). Usage:
 #   tests/fuzz/run_fuzzers.sh [SECONDS_PER_TARGET=600] [TARGET...]
-#   (config records project tokenizer precompiled safetensors hf_config)
+#   (config records project tokenizer precompiled safetensors hf_config chat_template)
 # The committed seeds (tests/fuzz/corpus/TARGET) are copied into build/fuzz/corpus-TARGET, where
 # new inputs go; a crash is saved as build/fuzz/crash-TARGET-* and the script exits non-zero.
 set -euo pipefail
@@ -12,7 +12,7 @@ build="$repo/build/fuzz"
 seconds="${1:-600}"
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(config records project tokenizer precompiled safetensors hf_config)
+[ ${#targets[@]} -gt 0 ] || targets=(config records project tokenizer precompiled safetensors hf_config chat_template)
 
 if [ ! -f "$build/build.ninja" ]; then
   CXX=clang++ cmake -S "$here" -B "$build" -G Ninja >/dev/null
@@ -20,7 +20,7 @@ fi
 nice -n 19 cmake --build "$build" -j2 --target $(printf 'fuzz_%s ' "${targets[@]}")
 
 declare -A max_len=([config]=4096 [records]=16384 [project]=32768 [tokenizer]=16384 [precompiled]=8192
-  [safetensors]=8192 [hf_config]=4096)
+  [safetensors]=8192 [hf_config]=4096 [chat_template]=16384)
 status=0
 for target in "${targets[@]}"; do
   # libFuzzer writes new and reduced inputs into the first corpus folder it is given (and may
