@@ -63,8 +63,17 @@ std::vector<KeySpec> buildKeys() {
 
         text("data.path", "", KeyType::Path,
              "Training data file (relative paths are relative to the project file)"),
-        choice("data.format", "auto", {"auto", "text", "jsonl", "json", "csv"},
-               "Data format; auto goes by the file extension"),
+        choice("data.format", "auto", {"auto", "text", "jsonl", "json", "csv", "chat"},
+               "Data format; auto goes by the file extension (JSONL whose first record has "
+               "\"messages\" or \"conversations\" is chat); chat = conversations in JSONL "
+               "or JSON, rendered with the chat template"),
+        text("data.chat_template", "", KeyType::String,
+             "Chat data: the template conversations are rendered with; empty = the one of "
+             "model.base, chatml = the built-in ChatML template, else a file (.jinja, or a "
+             "tokenizer_config.json / chat_template.json holding one)"),
+        choice("data.train_on", "assistant", {"assistant", "last_assistant", "all"},
+               "Chat data: the tokens learned; assistant = every assistant reply with its "
+               "end-of-turn, last_assistant = the final reply only, all = the whole text"),
         text("data.text_field", "text", KeyType::String,
              "JSONL field or CSV column holding the text (gpt)"),
         text("data.target", "", KeyType::String, "CSV target column (tabular); empty = last"),

@@ -1,7 +1,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
+
+namespace headroom::chat {
+struct ChatData;
+}
 
 namespace headroom::data {
 
@@ -29,6 +34,12 @@ struct DataSpec {
     // Hard negatives per training example, taken in turn from the record's "negatives" (a
     // different window each epoch).
     std::int64_t hard_negatives = 1;
+    // Chat data (data.format=chat, or JSONL whose first record is a conversation): every record
+    // must be a conversation.
+    bool chat = false;
+    // How conversations become training text: the template and which turns are learned. Set by
+    // the trainer for chat data; a conversation without it is refused.
+    std::shared_ptr<const chat::ChatData> chat_data;
 };
 
 // Format from the file name: .jsonl/.ndjson -> Jsonl, .json -> Json, .csv -> Csv, anything else

@@ -18,6 +18,10 @@ struct Example {
     // Both 0 for windows of plain text, where every token is a target.
     std::int32_t prompt_tokens = 0;
     std::int32_t real_tokens = 0;
+    // gpt, a conversation: per token of `tokens`, 1 where the model learns to produce it (an
+    // assistant's reply and end-of-turn); the target predicting token t + 1 is kept when
+    // trained[t + 1] is 1. Empty for other examples.
+    std::vector<std::uint8_t> trained;
 
     // retrieval (splade): `tokens` holds the query's tokens, then each passage's, back to back;
     // segment_lengths their lengths, the query's first. The first positive_passages passages

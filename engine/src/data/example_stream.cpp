@@ -1,5 +1,6 @@
 #include "data/example_stream.h"
 
+#include "chat/chat_tokens.h"
 #include "data/data_error.h"
 #include "data/record_reader.h"
 #include "data/split.h"
@@ -17,9 +18,11 @@ namespace headroom::data {
 namespace {
 
 constexpr std::uint64_t kStateMagicV1 = 0x3153445244485248ULL; // "HRHDRDS1"
-// Version 2 adds each buffered example's prompt and padding spans; 3 its retrieval segments.
+// Version 2 adds each buffered example's prompt and padding spans; 3 its retrieval segments;
+// 4 the trained-token mask of chat examples.
 constexpr std::uint64_t kStateMagicV2 = 0x3253445244485248ULL; // "HRHDRDS2"
-constexpr std::uint64_t kStateMagic = 0x3353445244485248ULL;   // "HRHDRDS3"
+constexpr std::uint64_t kStateMagicV3 = 0x3353445244485248ULL; // "HRHDRDS3"
+constexpr std::uint64_t kStateMagic = 0x3453445244485248ULL;   // "HRHDRDS4"
 
 // What this epoch has read so far, for the "no training examples" diagnosis.
 struct EpochCounts {
@@ -27,6 +30,10 @@ struct EpochCounts {
     std::int64_t split_records = 0; // of them, in this stream's split
     std::int64_t tokens = 0;        // gpt: tokens of the split's records
     std::int64_t examples = 0;      // examples produced
+    // chat: conversations longer than seq_len + 1 tokens, cut after a whole reply / mid-reply
+    std::int64_t conversations_cut_at_turn = 0;
+    std::int64_t conversations_truncated = 0;
+    std::int64_t conversations_without_targets = 0; // nothing trained within seq_len + 1
 };
 
 void checkSpec(const DataSpec &spec, const Tokenizer *tokenizer, const TabularSchema *schema) {
@@ -68,6 +75,11 @@ std::uint64_t specFingerprint(const DataSpec &spec, const Tokenizer *tokenizer) 
     if (spec.retrieval) {
         writer.i64(spec.hard_negatives);
     }
+    if (spec.chat_data) {
+        writer.str(spec.chat_data->chat_template.text());
+        writer.str(spec.chat_data->chat_template.specialTokens().dump());
+        writer.str(chat::toString(spec.chat_data->train_on));
+    }
     if (tokenizer) {
         writer.u64(static_cast<std::uint64_t>(tokenizer->kind()));
         writer.i64(tokenizer->vocabSize());
@@ -107,6 +119,7 @@ struct ExampleStream::Impl {
 
     bool produce(Example &out);
     void instructionExample(Example &out);
+    bool chatExample(Example &out);
     void retrievalExample(Example &out);
     void appendSegment(Example &out, const std::string &text);
     bool nextTrain(Example &out);
@@ -163,6 +176,14 @@ bool ExampleStream::Impl::produce(Example &out) {
             ++counts.examples;
             return true;
         }
+        if (record.conversation) {
+            if (!chatExample(out)) {
+                continue;
+            }
+            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
+            ++counts.examples;
+            return true;
+        }
         if (record.instruction) {
             instructionExample(out);
             out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
@@ -197,6 +218,55 @@ void ExampleStream::Impl::instructionExample(Example &out) {
     out.tokens.resize(width);
     out.prompt_tokens = static_cast<std::int32_t>(prompt);
     out.real_tokens = static_cast<std::int32_t>(real);
+}
+
+// One example per conversation, rendered through the chat template: the trained tokens are the
+// assistant's (spec.chat_data->train_on). A conversation longer than seq_len + 1 tokens is cut
+// after the last reply that fits whole, else cut at seq_len + 1; padded with end-of-text,
+// which is not trained. False (and counted) when nothing trained is left after the cut.
+bool ExampleStream::Impl::chatExample(Example &out) {
+    if (!spec.chat_data) {
+        throw DataError(spec.path, record.line,
+                        "a conversation, but there is no chat template to render it: the base "
+                        "model folder has none; set data.chat_template=chatml or a template "
+                        "file");
+    }
+    chat::ChatTokens tokens;
+    try {
+        tokens = chat::tokenizeTrainingText(
+            *tokenizer, chat::renderForTraining(spec.chat_data->chat_template, *record.conversation,
+                                                spec.chat_data->train_on));
+    } catch (const chat::ConversationError &error) {
+        throw DataError(spec.path, record.line, error.what());
+    }
+    counts.tokens += static_cast<std::int64_t>(tokens.ids.size());
+    const auto width = static_cast<std::size_t>(spec.seq_len + 1);
+    if (tokens.ids.size() > width) {
+        std::size_t cut = width;
+        bool at_turn = false;
+        for (const std::size_t end : tokens.turn_ends) {
+            if (end <= width && end > 0) {
+                cut = end;
+                at_turn = true;
+            }
+        }
+        ++(at_turn ? counts.conversations_cut_at_turn : counts.conversations_truncated);
+        tokens.ids.resize(cut);
+        tokens.trained.resize(cut);
+    }
+    // The first token is never a target (nothing predicts it).
+    if (std::find(tokens.trained.begin() + (tokens.trained.empty() ? 0 : 1), tokens.trained.end(),
+                  1) == tokens.trained.end()) {
+        ++counts.conversations_without_targets;
+        return false;
+    }
+    out.tokens = std::move(tokens.ids);
+    out.trained = std::move(tokens.trained);
+    out.tokens.resize(width, tokenizer->endOfTextId());
+    out.trained.resize(width, 0);
+    out.prompt_tokens = 0;
+    out.real_tokens = 0;
+    return true;
 }
 
 void ExampleStream::Impl::appendSegment(Example &out, const std::string &text) {
@@ -237,6 +307,10 @@ void ExampleStream::Impl::throwNoTrainingExamples() const {
     } else if (counts.split_records == 0) {
         why = std::to_string(counts.records) + " records read, all in the validation split " +
               "(validation_fraction " + std::to_string(spec.validation_fraction) + ")";
+    } else if (counts.conversations_without_targets == counts.split_records) {
+        why = "none of the training split's " + std::to_string(counts.split_records) +
+              " conversations has an assistant token within seq_len+1 = " +
+              std::to_string(spec.seq_len + 1) + " tokens (raise model.seq_len)";
     } else {
         why = "the training split's " + std::to_string(counts.split_records) + " records hold " +
               std::to_string(counts.tokens) +
@@ -346,7 +420,8 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::string &path = d.spec.path;
     StateReader reader(state, path);
     const std::uint64_t magic = reader.u64();
-    if (magic != kStateMagic && magic != kStateMagicV2 && magic != kStateMagicV1) {
+    if (magic != kStateMagic && magic != kStateMagicV3 && magic != kStateMagicV2 &&
+        magic != kStateMagicV1) {
         reader.fail("it is not a Headroom data position");
     }
     if (reader.u64() != static_cast<std::uint64_t>(d.split)) {
@@ -390,7 +465,8 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::uint64_t buffered = reader.u64();
     std::vector<Example> shuffle_buffer;
     for (std::uint64_t i = 0; i < buffered; ++i) {
-        shuffle_buffer.push_back(reader.example(magic == kStateMagic     ? 3
+        shuffle_buffer.push_back(reader.example(magic == kStateMagic     ? 4
+                                                : magic == kStateMagicV3 ? 3
                                                 : magic == kStateMagicV2 ? 2
                                                                          : 1));
     }

@@ -1,4 +1,5 @@
 // inspectData: a full validating pass over a data file plus a preview of its first records.
+#include "chat/conversation.h"
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "data/record_reader.h"
@@ -28,7 +29,22 @@ std::string retrievalPreview(const Record &record) {
     return line;
 }
 
+// A conversation as one line: "user: … | assistant: …".
+std::string conversationPreview(const chat::Conversation &conversation) {
+    std::string line;
+    for (const auto &message : conversation.messages) {
+        chat::Conversation one;
+        one.messages.push_back(message);
+        line += (line.empty() ? "" : " | ") + message.at("role").get<std::string>() + ": " +
+                chat::messageTexts(one);
+    }
+    return line;
+}
+
 std::string previewOf(const Record &record, Format format) {
+    if (record.conversation) {
+        return previewUtf8(conversationPreview(*record.conversation), kPreviewBytes);
+    }
     if (!record.query.empty()) {
         return previewUtf8(retrievalPreview(record), kPreviewBytes);
     }

@@ -1,5 +1,6 @@
 #include "data/record_reader.h"
 
+#include "chat/conversation.h"
 #include "data/csv_parser.h"
 #include "data/data_error.h"
 
@@ -187,8 +188,29 @@ void RecordReader::readObject(const std::string &text, Record &record) {
     }
 }
 
+void RecordReader::takeConversation(const nlohmann::ordered_json &object, Record &record) const {
+    try {
+        record.conversation =
+            std::make_shared<const chat::Conversation>(chat::readConversation(object));
+    } catch (const chat::ConversationError &error) {
+        throw DataError(path(), record.line, error.what());
+    }
+    record.text.clear();
+}
+
 void RecordReader::takeTextFields(const nlohmann::ordered_json &object, Record &record) const {
     record.instruction = false;
+    record.conversation.reset();
+    if (chat::isConversationRecord(object)) {
+        takeConversation(object, record);
+        return;
+    }
+    if (spec_.chat) {
+        throw DataError(path(), record.line,
+                        "expected a conversation (\"messages\" or ShareGPT \"conversations\"), "
+                        "as chat data holds in every record (its fields: " +
+                            joinNames(keysOf(object)) + ")");
+    }
     const auto field = object.find(spec_.text_field);
     const auto prompt = object.find("prompt");
     const auto completion = object.find("completion");

@@ -5,9 +5,14 @@
 #include "data/line_reader.h"
 
 #include <cstdint>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <vector>
+
+namespace headroom::chat {
+struct Conversation;
+}
 
 namespace headroom::data {
 
@@ -20,6 +25,8 @@ struct Record {
     // the completion in `text` and the prompt here.
     bool instruction = false;
     std::string prompt;
+    // JSONL/JSON chat data: a record with "messages" or "conversations" (text stays empty).
+    std::shared_ptr<const chat::Conversation> conversation;
     std::vector<std::string> fields; // CSV: all fields of the row
     // spec.retrieval: "query", "positive" (or "positives") and "negatives" (optional).
     std::string query;
@@ -39,8 +46,9 @@ struct RecordPosition {
 class RecordReader {
 public:
     // `want_text`: fill Record::text. For JSONL and JSON that requires the string field
-    // spec.text_field in every record, or the string fields "prompt" and "completion" (or, with
-    // spec.retrieval, the retrieval fields); for CSV it requires the column spec.text_field. CSV
+    // spec.text_field in every record, or the string fields "prompt" and "completion", or a
+    // conversation (required in every record with spec.chat; or, with spec.retrieval, the
+    // retrieval fields); for CSV it requires the column spec.text_field. CSV
     // rows always fill Record::fields. Reads the CSV header at once.
     RecordReader(const DataSpec &spec, bool want_text);
 
@@ -65,6 +73,7 @@ private:
     // A JSONL line or an array element: parsed, checked, and its fields taken into `record`.
     void readObject(const std::string &text, Record &record);
     void takeTextFields(const nlohmann::ordered_json &object, Record &record) const;
+    void takeConversation(const nlohmann::ordered_json &object, Record &record) const;
     void takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const;
     bool nextCsv(Record &record);
 

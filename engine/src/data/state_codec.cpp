@@ -59,6 +59,7 @@ void StateWriter::example(const Example &value) {
     i64(value.real_tokens);
     tokens(value.segment_lengths);
     i64(value.positive_passages);
+    str(std::string(value.trained.begin(), value.trained.end()));
 }
 
 StateReader::StateReader(const std::string &bytes, std::string path)
@@ -162,6 +163,13 @@ Example StateReader::example(int version) {
             fail("an example's query and passage segments do not fit its tokens");
         }
         value.positive_passages = static_cast<std::int32_t>(positives);
+    }
+    if (version >= 4) {
+        const std::string trained = str();
+        if (!trained.empty() && trained.size() != value.tokens.size()) {
+            fail("an example's trained-token mask does not fit its tokens");
+        }
+        value.trained.assign(trained.begin(), trained.end());
     }
     return value;
 }

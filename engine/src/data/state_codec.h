@@ -34,7 +34,8 @@ public:
     std::string str();
     std::vector<std::int32_t> tokens();
     // with_spans: the prompt/padding spans follow (positions saved since they exist).
-    // version 1: no prompt/padding spans; 2: spans; 3: spans and retrieval segments.
+    // version 1: no prompt/padding spans; 2: spans; 3: spans and retrieval segments; 4: and the
+    // trained-token mask of chat examples.
     Example example(int version);
     bool atEnd() const { return pos_ == bytes_.size(); }
     [[noreturn]] void fail(const std::string &why) const;

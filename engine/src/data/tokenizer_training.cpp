@@ -1,6 +1,7 @@
 // Training a SentencePiece tokenizer on the training split of a data set.
 #include "data/tokenizer_training.h"
 
+#include "chat/conversation.h"
 #include "data/data_error.h"
 #include "data/record_reader.h"
 #include "data/split.h"
@@ -44,6 +45,9 @@ private:
                 return false;
             }
             cut_ = 0;
+            if (record_.conversation) {
+                record_.text = chat::messageTexts(*record_.conversation);
+            }
             if (isValidationRecord(spec_.split_seed, record_.ordinal, spec_.validation_fraction)) {
                 record_.text.clear();
             } else if (!record_.text.empty()) {

@@ -161,4 +161,62 @@ GenerationDefaults readGenerationDefaults(const ModelFolder &folder,
     return defaults;
 }
 
+nlohmann::ordered_json readSpecialTokenStrings(const std::string &folder) {
+    nlohmann::ordered_json tokens = nlohmann::ordered_json::object();
+    const fs::path path = fs::path(folder) / "tokenizer_config.json";
+    if (!util::isRegularFile(path)) {
+        return tokens;
+    }
+    const json root = readObject(path.string(), kMaxTokenizerConfigBytes);
+    const JsonFields fields(root, path.string());
+    for (const char *name : {"bos_token", "eos_token", "unk_token", "sep_token", "pad_token",
+                             "cls_token", "mask_token"}) {
+        if (fields.has(name) && root.at(name).is_null()) {
+            continue;
+        }
+        if (const auto text = tokenString(fields, name)) {
+            tokens[name] = *text;
+        }
+    }
+    return tokens;
+}
+
+std::optional<chat::TemplateSource> readChatTemplate(const std::string &folder) {
+    GenerationDefaults found;
+    const fs::path config = fs::path(folder) / "tokenizer_config.json";
+    if (util::isRegularFile(config)) {
+        const json root = readObject(config.string(), kMaxTokenizerConfigBytes);
+        found.chat_template = chatTemplate(JsonFields(root, config.string()));
+    }
+    readTemplateFiles(folder, found);
+    if (!found.chat_template) {
+        return std::nullopt;
+    }
+    chat::TemplateSource source;
+    source.text = *found.chat_template;
+    source.special_tokens = readSpecialTokenStrings(folder);
+    source.origin = folder;
+    return source;
+}
+
+chat::TemplateSource readChatTemplateFile(const std::string &path) {
+    if (!util::isRegularFile(path)) {
+        throw ModelFolderError(path + ": no such file (data.chat_template names a .jinja file, a "
+                                      "tokenizer_config.json or chat_template.json, or chatml)");
+    }
+    chat::TemplateSource source;
+    source.origin = path;
+    if (fs::path(path).extension() == ".json") {
+        const json root = readObject(path, kMaxTokenizerConfigBytes);
+        const auto text = chatTemplate(JsonFields(root, path));
+        if (!text) {
+            throw ModelFolderError(path + " holds no \"chat_template\"");
+        }
+        source.text = *text;
+    } else {
+        source.text = readTextFile(path, kMaxTemplateBytes);
+    }
+    return source;
+}
+
 } // namespace headroom::hf

@@ -3,6 +3,7 @@
 // template of the tokenizer's files. Torch-free.
 #pragma once
 
+#include "chat/chat_template.h"
 #include "hf/architecture_config.h"
 #include "hf/model_folder.h"
 
@@ -32,5 +33,18 @@ struct GenerationDefaults {
 // ModelFolderError naming the file and the key.
 GenerationDefaults readGenerationDefaults(const ModelFolder &folder,
                                           const ArchitectureConfig &config);
+
+// The chat template of a model or tokenizer folder (chat_template.jinja, chat_template.json or
+// tokenizer_config.json, as readGenerationDefaults finds it) with the special token strings of
+// its tokenizer_config.json (bos_token, eos_token, unk_token, pad_token, ...); nullopt when the
+// folder has no template. Throws ModelFolderError for a malformed file.
+std::optional<chat::TemplateSource> readChatTemplate(const std::string &folder);
+
+// The special token strings of a folder's tokenizer_config.json (an empty object without one).
+nlohmann::ordered_json readSpecialTokenStrings(const std::string &folder);
+
+// A template file named by data.chat_template: a .jinja file, or a JSON file holding
+// "chat_template" (tokenizer_config.json, chat_template.json). Throws ModelFolderError.
+chat::TemplateSource readChatTemplateFile(const std::string &path);
 
 } // namespace headroom::hf

@@ -23,6 +23,18 @@ void maskUntrainedTargets(torch::Tensor &targets, const ExampleBatch &batch) {
     const std::int64_t length = targets.size(1);
     for (std::size_t row = 0; row < batch.size(); ++row) {
         const data::Example &example = *batch[row];
+        if (!example.trained.empty()) {
+            // Target t predicts token t + 1.
+            const auto kept = static_cast<std::int64_t>(example.trained.size()) - 1;
+            torch::Tensor untrained = torch::empty({length}, torch::kBool);
+            bool *out = untrained.data_ptr<bool>();
+            for (std::int64_t t = 0; t < length; ++t) {
+                out[t] = t >= kept || example.trained[static_cast<std::size_t>(t + 1)] == 0;
+            }
+            torch::Tensor row_targets = targets.select(0, static_cast<std::int64_t>(row));
+            row_targets.masked_fill_(untrained.to(row_targets.device()), -100);
+            continue;
+        }
         if (example.prompt_tokens == 0 && example.real_tokens == 0) {
             continue;
         }

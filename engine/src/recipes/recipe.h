@@ -123,8 +123,9 @@ public:
     virtual std::int64_t parameterCount() { return countParameters(*module()); }
 };
 
-// Sets to -100 (ignored by the loss) the targets [B, seq_len] that a prompt/completion example
-// does not learn: its prompt and its padding (data::Example::prompt_tokens / real_tokens).
+// Sets to -100 (ignored by the loss) the targets [B, seq_len] that an example does not learn: a
+// prompt/completion example's prompt and padding (data::Example::prompt_tokens / real_tokens),
+// a conversation's tokens outside the trained turns (data::Example::trained).
 void maskUntrainedTargets(torch::Tensor &targets, const ExampleBatch &batch);
 
 // The GPT shape a config asks for: model.params when set, else layers/heads/dim; the moe.*

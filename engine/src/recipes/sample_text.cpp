@@ -29,10 +29,16 @@ std::optional<SampleContinuation> continueValidationSample(Recipe &recipe,
         return std::nullopt;
     }
     const auto available = static_cast<std::int64_t>(example.tokens.size());
-    const std::int64_t length =
+    std::int64_t length =
         example.prompt_tokens > 0
             ? example.prompt_tokens
             : std::min({kPromptTokens, available, std::max<std::int64_t>(1, model->context() / 2)});
+    // A conversation: everything before the first reply (system, user, the assistant's header).
+    const auto reply = std::find(example.trained.begin(), example.trained.end(), 1);
+    if (reply != example.trained.end() && reply != example.trained.begin()) {
+        length = std::min<std::int64_t>(reply - example.trained.begin(),
+                                        std::max<std::int64_t>(1, model->context() - 1));
+    }
     const std::vector<std::int64_t> prompt(example.tokens.begin(), example.tokens.begin() + length);
     models::SamplingOptions greedy;
     greedy.max_new_tokens = new_tokens;

@@ -17,7 +17,8 @@ struct SampleContinuation {
 };
 
 // A language model's greedy continuation of the first validation example's start (its prompt
-// for prompt/completion data, else its first tokens): a look at what training does beyond the
+// for prompt/completion data, the conversation up to the first reply for chat data, else its
+// first tokens): a look at what training does beyond the
 // loss. Nothing when the recipe cannot generate or there is no validation example. Leaves the
 // stream rewound and the model in training mode; draws no random numbers.
 std::optional<SampleContinuation> continueValidationSample(Recipe &recipe,

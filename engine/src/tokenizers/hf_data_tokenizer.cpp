@@ -47,6 +47,18 @@ std::vector<std::int32_t> HfDataTokenizer::encode(const std::string &utf8) const
     return tokenizer_.encodeIds(utf8, false);
 }
 
+bool HfDataTokenizer::encodeWithOffsets(
+    const std::string &utf8, std::vector<std::int32_t> &ids,
+    std::vector<std::pair<std::size_t, std::size_t>> &offsets) const {
+    if (findInvalidUtf8(utf8) != utf8.size()) {
+        return false;
+    }
+    TokenizedText encoded = tokenizer_.encode(utf8, false);
+    ids = std::move(encoded.ids);
+    offsets = std::move(encoded.offsets);
+    return true;
+}
+
 std::vector<std::int32_t> HfDataTokenizer::encodeStart(const std::string &utf8) const {
     if (!specials_at_start_) {
         return encode(utf8);

@@ -34,6 +34,11 @@ public:
     std::vector<std::int32_t> encodeStart(const std::string &utf8) const override;
     void setAddsSpecialTokensAtStart(bool adds) { specials_at_start_ = adds; }
     std::string decode(const std::vector<std::int32_t> &ids) const override;
+    // Without specials, as encode(); the offsets are the reference's (exact unless a
+    // normalizer rewrote the text). False for text that is not UTF-8.
+    bool
+    encodeWithOffsets(const std::string &utf8, std::vector<std::int32_t> &ids,
+                      std::vector<std::pair<std::size_t, std::size_t>> &offsets) const override;
     std::string serialize() const override { return serialized_; }
 
     const HfTokenizer &tokenizer() const { return tokenizer_; }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace headroom::data {
@@ -31,6 +32,13 @@ public:
         return encode(utf8);
     }
     virtual std::string decode(const std::vector<std::int32_t> &ids) const = 0;
+    // As encode(), with each token's byte range [begin, end) in `utf8`. False when the
+    // tokenizer cannot tell where its tokens come from; callers then encode piece by piece.
+    virtual bool
+    encodeWithOffsets(const std::string &utf8, std::vector<std::int32_t> &ids,
+                      std::vector<std::pair<std::size_t, std::size_t>> &offsets) const {
+        return false;
+    }
     // Bytes that recreate this tokenizer with loadTokenizer (empty for Byte).
     virtual std::string serialize() const = 0;
 };

@@ -1,8 +1,13 @@
 #include "train/prepared_data.h"
 
+#include "chat/chat_tokens.h"
+#include "data/data_error.h"
+#include "data/record_reader.h"
 #include "data/tokenizer_training.h"
 #include "hf/base_identity.h"
 #include "hf/base_tokenizer.h"
+#include "hf/generation_defaults.h"
+#include "hf/hf_error.h"
 #include "hf/model_folder.h"
 #include "hf/quantized_base_cache.h"
 #include "recipes/recipe.h"
@@ -34,7 +39,13 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
     data::DataSpec spec;
     spec.path = resolveDataPath(config.text("data.path"), project_path);
     const std::string &format = config.text("data.format");
-    spec.format = format == "auto" ? data::guessFormat(spec.path) : data::parseFormat(format);
+    if (format == "chat") {
+        spec.chat = true;
+        spec.format = data::guessFormat(spec.path) == data::Format::Json ? data::Format::Json
+                                                                         : data::Format::Jsonl;
+    } else {
+        spec.format = format == "auto" ? data::guessFormat(spec.path) : data::parseFormat(format);
+    }
     spec.text_field = config.text("data.text_field");
     spec.target = config.text("data.target");
     spec.task = config.text("data.task");
@@ -50,6 +61,73 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
     return spec;
 }
 
+namespace {
+
+// data.format=auto: JSONL or JSON data is chat data when its first record is a conversation.
+bool startsWithConversation(const data::DataSpec &spec) {
+    if (spec.format != data::Format::Jsonl && spec.format != data::Format::Json) {
+        return false;
+    }
+    try {
+        data::RecordReader reader(spec, true);
+        data::Record record;
+        return reader.next(record) && record.conversation != nullptr;
+    } catch (const data::DataError &) {
+        return false; // the stream reports what is wrong with the file
+    }
+}
+
+} // namespace
+
+chat::TemplateSource chatTemplateSource(const Config &config, const PreparedData &prepared,
+                                        const std::string &project_path) {
+    const std::string &setting = config.text("data.chat_template");
+    const std::string base_folder = prepared.base ? prepared.base->folder : std::string();
+    chat::TemplateSource source;
+    try {
+        if (setting.empty()) {
+            if (base_folder.empty()) {
+                throw ConfigError("the data is conversations, which a model trained from scratch "
+                                  "has no chat template for: set data.chat_template=chatml (or "
+                                  "a template file)");
+            }
+            if (auto found = hf::readChatTemplate(base_folder)) {
+                return std::move(*found);
+            }
+            throw ConfigError("the data is conversations, but model.base (" + base_folder +
+                              ") has no chat template (no chat_template in its "
+                              "tokenizer_config.json, no chat_template.jinja): set "
+                              "data.chat_template=chatml or a template file");
+        }
+        source = setting == "chatml"
+                     ? chat::chatmlTemplate()
+                     : hf::readChatTemplateFile(resolveDataPath(setting, project_path));
+        if (!base_folder.empty()) {
+            source.special_tokens = hf::readSpecialTokenStrings(base_folder);
+        }
+    } catch (const hf::ModelFolderError &error) {
+        throw ConfigError(std::string("data.chat_template: ") + error.what());
+    }
+    return source;
+}
+
+std::shared_ptr<const chat::ChatData>
+chatDataFor(const Config &config, const PreparedData &prepared, const std::string &project_path) {
+    if (!prepared.tokenizer || prepared.spec.retrieval) {
+        return nullptr;
+    }
+    if (!prepared.spec.chat && !startsWithConversation(prepared.spec)) {
+        return nullptr;
+    }
+    try {
+        return std::make_shared<const chat::ChatData>(
+            chat::ChatData{chat::ChatTemplate(chatTemplateSource(config, prepared, project_path)),
+                           chat::parseTrainOn(config.text("data.train_on"))});
+    } catch (const chat::ChatTemplateError &error) {
+        throw ConfigError(std::string("data.chat_template: ") + error.what());
+    }
+}
+
 std::string tokenizerBlobName(const Config &config) {
     return "tokenizer/" + config.text("tokenizer") + "/" +
            std::to_string(config.integer("tokenizer.vocab_size"));
@@ -60,8 +138,12 @@ std::string schemaBlobName(const data::DataSpec &spec) {
            std::to_string(spec.max_examples);
 }
 
-PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress,
-                         const hf::ModelFolder *located_base) {
+namespace {
+
+// The base, tokenizer or schema of prepareData.
+PreparedData prepareModelInputs(const Config &config, Project &project,
+                                const ProgressCallback &progress,
+                                const hf::ModelFolder *located_base) {
     PreparedData prepared;
     prepared.spec = dataSpecFromConfig(config, project.path());
     if (!config.text("model.base").empty()) {
@@ -118,6 +200,15 @@ PreparedData prepareData(const Config &config, Project &project, const ProgressC
         prepared.schema = data::inferTabularSchema(prepared.spec);
         project.putBlob(blob_name, prepared.schema->toJson());
     }
+    return prepared;
+}
+
+} // namespace
+
+PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress,
+                         const hf::ModelFolder *located_base) {
+    PreparedData prepared = prepareModelInputs(config, project, progress, located_base);
+    prepared.spec.chat_data = chatDataFor(config, prepared, project.path());
     return prepared;
 }
 

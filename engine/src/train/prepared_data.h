@@ -18,6 +18,11 @@ class Config;
 class Project;
 } // namespace headroom
 
+namespace headroom::chat {
+struct ChatData;
+struct TemplateSource;
+} // namespace headroom::chat
+
 namespace headroom::train {
 
 class Recipe;
@@ -41,6 +46,18 @@ std::string resolveDataPath(const std::string &data_path, const std::string &pro
 
 data::DataSpec dataSpecFromConfig(const Config &config, const std::string &project_path);
 
+// For chat data (data.format=chat, or JSONL/JSON whose first record is a conversation): the
+// template (data.chat_template, else model.base's) and data.train_on; null for other data.
+// Throws ConfigError when conversations have no template to render them.
+std::shared_ptr<const chat::ChatData>
+chatDataFor(const Config &config, const PreparedData &prepared, const std::string &project_path);
+
+// The chat template a project renders conversations with: data.chat_template (chatml or a
+// file, relative to the project), else model.base's; special token strings from model.base.
+// Throws ConfigError when there is none.
+chat::TemplateSource chatTemplateSource(const Config &config, const PreparedData &prepared,
+                                        const std::string &project_path);
+
 // Where prepareData stores the trained tokenizer and the tabular schema in the project.
 std::string tokenizerBlobName(const Config &config);
 std::string schemaBlobName(const data::DataSpec &spec);
@@ -48,7 +65,8 @@ std::string schemaBlobName(const data::DataSpec &spec);
 using ProgressCallback = std::function<void(const std::string &)>;
 // With model.base: locates it (unless the caller passes it as `located_base`, the folder the
 // config's model.base names), checks it is the one recorded when the project was created
-// (hf::ModelFolderError otherwise) and loads its tokenizer.
+// (hf::ModelFolderError otherwise) and loads its tokenizer. Chat data gets its template
+// (chatDataFor).
 PreparedData prepareData(const Config &config, Project &project, const ProgressCallback &progress,
                          const hf::ModelFolder *located_base = nullptr);
 
