@@ -26,7 +26,8 @@ jobs="${HEADROOM_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # Every package comes from Debian 12. libopenblas0-pthread matters: without it LibTorch falls
 # back to reference BLAS and trains ~17x slower. qt6-qpa-plugins holds the xcb platform plugin
 # (a real window), fonts-dejavu-core gives text to offscreen and Xvfb rendering. python3-torch
-# (the same LibTorch build) runs the independent Python reference of the pretrained-model tests.
+# (the same LibTorch build) runs the independent Python reference of the pretrained-model tests,
+# python3-jinja2 the reference renderer of the chat-template tests.
 # libgloo-dev holds the gloo headers that c10d's ProcessGroupGloo.hpp includes: without them
 # the build has no distributed training (train --nproc).
 packages=(
@@ -37,7 +38,7 @@ packages=(
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libpcre2-dev libicu-dev
   libgloo-dev
   fonts-dejavu-core xvfb xauth
-  python3-torch python3-sentencepiece
+  python3-torch python3-sentencepiece python3-jinja2
 )
 
 # Only `package` needs these: a clean Debian root, dpkg-shlibdeps, rpmbuild, makensis and the
