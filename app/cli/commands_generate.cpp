@@ -19,6 +19,8 @@ struct GenerateOptions {
     std::int64_t top_k = -1;
     double top_p = -1;
     bool json = false;
+    bool chat = false;
+    std::string system;
 };
 
 } // namespace
@@ -42,10 +44,23 @@ CommandRunner addGenerateCommand(CLI::App &app, Streams streams) {
     command->add_option("--top-p", options->top_p,
                         "Sample among the most likely tokens covering this probability");
     command->add_option("--seed", request.seed, "Seed of the sampler")->default_val(0);
+    CLI::Option *chat = command->add_flag(
+        "--chat", options->chat,
+        "The prompt is a user's message: render it with the project's chat template "
+        "(data.chat_template, else the base model's) and the assistant's header, and stop at "
+        "the end of the assistant's turn");
+    command->add_option("--system", options->system, "With --chat: a system prompt")->needs(chat);
     command->add_flag("--json", options->json,
                       "Print one line {\"prompt_tokens\":[…],\"tokens\":[new ids],\"text\":\"…\"}");
     return [streams, options]() {
         GenerateRequest request = options->request;
+        if (options->chat) {
+            if (!options->system.empty()) {
+                request.chat.push_back({"system", options->system});
+            }
+            request.chat.push_back({"user", request.prompt});
+            request.prompt.clear();
+        }
         if (options->temperature >= 0) {
             request.temperature = options->temperature;
         }

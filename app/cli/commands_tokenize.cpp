@@ -1,6 +1,7 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
 
+#include <headroom/chat.h>
 #include <headroom/token_preview.h>
 #include <headroom/tokenizer.h>
 #include <headroom/workflow.h>
@@ -23,6 +24,8 @@ struct TokenizeOptions {
     std::int64_t seq_len = 0;
     bool no_special = false;
     bool json = false;
+    std::string chat;
+    ChatPreviewOptions chat_options;
 };
 
 // A project file rather than a tokenizer folder or file: by its name, as `new` names them.
@@ -113,6 +116,56 @@ int tokenizeFile(const TokenizeOptions &options, Streams streams) {
     return static_cast<int>(kExitSuccess);
 }
 
+int tokenizeChat(TokenizeOptions &options, Streams streams) {
+    options.chat_options.tokenizer = options.tokenizer;
+    std::int64_t records = 0;
+    std::int64_t trained_total = 0;
+    std::int64_t tokens_total = 0;
+    std::int64_t longer = 0;
+    previewChatFile(options.chat_options, options.chat, [&](const ChatRecordTokens &record) {
+        ++records;
+        tokens_total += static_cast<std::int64_t>(record.ids.size());
+        std::int64_t trained = 0;
+        for (const std::uint8_t flag : record.train) {
+            trained += flag;
+        }
+        trained_total += trained;
+        if (options.seq_len > 0 &&
+            static_cast<std::int64_t>(record.ids.size()) > options.seq_len + 1) {
+            ++longer;
+        }
+        if (options.json) {
+            nlohmann::json out;
+            out["line"] = record.line;
+            out["text"] = record.text;
+            out["ids"] = record.ids;
+            out["train"] = record.train;
+            out["methods"] = record.methods;
+            streams.out << out.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace)
+                        << '\n';
+            return true;
+        }
+        streams.out << "── line " << record.line << ": " << record.ids.size() << " tokens, "
+                    << trained << " trained (⟦…⟧) ──\n";
+        std::size_t at = 0;
+        for (const auto &[begin, end] : record.trained_spans) {
+            streams.out << record.text.substr(at, begin - at) << "⟦"
+                        << record.text.substr(begin, end - begin) << "⟧";
+            at = end;
+        }
+        streams.out << record.text.substr(at) << '\n';
+        return true;
+    });
+    streams.err << records << " conversations, " << tokens_total << " tokens, " << trained_total
+                << " trained\n";
+    if (options.seq_len > 0) {
+        streams.err << longer << " conversations longer than one training window ("
+                    << options.seq_len
+                    << " + 1 tokens): training cuts them after the last reply that fits\n";
+    }
+    return static_cast<int>(kExitSuccess);
+}
+
 } // namespace
 
 CommandRunner addTokenizeCommand(CLI::App &app, Streams streams) {
@@ -130,23 +183,50 @@ CommandRunner addTokenizeCommand(CLI::App &app, Streams streams) {
         command->add_option("--file", options->file,
                             "A text or JSONL data file: tokens-per-line statistics over its "
                             "first 1000 records (at most 4 MiB), tokenized as training does");
+    CLI::Option *chat = command->add_option(
+        "--chat", options->chat,
+        "A JSONL or JSON file of conversations (\"messages\" or ShareGPT \"conversations\"): "
+        "each rendered with the chat template and tokenized as training does, the learned "
+        "tokens marked");
     text->excludes(file);
+    chat->excludes(text);
+    chat->excludes(file);
+    command
+        ->add_option("--chat-template", options->chat_options.chat_template,
+                     "With --chat: chatml, or a .jinja / tokenizer_config.json file (default: "
+                     "the tokenizer folder's template)")
+        ->needs(chat);
+    command
+        ->add_option("--train-on", options->chat_options.train_on,
+                     "With --chat: assistant (default), last_assistant or all")
+        ->check(CLI::IsMember({"assistant", "last_assistant", "all"}))
+        ->needs(chat);
+    command
+        ->add_flag("--add-generation-prompt", options->chat_options.add_generation_prompt,
+                   "With --chat: end with the assistant's header, as for generation")
+        ->needs(chat);
     command->add_flag("--stats", "With --file: print the statistics (the default)")->needs(file);
     command
         ->add_option("--seq-len", options->seq_len,
-                     "With --file: count the records longer than this context (a project's "
-                     "model.seq_len by default)")
-        ->check(CLI::PositiveNumber)
-        ->needs(file);
+                     "With --file or --chat: count the records longer than this context (with "
+                     "--file a project's model.seq_len by default)")
+        ->check(CLI::PositiveNumber);
     command->add_flag("--no-special", options->no_special,
                       "Do not add the post-processor's special tokens (BOS, [CLS], ...)");
-    command->add_flag(
-        "--json", options->json,
-        "Print one JSON object: {\"ids\":[...],\"tokens\":[...],\"text\":\"...\"}, or "
-        "with --file the statistics");
-    return [streams, options, text, file]() {
-        if (!*text && !*file) {
-            streams.err << "headroom-cli: tokenize needs --text or --file\n";
+    command->add_flag("--json", options->json,
+                      "Print one JSON object: {\"ids\":[...],\"tokens\":[...],\"text\":\"...\"}, "
+                      "with --file the statistics, with --chat one line per record "
+                      "{\"text\",\"ids\",\"train\",...}");
+    return [streams, options, text, file, chat]() {
+        if (!*text && !*file && !*chat) {
+            streams.err << "headroom-cli: tokenize needs --text, --file or --chat\n";
+            return static_cast<int>(kExitBadInput);
+        }
+        if (*chat) {
+            return tokenizeChat(*options, streams);
+        }
+        if (options->seq_len > 0 && !*file) {
+            streams.err << "headroom-cli: --seq-len works with --file or --chat\n";
             return static_cast<int>(kExitBadInput);
         }
         if (*file) {

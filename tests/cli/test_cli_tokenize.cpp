@@ -167,7 +167,7 @@ void TestCliTokenize::fileStatisticsRefuseBadInput() {
     QVERIFY2(missing.err.contains("/no/such/data.txt: no such file"), qPrintable(missing.err));
     const auto neither = runCli({"tokenize", "--tokenizer", tokenizer});
     QCOMPARE(neither.exit_code, 2);
-    QVERIFY2(neither.err.contains("--text or --file"), qPrintable(neither.err));
+    QVERIFY2(neither.err.contains("--text, --file or --chat"), qPrintable(neither.err));
     const auto both = runCli({"tokenize", "--tokenizer", tokenizer, "--text", "x", "--file", "y"});
     QCOMPARE(both.exit_code, 2);
 }

@@ -42,12 +42,21 @@ struct PretrainedInfo {
 // unsupported architecture, a missing shard, a shape mismatch, no tokenizer, ...).
 PretrainedInfo inspectPretrained(const std::string &folder);
 
+struct ChatTurn {
+    std::string role; // system, user or assistant
+    std::string content;
+};
+
 struct GenerateRequest {
     std::string project_path;
     // 0: the newest run with a checkpoint, or the imported base model when no run has one.
     // -1: the base model as imported (pretrained projects).
     std::int64_t run_id = 0;
     std::string prompt;
+    // Chat instead of a prompt: the conversation so far, ending with the user's turn, rendered
+    // with the project's chat template (data.chat_template, else model.base's) and the
+    // assistant's header; generation stops at the template's end-of-turn.
+    std::vector<ChatTurn> chat;
     std::int64_t max_tokens = 64;
     // Unset: the model folder's generation_config.json (greedy when it does not sample).
     std::optional<double> temperature; // 0 = greedy

@@ -1,5 +1,6 @@
 // exportHfFolder / exportPeftAdapter: a pretrained project's run written back
 // in the layouts transformers and PEFT read.
+#include "chat/chat_template.h"
 #include "export/output_folder.h"
 #include "export/safetensors.h"
 #include "export/sharded_safetensors.h"
@@ -40,7 +41,25 @@ const char *const kCopiedFiles[] = {"config.json",
                                     "merges.txt",
                                     "vocab.txt",
                                     "tokenizer.model",
-                                    "added_tokens.json"};
+                                    "added_tokens.json",
+                                    "chat_template.jinja",
+                                    "chat_template.json"};
+
+// A project that renders conversations with its own template (data.chat_template: chatml or a
+// file) exports it as chat_template.jinja, which transformers reads before any other.
+void writeChatTemplate(const workflow::RunModel &run, const std::string &project_path,
+                       const fs::path &folder) {
+    if (run.config.text("data.chat_template").empty()) {
+        return;
+    }
+    try {
+        exporting::writeTextFile(
+            (folder / "chat_template.jinja").string(),
+            train::chatTemplateSource(run.config, run.prepared, project_path).text);
+    } catch (const ConfigError &error) {
+        throw InputError(error.what());
+    }
+}
 
 struct PretrainedRun {
     workflow::RunModel run;
@@ -156,6 +175,7 @@ HfExport exportScratchGptRun(Project &project, const std::string &project_path, 
     for (const auto &[name, text] : tokenizer_files) {
         exporting::writeTextFile((out / name).string(), text);
     }
+    writeChatTemplate(run, project_path, out);
     return {run.step, "fp32", written.files};
 }
 
@@ -199,6 +219,7 @@ HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
             }
         }
     }
+    writeChatTemplate(source.run, project_path, folder);
     return {source.run.step, baseFormatName(source.model->baseFormat()), written.files};
 }
 

@@ -1,5 +1,6 @@
 // generateText: continue a prompt with a run's weights, a pretrained base as
 // imported, or a GPT trained from scratch.
+#include "chat/chat_tokens.h"
 #include "hf/architecture_config.h"
 #include "hf/generation_defaults.h"
 #include "hf/model_folder.h"
@@ -14,14 +15,30 @@
 #include <headroom/project.h>
 
 #include <algorithm>
+#include <atomic>
+#include <cctype>
 #include <chrono>
+#include <optional>
 
 namespace headroom {
 
 namespace {
 
 void validateRequest(const GenerateRequest &request) {
-    if (request.prompt.empty()) {
+    if (!request.chat.empty()) {
+        if (!request.prompt.empty()) {
+            throw InputError("give either a prompt to continue or a chat, not both");
+        }
+        for (const ChatTurn &turn : request.chat) {
+            if (turn.role != "system" && turn.role != "user" && turn.role != "assistant") {
+                throw InputError("chat turn role \"" + turn.role +
+                                 "\" is not system, user or assistant");
+            }
+        }
+        if (request.chat.back().role != "user") {
+            throw InputError("the chat must end with the user's turn, which the model answers");
+        }
+    } else if (request.prompt.empty()) {
         throw InputError("the prompt is empty: give the text to continue");
     }
     if (request.max_tokens < 1 || request.max_tokens > 1000000) {
@@ -85,6 +102,50 @@ private:
     std::size_t read_ = 0;   // ids before this have been sent
 };
 
+// The conversation rendered with the project's template, ending with the assistant's header.
+struct ChatPrompt {
+    std::string text;
+    std::string end_of_turn; // the template's end-of-turn without trailing whitespace
+};
+
+ChatPrompt renderChat(const GenerateRequest &request, const workflow::RunModel &source,
+                      const std::string &project_path) {
+    std::optional<chat::ChatTemplate> chat_template;
+    try {
+        if (source.prepared.spec.chat_data) {
+            chat_template.emplace(source.prepared.spec.chat_data->chat_template);
+        } else {
+            chat_template.emplace(
+                train::chatTemplateSource(source.config, source.prepared, project_path));
+        }
+    } catch (const ConfigError &error) {
+        throw InputError(std::string("cannot chat: ") + error.what());
+    } catch (const chat::ChatTemplateError &error) {
+        throw InputError(std::string("cannot chat: ") + error.what());
+    }
+    chat::Conversation conversation;
+    for (const ChatTurn &turn : request.chat) {
+        conversation.messages.push_back({{"role", turn.role}, {"content", turn.content}});
+    }
+    ChatPrompt prompt;
+    try {
+        prompt.text = chat_template->render(conversation, true).text;
+    } catch (const chat::ConversationError &error) {
+        throw InputError(error.what());
+    }
+    prompt.end_of_turn = chat_template->endOfTurn();
+    while (!prompt.end_of_turn.empty() &&
+           std::isspace(static_cast<unsigned char>(prompt.end_of_turn.back()))) {
+        prompt.end_of_turn.pop_back();
+    }
+    return prompt;
+}
+
+bool endsWith(const std::string &text, const std::string &suffix) {
+    return !suffix.empty() && text.size() >= suffix.size() &&
+           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 } // namespace
 
 GenerateResult generateText(const GenerateRequest &request,
@@ -109,9 +170,19 @@ GenerateResult generateText(const GenerateRequest &request,
     sampling.max_new_tokens = request.max_tokens;
     sampling.seed = request.seed;
     std::vector<std::int32_t> prompt_ids;
+    ChatPrompt chat_prompt;
+    if (!request.chat.empty()) {
+        chat_prompt = renderChat(request, source, request.project_path);
+    }
     try {
-        prompt_ids = hf != nullptr ? hf->tokenizer().encodeIds(request.prompt, true)
-                                   : prepared.tokenizer->encode(request.prompt);
+        if (!request.chat.empty()) {
+            // The template writes the special tokens (BOS included) itself.
+            prompt_ids = hf != nullptr ? hf->tokenizer().encodeIds(chat_prompt.text, false)
+                                       : prepared.tokenizer->encode(chat_prompt.text);
+        } else {
+            prompt_ids = hf != nullptr ? hf->tokenizer().encodeIds(request.prompt, true)
+                                       : prepared.tokenizer->encode(request.prompt);
+        }
     } catch (const TokenizerError &error) {
         throw InputError(std::string("the prompt: ") + error.what());
     }
@@ -127,6 +198,11 @@ GenerateResult generateText(const GenerateRequest &request,
         }
     } else {
         sampling.eos_ids = {prepared.tokenizer->endOfTextId()};
+    }
+    if (hf != nullptr && !chat_prompt.end_of_turn.empty()) {
+        if (const auto id = hf->tokenizer().tokenToId(chat_prompt.end_of_turn)) {
+            sampling.eos_ids.push_back(*id);
+        }
     }
     sampling.temperature = request.temperature.value_or(sampling.temperature);
     sampling.top_k = request.top_k.value_or(sampling.top_k);
@@ -145,10 +221,32 @@ GenerateResult generateText(const GenerateRequest &request,
     TextStream stream(*prepared.tokenizer, hf, on_text);
     const auto started = std::chrono::steady_clock::now();
     std::vector<std::int64_t> generated;
+    // A chat also stops where the text ends with the end-of-turn (a byte or SentencePiece
+    // tokenizer spells "<|im_end|>" in several tokens).
+    std::atomic<bool> halt{false};
+    std::vector<std::int32_t> so_far;
+    const auto on_token = [&](std::int64_t id) {
+        stream.add(static_cast<std::int32_t>(id));
+        if (stop != nullptr && stop->load()) {
+            halt = true;
+        }
+        if (!chat_prompt.end_of_turn.empty()) {
+            so_far.push_back(static_cast<std::int32_t>(id));
+            if (endsWith(prepared.tokenizer->decode(std::vector<std::int32_t>(
+                             so_far.end() -
+                                 std::min<std::ptrdiff_t>(
+                                     static_cast<std::ptrdiff_t>(so_far.size()),
+                                     static_cast<std::ptrdiff_t>(chat_prompt.end_of_turn.size())),
+                             so_far.end())),
+                         chat_prompt.end_of_turn)) {
+                halt = true;
+            }
+        }
+    };
     try {
         generated = models::generateTokens(
             *logits, std::vector<std::int64_t>(prompt_ids.begin(), prompt_ids.end()), sampling,
-            [&](std::int64_t id) { stream.add(static_cast<std::int32_t>(id)); }, stop);
+            on_token, &halt);
     } catch (const std::invalid_argument &error) {
         throw InputError(std::string("the prompt: ") + error.what());
     }
@@ -159,6 +257,10 @@ GenerateResult generateText(const GenerateRequest &request,
         !generated.empty() && std::find(sampling.eos_ids.begin(), sampling.eos_ids.end(),
                                         generated.back()) != sampling.eos_ids.end();
     result.text = stream.decode(result.tokens);
+    if (endsWith(result.text, chat_prompt.end_of_turn)) {
+        result.text.resize(result.text.size() - chat_prompt.end_of_turn.size());
+        result.stopped_at_eos = true;
+    }
     return result;
 }
 
