@@ -59,10 +59,6 @@
         <translation>Trainingsdatei (relative Pfade gelten relativ zur Projektdatei)</translation>
     </message>
     <message>
-        <source>Data format; auto goes by the file extension</source>
-        <translation>Datenformat; auto richtet sich nach der Dateiendung</translation>
-    </message>
-    <message>
         <source>JSONL field or CSV column holding the text (gpt)</source>
         <translation>JSONL-Feld oder CSV-Spalte mit dem Text (gpt)</translation>
     </message>
@@ -362,6 +358,18 @@
         <source>How a GPT made from scratch attends: auto = on the CPU the explicit form while its T x T weights are cheap (seq_len &lt;= 16 x head size and, under memory.budget, all layers&apos; weights within a quarter of it), otherwise the fused kernel; on a GPU the fused kernel; sdpa = LibTorch 2.x&apos;s scaled_dot_product_attention (keeps no T x T weights, slower on the CPU; needs model.dropout=0); explicit = scores and softmax weights as tensors (what LibTorch 1.13 always runs)</source>
         <translation>Wie ein von Grund auf erstelltes GPT Attention berechnet: auto = auf der CPU die explizite Form, solange ihre T x T-Gewichte billig sind (seq_len &lt;= 16 x Kopfgröße und, unter memory.budget, die Gewichte aller Schichten höchstens ein Viertel davon), sonst der fusionierte Kernel; auf einer GPU der fusionierte Kernel; sdpa = scaled_dot_product_attention von LibTorch 2.x (hält keine T x T-Gewichte, auf der CPU langsamer; erfordert model.dropout=0); explicit = Scores und Softmax-Gewichte als Tensoren (was LibTorch 1.13 immer ausführt)</translation>
     </message>
+    <message>
+        <source>Data format; auto goes by the file extension (JSONL whose first record has &quot;messages&quot; or &quot;conversations&quot; is chat); chat = conversations in JSONL or JSON, rendered with the chat template</source>
+        <translation>Datenformat; auto richtet sich nach der Dateiendung (JSONL, dessen erster Datensatz &quot;messages&quot; oder &quot;conversations&quot; enthält, ist Chat); chat = Unterhaltungen in JSONL oder JSON, mit der Chat-Vorlage gerendert</translation>
+    </message>
+    <message>
+        <source>Chat data: the template conversations are rendered with; empty = the one of model.base, chatml = the built-in ChatML template, else a file (.jinja, or a tokenizer_config.json / chat_template.json holding one)</source>
+        <translation>Chat-Daten: die Vorlage, mit der Unterhaltungen gerendert werden; leer = die von model.base, chatml = die eingebaute ChatML-Vorlage, sonst eine Datei (.jinja oder eine tokenizer_config.json / chat_template.json, die eine enthält)</translation>
+    </message>
+    <message>
+        <source>Chat data: the tokens learned; assistant = every assistant reply with its end-of-turn, last_assistant = the final reply only, all = the whole text</source>
+        <translation>Chat-Daten: die gelernten Tokens; assistant = jede Antwort des Assistenten mit ihrem Zugende, last_assistant = nur die letzte Antwort, all = der ganze Text</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -536,6 +544,290 @@
     <message>
         <source>The fp32 weights take %1 % of the %2 budget of %3; training needs more for gradients, optimizer state and activations.</source>
         <translation>Die fp32-Gewichte belegen %1 % des Budgets von %2 auf %3; das Training braucht zusätzlich Speicher für Gradienten, Optimiererzustand und Aktivierungen.</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ChatPreviewPanel</name>
+    <message>
+        <source>Chat template</source>
+        <translation>Chat-Vorlage</translation>
+    </message>
+    <message>
+        <source>How each conversation becomes the text the model trains on (data.chat_template); the Try tab chats with the same template</source>
+        <translation>Wie jede Unterhaltung zu dem Text wird, auf dem das Modell trainiert (data.chat_template); der Tab „Ausprobieren“ chattet mit derselben Vorlage</translation>
+    </message>
+    <message>
+        <source>ChatML (built in)</source>
+        <translation>ChatML (eingebaut)</translation>
+    </message>
+    <message>
+        <source>A template file…</source>
+        <translation>Eine Vorlagendatei…</translation>
+    </message>
+    <message>
+        <source>Chat template file</source>
+        <translation>Chat-Vorlagendatei</translation>
+    </message>
+    <message>
+        <source>A .jinja file, or a tokenizer_config.json holding &quot;chat_template&quot;</source>
+        <translation>Eine .jinja-Datei oder eine tokenizer_config.json mit &quot;chat_template&quot;</translation>
+    </message>
+    <message>
+        <source>Br&amp;owse…</source>
+        <translation>Durch&amp;suchen…</translation>
+    </message>
+    <message>
+        <source>Choose the chat template file</source>
+        <translation>Die Chat-Vorlagendatei wählen</translation>
+    </message>
+    <message>
+        <source>Learn from</source>
+        <translation>Lernen aus</translation>
+    </message>
+    <message>
+        <source>The tokens the model learns to write (data.train_on); the rest of the conversation is context it reads</source>
+        <translation>Die Tokens, die das Modell zu schreiben lernt (data.train_on); der Rest der Unterhaltung ist Kontext, den es liest</translation>
+    </message>
+    <message>
+        <source>The assistant&apos;s replies</source>
+        <translation>Die Antworten des Assistenten</translation>
+    </message>
+    <message>
+        <source>The last reply only</source>
+        <translation>Nur die letzte Antwort</translation>
+    </message>
+    <message>
+        <source>Everything (the whole conversation)</source>
+        <translation>Alles (die ganze Unterhaltung)</translation>
+    </message>
+    <message>
+        <source>&amp;Chat template:</source>
+        <translation>&amp;Chat-Vorlage:</translation>
+    </message>
+    <message>
+        <source>&amp;Learn from:</source>
+        <translation>&amp;Lernen aus:</translation>
+    </message>
+    <message>
+        <source>Conversations as the model sees them:</source>
+        <translation>Unterhaltungen, wie das Modell sie sieht:</translation>
+    </message>
+    <message>
+        <source>Previous conversation</source>
+        <translation>Vorige Unterhaltung</translation>
+    </message>
+    <message>
+        <source>Next conversation</source>
+        <translation>Nächste Unterhaltung</translation>
+    </message>
+    <message>
+        <source>The conversation as rendered, learned text highlighted</source>
+        <translation>Die gerenderte Unterhaltung, gelernter Text hervorgehoben</translation>
+    </message>
+    <message>
+        <source>The model&apos;s own</source>
+        <translation>Die des Modells</translation>
+    </message>
+    <message>
+        <source>Choose a Chat Template</source>
+        <translation>Chat-Vorlage wählen</translation>
+    </message>
+    <message>
+        <source>Chat templates (*.jinja *.json);;All files (*)</source>
+        <translation>Chat-Vorlagen (*.jinja *.json);;Alle Dateien (*)</translation>
+    </message>
+    <message>
+        <source>Choose the chat template file.</source>
+        <translation>Wählen Sie die Chat-Vorlagendatei.</translation>
+    </message>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1: Datei nicht gefunden</translation>
+    </message>
+    <message>
+        <source>A model made from scratch has no chat template of its own: training renders every conversation with data.chat_template (%1), and the Try tab chats with the same template. Its tokenizer is made when it trains, so there are no tokens to show yet.</source>
+        <translation>Ein von Grund auf neu erstelltes Modell hat keine eigene Chat-Vorlage: Das Training rendert jede Unterhaltung mit data.chat_template (%1), und der Tab „Ausprobieren“ chattet mit derselben Vorlage. Sein Tokenizer entsteht erst beim Training, daher gibt es noch keine Tokens zu zeigen.</translation>
+    </message>
+    <message>
+        <source>ChatML</source>
+        <translation>ChatML</translation>
+    </message>
+    <message>
+        <source>Rendering the first conversations…</source>
+        <translation>Die ersten Unterhaltungen werden gerendert…</translation>
+    </message>
+    <message>
+        <source>Cannot render the conversations: %1</source>
+        <translation>Die Unterhaltungen können nicht gerendert werden: %1</translation>
+    </message>
+    <message>
+        <source>The file holds no conversation.</source>
+        <translation>Die Datei enthält keine Unterhaltung.</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversations read (the whole file)</source>
+        <translation>
+            <numerusform>%n Unterhaltung gelesen (die ganze Datei)</numerusform>
+            <numerusform>%n Unterhaltungen gelesen (die ganze Datei)</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n conversations read</source>
+        <translation>
+            <numerusform>Die erste %n Unterhaltung gelesen</numerusform>
+            <numerusform>Die ersten %n Unterhaltungen gelesen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>template: %1</source>
+        <translation>Vorlage: %1</translation>
+    </message>
+    <message>
+        <source>%1 tokens: %2 learned (%3 %), %4 context the model reads without learning it</source>
+        <translation>%1 Tokens: %2 gelernt (%3 %), %4 Kontext, den das Modell liest, ohne ihn zu lernen</translation>
+    </message>
+    <message>
+        <source>All fit the context of %1 tokens (model.seq_len).</source>
+        <translation>Alle passen in den Kontext von %1 Tokens (model.seq_len).</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n longer than the context of %1 tokens + 1 (model.seq_len): training cuts them after the last reply that fits.</source>
+        <translation>
+            <numerusform>%n länger als der Kontext von %1 Tokens + 1 (model.seq_len): Das Training schneidet sie nach der letzten Antwort ab, die hineinpasst.</numerusform>
+            <numerusform>%n länger als der Kontext von %1 Tokens + 1 (model.seq_len): Das Training schneidet sie nach der letzten Antwort ab, die hineinpasst.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n with nothing to learn within the context: training skips them.</source>
+        <translation>
+            <numerusform>%n ohne etwas zu lernen innerhalb des Kontexts: Das Training überspringt sie.</numerusform>
+            <numerusform>%n ohne etwas zu lernen innerhalb des Kontexts: Das Training überspringt sie.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>line %1 · %n tokens, %2 learned</source>
+        <translation>
+            <numerusform>Zeile %1 · %n Token, %2 gelernt</numerusform>
+            <numerusform>Zeile %1 · %n Tokens, %2 gelernt</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ChatTryPanel</name>
+    <message>
+        <source>System prompt</source>
+        <translation>Systemprompt</translation>
+    </message>
+    <message>
+        <source>Optional: how the model should behave, sent before the conversation</source>
+        <translation>Optional: wie sich das Modell verhalten soll, vor der Unterhaltung gesendet</translation>
+    </message>
+    <message>
+        <source>S&amp;ystem prompt:</source>
+        <translation>S&amp;ystemprompt:</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>Unterhaltung</translation>
+    </message>
+    <message>
+        <source>Your messages and the model&apos;s replies appear here.</source>
+        <translation>Ihre Nachrichten und die Antworten des Modells erscheinen hier.</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>Nachricht</translation>
+    </message>
+    <message>
+        <source>Your message (Return sends, Shift+Return starts a new line)</source>
+        <translation>Ihre Nachricht (Eingabe sendet, Umschalt+Eingabe beginnt eine neue Zeile)</translation>
+    </message>
+    <message>
+        <source>Se&amp;nd</source>
+        <translation>Se&amp;nden</translation>
+    </message>
+    <message>
+        <source>Send the message; the model replies to the whole conversation (Return in the message)</source>
+        <translation>Die Nachricht senden; das Modell antwortet auf die ganze Unterhaltung (Eingabe in der Nachricht)</translation>
+    </message>
+    <message>
+        <source>St&amp;op</source>
+        <translation>St&amp;opp</translation>
+    </message>
+    <message>
+        <source>Stop the reply after the current token</source>
+        <translation>Die Antwort nach dem aktuellen Token anhalten</translation>
+    </message>
+    <message>
+        <source>C&amp;lear</source>
+        <translation>&amp;Leeren</translation>
+    </message>
+    <message>
+        <source>Forget the conversation and start a new one</source>
+        <translation>Die Unterhaltung vergessen und eine neue beginnen</translation>
+    </message>
+    <message>
+        <source>Locate &amp;Base Model…</source>
+        <translation>&amp;Basismodell suchen…</translation>
+    </message>
+    <message>
+        <source>The model is still replying: wait for it, or stop it.</source>
+        <translation>Das Modell antwortet noch: Warten Sie oder halten Sie es an.</translation>
+    </message>
+    <message>
+        <source>There are no weights to chat with yet.</source>
+        <translation>Es gibt noch keine Gewichte, mit denen man chatten kann.</translation>
+    </message>
+    <message>
+        <source>Type a message first: the model replies to it.</source>
+        <translation>Geben Sie zuerst eine Nachricht ein: Das Modell antwortet darauf.</translation>
+    </message>
+    <message>
+        <source>Loading the base model…</source>
+        <translation>Das Basismodell wird geladen…</translation>
+    </message>
+    <message>
+        <source>Loading the weights of run %1…</source>
+        <translation>Die Gewichte von Lauf %1 werden geladen…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>Wird angehalten…</translation>
+    </message>
+    <message>
+        <source>The base model is replying…</source>
+        <translation>Das Basismodell antwortet…</translation>
+    </message>
+    <message>
+        <source>Run %1 is replying…</source>
+        <translation>Lauf %1 antwortet…</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>angehalten</translation>
+    </message>
+    <message>
+        <source>ended at the end of its turn</source>
+        <translation>am Ende seines Zugs beendet</translation>
+    </message>
+    <message>
+        <source>reached the token limit</source>
+        <translation>Token-Grenze erreicht</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new tokens in %1 s (%2 tokens/s); %3.</source>
+        <translation>
+            <numerusform>%n neues Token in %1 s (%2 Tokens/s); %3.</numerusform>
+            <numerusform>%n neue Tokens in %1 s (%2 Tokens/s); %3.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>Sie</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>Modell</translation>
     </message>
 </context>
 <context>
@@ -3082,6 +3374,26 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Weights to try</source>
         <translation>Zu testende Gewichte</translation>
+    </message>
+    <message>
+        <source>Continue a text or chat</source>
+        <translation>Einen Text fortsetzen oder chatten</translation>
+    </message>
+    <message>
+        <source>Continue text</source>
+        <translation>Text fortsetzen</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>Chat</translation>
+    </message>
+    <message>
+        <source>Chat renders the conversation with the project&apos;s chat template (data.chat_template, else the base model&apos;s)</source>
+        <translation>Chat rendert die Unterhaltung mit der Chat-Vorlage des Projekts (data.chat_template, sonst der des Basismodells)</translation>
+    </message>
+    <message>
+        <source>Try a&amp;s:</source>
+        <translation>Ausprobieren &amp;als:</translation>
     </message>
 </context>
 <context>

@@ -59,10 +59,6 @@
         <translation>训练数据文件（相对路径相对于项目文件）</translation>
     </message>
     <message>
-        <source>Data format; auto goes by the file extension</source>
-        <translation>数据格式；auto 按文件扩展名判断</translation>
-    </message>
-    <message>
         <source>JSONL field or CSV column holding the text (gpt)</source>
         <translation>包含文本的 JSONL 字段或 CSV 列（gpt）</translation>
     </message>
@@ -362,6 +358,18 @@
         <source>How a GPT made from scratch attends: auto = on the CPU the explicit form while its T x T weights are cheap (seq_len &lt;= 16 x head size and, under memory.budget, all layers&apos; weights within a quarter of it), otherwise the fused kernel; on a GPU the fused kernel; sdpa = LibTorch 2.x&apos;s scaled_dot_product_attention (keeps no T x T weights, slower on the CPU; needs model.dropout=0); explicit = scores and softmax weights as tensors (what LibTorch 1.13 always runs)</source>
         <translation>从零创建的 GPT 如何计算注意力：auto = 在 CPU 上，当 T x T 权重开销小时（seq_len &lt;= 16 x 头大小，且在 memory.budget 下所有层的权重不超过其四分之一）使用显式形式，否则使用融合内核；在 GPU 上使用融合内核；sdpa = LibTorch 2.x 的 scaled_dot_product_attention（不保存 T x T 权重，在 CPU 上较慢；需要 model.dropout=0）；explicit = 将得分和 softmax 权重作为张量（LibTorch 1.13 始终如此运行）</translation>
     </message>
+    <message>
+        <source>Data format; auto goes by the file extension (JSONL whose first record has &quot;messages&quot; or &quot;conversations&quot; is chat); chat = conversations in JSONL or JSON, rendered with the chat template</source>
+        <translation>数据格式；auto 按文件扩展名判断（第一条记录含 &quot;messages&quot; 或 &quot;conversations&quot; 的 JSONL 视为对话）；chat = JSONL 或 JSON 中的对话，用聊天模板渲染</translation>
+    </message>
+    <message>
+        <source>Chat data: the template conversations are rendered with; empty = the one of model.base, chatml = the built-in ChatML template, else a file (.jinja, or a tokenizer_config.json / chat_template.json holding one)</source>
+        <translation>对话数据：渲染对话所用的模板；空 = model.base 自带的模板，chatml = 内置 ChatML 模板，否则为一个文件（.jinja，或包含模板的 tokenizer_config.json / chat_template.json）</translation>
+    </message>
+    <message>
+        <source>Chat data: the tokens learned; assistant = every assistant reply with its end-of-turn, last_assistant = the final reply only, all = the whole text</source>
+        <translation>对话数据：学习哪些词元；assistant = 每条助手回复及其轮次结束符，last_assistant = 仅最后一条回复，all = 全部文本</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -533,6 +541,284 @@
     <message>
         <source>The fp32 weights take %1 % of the %2 budget of %3; training needs more for gradients, optimizer state and activations.</source>
         <translation>fp32 权重占 %3 的 %2 预算的 %1 %；训练还需要为梯度、优化器状态和激活值分配内存。</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ChatPreviewPanel</name>
+    <message>
+        <source>Chat template</source>
+        <translation>聊天模板</translation>
+    </message>
+    <message>
+        <source>How each conversation becomes the text the model trains on (data.chat_template); the Try tab chats with the same template</source>
+        <translation>每段对话如何变成模型训练所用的文本（data.chat_template）；“试用”页用同一模板聊天</translation>
+    </message>
+    <message>
+        <source>ChatML (built in)</source>
+        <translation>ChatML（内置）</translation>
+    </message>
+    <message>
+        <source>A template file…</source>
+        <translation>模板文件…</translation>
+    </message>
+    <message>
+        <source>Chat template file</source>
+        <translation>聊天模板文件</translation>
+    </message>
+    <message>
+        <source>A .jinja file, or a tokenizer_config.json holding &quot;chat_template&quot;</source>
+        <translation>.jinja 文件，或包含 &quot;chat_template&quot; 的 tokenizer_config.json</translation>
+    </message>
+    <message>
+        <source>Br&amp;owse…</source>
+        <translation>浏览(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Choose the chat template file</source>
+        <translation>选择聊天模板文件</translation>
+    </message>
+    <message>
+        <source>Learn from</source>
+        <translation>学习内容</translation>
+    </message>
+    <message>
+        <source>The tokens the model learns to write (data.train_on); the rest of the conversation is context it reads</source>
+        <translation>模型学习生成的词元（data.train_on）；对话的其余部分是它读取的上下文</translation>
+    </message>
+    <message>
+        <source>The assistant&apos;s replies</source>
+        <translation>助手的回复</translation>
+    </message>
+    <message>
+        <source>The last reply only</source>
+        <translation>仅最后一条回复</translation>
+    </message>
+    <message>
+        <source>Everything (the whole conversation)</source>
+        <translation>全部（整段对话）</translation>
+    </message>
+    <message>
+        <source>&amp;Chat template:</source>
+        <translation>聊天模板(&amp;C)：</translation>
+    </message>
+    <message>
+        <source>&amp;Learn from:</source>
+        <translation>学习内容(&amp;L)：</translation>
+    </message>
+    <message>
+        <source>Conversations as the model sees them:</source>
+        <translation>模型看到的对话：</translation>
+    </message>
+    <message>
+        <source>Previous conversation</source>
+        <translation>上一段对话</translation>
+    </message>
+    <message>
+        <source>Next conversation</source>
+        <translation>下一段对话</translation>
+    </message>
+    <message>
+        <source>The conversation as rendered, learned text highlighted</source>
+        <translation>渲染后的对话，学习的文本已高亮</translation>
+    </message>
+    <message>
+        <source>The model&apos;s own</source>
+        <translation>模型自带的</translation>
+    </message>
+    <message>
+        <source>Choose a Chat Template</source>
+        <translation>选择聊天模板</translation>
+    </message>
+    <message>
+        <source>Chat templates (*.jinja *.json);;All files (*)</source>
+        <translation>聊天模板 (*.jinja *.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Choose the chat template file.</source>
+        <translation>请选择聊天模板文件。</translation>
+    </message>
+    <message>
+        <source>%1: no such file</source>
+        <translation>%1：文件不存在</translation>
+    </message>
+    <message>
+        <source>A model made from scratch has no chat template of its own: training renders every conversation with data.chat_template (%1), and the Try tab chats with the same template. Its tokenizer is made when it trains, so there are no tokens to show yet.</source>
+        <translation>从零开始的模型没有自带聊天模板：训练时用 data.chat_template（%1）渲染每段对话，“试用”页也用同一模板聊天。它的分词器在训练时才生成，所以暂时没有词元可显示。</translation>
+    </message>
+    <message>
+        <source>ChatML</source>
+        <translation>ChatML</translation>
+    </message>
+    <message>
+        <source>Rendering the first conversations…</source>
+        <translation>正在渲染前几段对话…</translation>
+    </message>
+    <message>
+        <source>Cannot render the conversations: %1</source>
+        <translation>无法渲染对话：%1</translation>
+    </message>
+    <message>
+        <source>The file holds no conversation.</source>
+        <translation>文件中没有对话。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n conversations read (the whole file)</source>
+        <translation>
+            <numerusform>已读取 %n 段对话（整个文件）</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>The first %n conversations read</source>
+        <translation>
+            <numerusform>已读取前 %n 段对话</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>template: %1</source>
+        <translation>模板：%1</translation>
+    </message>
+    <message>
+        <source>%1 tokens: %2 learned (%3 %), %4 context the model reads without learning it</source>
+        <translation>%1 个词元：学习 %2 个（%3 %），%4 个是模型只读不学的上下文</translation>
+    </message>
+    <message>
+        <source>All fit the context of %1 tokens (model.seq_len).</source>
+        <translation>全部都在 %1 个词元的上下文内（model.seq_len）。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n longer than the context of %1 tokens + 1 (model.seq_len): training cuts them after the last reply that fits.</source>
+        <translation>
+            <numerusform>%n 段超过 %1 + 1 个词元的上下文（model.seq_len）：训练时在最后一条完整放得下的回复之后截断。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n with nothing to learn within the context: training skips them.</source>
+        <translation>
+            <numerusform>%n 段在上下文内没有可学习的内容：训练时跳过。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>line %1 · %n tokens, %2 learned</source>
+        <translation>
+            <numerusform>第 %1 行 · %n 个词元，学习 %2 个</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::ChatTryPanel</name>
+    <message>
+        <source>System prompt</source>
+        <translation>系统提示</translation>
+    </message>
+    <message>
+        <source>Optional: how the model should behave, sent before the conversation</source>
+        <translation>可选：希望模型如何表现，在对话之前发送</translation>
+    </message>
+    <message>
+        <source>S&amp;ystem prompt:</source>
+        <translation>系统提示(&amp;Y)：</translation>
+    </message>
+    <message>
+        <source>Conversation</source>
+        <translation>对话</translation>
+    </message>
+    <message>
+        <source>Your messages and the model&apos;s replies appear here.</source>
+        <translation>你的消息和模型的回复显示在这里。</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>Your message (Return sends, Shift+Return starts a new line)</source>
+        <translation>你的消息（回车发送，Shift+回车换行）</translation>
+    </message>
+    <message>
+        <source>Se&amp;nd</source>
+        <translation>发送(&amp;N)</translation>
+    </message>
+    <message>
+        <source>Send the message; the model replies to the whole conversation (Return in the message)</source>
+        <translation>发送消息；模型会回复整段对话（在消息框中按回车）</translation>
+    </message>
+    <message>
+        <source>St&amp;op</source>
+        <translation>停止(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Stop the reply after the current token</source>
+        <translation>在当前词元之后停止回复</translation>
+    </message>
+    <message>
+        <source>C&amp;lear</source>
+        <translation>清空(&amp;L)</translation>
+    </message>
+    <message>
+        <source>Forget the conversation and start a new one</source>
+        <translation>忘掉这段对话，重新开始</translation>
+    </message>
+    <message>
+        <source>Locate &amp;Base Model…</source>
+        <translation>定位基础模型(&amp;B)…</translation>
+    </message>
+    <message>
+        <source>The model is still replying: wait for it, or stop it.</source>
+        <translation>模型仍在回复：请等待，或停止它。</translation>
+    </message>
+    <message>
+        <source>There are no weights to chat with yet.</source>
+        <translation>还没有可以对话的权重。</translation>
+    </message>
+    <message>
+        <source>Type a message first: the model replies to it.</source>
+        <translation>请先输入消息：模型会回复它。</translation>
+    </message>
+    <message>
+        <source>Loading the base model…</source>
+        <translation>正在加载基础模型…</translation>
+    </message>
+    <message>
+        <source>Loading the weights of run %1…</source>
+        <translation>正在加载运行 %1 的权重…</translation>
+    </message>
+    <message>
+        <source>Stopping…</source>
+        <translation>正在停止…</translation>
+    </message>
+    <message>
+        <source>The base model is replying…</source>
+        <translation>基础模型正在回复…</translation>
+    </message>
+    <message>
+        <source>Run %1 is replying…</source>
+        <translation>运行 %1 正在回复…</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>ended at the end of its turn</source>
+        <translation>在其轮次结束处结束</translation>
+    </message>
+    <message>
+        <source>reached the token limit</source>
+        <translation>达到词元上限</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new tokens in %1 s (%2 tokens/s); %3.</source>
+        <translation>
+            <numerusform>%1 秒内生成 %n 个新词元（%2 词元/秒）；%3。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>You</source>
+        <translation>你</translation>
+    </message>
+    <message>
+        <source>Model</source>
+        <translation>模型</translation>
     </message>
 </context>
 <context>
@@ -3068,6 +3354,26 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Weights to try</source>
         <translation>要试用的权重</translation>
+    </message>
+    <message>
+        <source>Continue a text or chat</source>
+        <translation>续写文本或聊天</translation>
+    </message>
+    <message>
+        <source>Continue text</source>
+        <translation>续写文本</translation>
+    </message>
+    <message>
+        <source>Chat</source>
+        <translation>聊天</translation>
+    </message>
+    <message>
+        <source>Chat renders the conversation with the project&apos;s chat template (data.chat_template, else the base model&apos;s)</source>
+        <translation>聊天会用项目的聊天模板（data.chat_template，否则为基础模型的模板）渲染对话</translation>
+    </message>
+    <message>
+        <source>Try a&amp;s:</source>
+        <translation>试用方式(&amp;S)：</translation>
     </message>
 </context>
 <context>

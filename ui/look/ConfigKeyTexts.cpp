@@ -19,7 +19,18 @@ const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys", "auto, cpu, cuda, cuda:N or mps"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Training data file (relative paths are relative to the project file)"),
-    QT_TRANSLATE_NOOP("ConfigKeys", "Data format; auto goes by the file extension"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Data format; auto goes by the file extension (JSONL whose first record has "
+                      "\"messages\" or \"conversations\" is chat); chat = conversations in JSONL "
+                      "or JSON, rendered with the chat template"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "Chat data: the template conversations are rendered with; empty = the one of "
+        "model.base, chatml = the built-in ChatML template, else a file (.jinja, or a "
+        "tokenizer_config.json / chat_template.json holding one)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Chat data: the tokens learned; assistant = every assistant reply with its "
+                      "end-of-turn, last_assistant = the final reply only, all = the whole text"),
     QT_TRANSLATE_NOOP("ConfigKeys", "JSONL field or CSV column holding the text (gpt)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "CSV target column (tabular); empty = last"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Tabular task; auto infers it from the target column"),

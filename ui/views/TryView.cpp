@@ -1,15 +1,18 @@
 #include "views/TryView.h"
 
+#include "runs/StreamingGeneration.h"
+#include "views/ChatTryPanel.h"
 #include "views/RetrievalTryPanel.h"
 #include "views/RunsPanel.h"
-#include "wizard/BackgroundJob.h"
 #include "wizard/WizardColors.h"
 
 #include <headroom/config.h>
 #include <headroom/pretrained.h>
 
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFile>
 #include <QFileInfo>
 #include <QGridLayout>
 #include <QHBoxLayout>
@@ -24,19 +27,32 @@
 #include <QVBoxLayout>
 
 #include <limits>
-#include <mutex>
 #include <string>
-#include <utility>
 
 namespace headroom::ui {
 
 namespace {
 constexpr std::int64_t kBaseModel = -1;
 
-struct Outcome {
-    GenerateResult result;
-    QString error;
-};
+// Chat is the default where the project trains on conversations or fine-tunes a base that has
+// a chat template (the files generation reads it from).
+bool chatsByDefault(const Config &config, const QString &project_path) {
+    if (config.text("data.format") == "chat" || !config.text("data.chat_template").empty()) {
+        return true;
+    }
+    const QString base = QString::fromStdString(config.text("model.base"));
+    if (base.isEmpty()) {
+        return false;
+    }
+    const QDir folder(QFileInfo(project_path).dir().filePath(base));
+    if (folder.exists(QStringLiteral("chat_template.jinja")) ||
+        folder.exists(QStringLiteral("chat_template.json"))) {
+        return true;
+    }
+    QFile tokenizer_config(folder.filePath(QStringLiteral("tokenizer_config.json")));
+    return tokenizer_config.open(QIODevice::ReadOnly) &&
+           tokenizer_config.readAll().contains("\"chat_template\"");
+}
 } // namespace
 
 bool isBaseModelProblem(const QString &error) {
@@ -44,13 +60,6 @@ bool isBaseModelProblem(const QString &error) {
            (error.contains(QLatin1String("is missing")) ||
             error.contains(QLatin1String("is not the one this project was created from")));
 }
-
-// Text pieces from the worker, waiting for the UI thread; at most one drain is queued.
-struct TryView::Stream {
-    std::mutex mutex;
-    std::string pending;
-    bool posted = false;
-};
 
 TryView::TryView(QWidget *parent) : QWidget(parent) {
     setObjectName(QStringLiteral("tryView"));
@@ -120,10 +129,13 @@ TryView::TryView(QWidget *parent) : QWidget(parent) {
     stop_->setObjectName(QStringLiteral("tryStop"));
     stop_->setToolTip(tr("Stop after the current token"));
 
-    auto *settings = new QGridLayout;
+    // The sampling settings serve continuing a text and chatting alike.
+    sampling_ = new QWidget(this);
+    auto *settings = new QGridLayout(sampling_);
+    settings->setContentsMargins(0, 0, 0, 0);
     settings->setHorizontalSpacing(8);
     const auto add = [this, settings](int row, int column, const QString &text, QWidget *field) {
-        auto *label = new QLabel(text, this);
+        auto *label = new QLabel(text, sampling_);
         label->setBuddy(field);
         settings->addWidget(label, row, column * 2, Qt::AlignRight);
         settings->addWidget(field, row, column * 2 + 1);
@@ -137,7 +149,7 @@ TryView::TryView(QWidget *parent) : QWidget(parent) {
     auto *buttons = new QHBoxLayout;
     buttons->addWidget(generate_);
     buttons->addWidget(stop_);
-    settings->addLayout(buttons, 0, 7);
+    buttons->addStretch(1);
 
     output_ = new QPlainTextEdit(this);
     output_->setObjectName(QStringLiteral("tryOutput"));
@@ -158,28 +170,46 @@ TryView::TryView(QWidget *parent) : QWidget(parent) {
     status_row->addWidget(status_, 1);
     status_row->addWidget(locate_, 0, Qt::AlignTop);
 
+    mode_ = new QComboBox(this);
+    mode_->setObjectName(QStringLiteral("tryMode"));
+    mode_->setAccessibleName(tr("Continue a text or chat"));
+    mode_->addItem(tr("Continue text"), QStringLiteral("text"));
+    mode_->addItem(tr("Chat"), QStringLiteral("chat"));
+    mode_->setToolTip(tr("Chat renders the conversation with the project's chat template "
+                         "(data.chat_template, else the base model's)"));
+    mode_label_ = new QLabel(tr("Try a&s:"), this);
+    mode_label_->setBuddy(mode_);
     auto *model_row = new QHBoxLayout;
     model_row->addWidget(model_label);
     model_row->addWidget(model_, 1);
+    model_row->addSpacing(12);
+    model_row->addWidget(mode_label_);
+    model_row->addWidget(mode_);
     generation_page_ = new QWidget(this);
     auto *generation = new QVBoxLayout(generation_page_);
     generation->setContentsMargins(0, 0, 0, 0);
     generation->addWidget(prompt_label);
     generation->addWidget(prompt_);
-    generation->addLayout(settings);
+    generation->addLayout(buttons);
     generation->addWidget(output_label);
     generation->addWidget(output_, 1);
     generation->addLayout(status_row);
     retrieval_panel_ = new RetrievalTryPanel(this);
+    chat_panel_ = new ChatTryPanel(this);
+    chat_panel_->setRequestSource([this] { return requestSettings(); });
     pages_ = new QStackedWidget(this);
     pages_->addWidget(generation_page_);
+    pages_->addWidget(chat_panel_);
     pages_->addWidget(retrieval_panel_);
     auto *layout = new QVBoxLayout(this);
     layout->addWidget(note_);
     layout->addLayout(model_row);
+    layout->addWidget(sampling_);
     layout->addWidget(pages_, 1);
 
-    job_ = new BackgroundJob(this);
+    generation_ = new StreamingGeneration(this);
+    connect(generation_, &StreamingGeneration::textArrived, this, &TryView::appendText);
+    connect(generation_, &StreamingGeneration::finished, this, &TryView::onFinished);
     connect(generate_, &QPushButton::clicked, this, [this] {
         const QString error = generate();
         if (!error.isEmpty()) {
@@ -192,6 +222,14 @@ TryView::TryView(QWidget *parent) : QWidget(parent) {
             &TryView::locateBaseRequested);
     connect(retrieval_panel_, &RetrievalTryPanel::rankingStarted, this, &TryView::updateControls);
     connect(retrieval_panel_, &RetrievalTryPanel::rankingFinished, this, &TryView::updateControls);
+    connect(chat_panel_, &ChatTryPanel::locateBaseRequested, this, &TryView::locateBaseRequested);
+    connect(chat_panel_, &ChatTryPanel::replyStarted, this, &TryView::updateControls);
+    connect(chat_panel_, &ChatTryPanel::replyFinished, this, [this](const QString &error) {
+        error_ = error;
+        updateControls();
+        Q_EMIT generationFinished(error);
+    });
+    connect(mode_, &QComboBox::currentIndexChanged, this, &TryView::showPage);
     connect(model_, &QComboBox::currentIndexChanged, this,
             [this] { retrieval_panel_->setSource(project_path_, selectedRunId()); });
     auto *shortcut = new QShortcut(QKeySequence(Qt::CTRL | Qt::Key_Return), prompt_);
@@ -199,12 +237,8 @@ TryView::TryView(QWidget *parent) : QWidget(parent) {
     connect(shortcut, &QShortcut::activated, generate_, &QPushButton::click);
     clearProject();
 }
-
 TryView::~TryView() {
-    if (stop_flag_) {
-        *stop_flag_ = true;
-    }
-    delete job_; // joins the generation before the view goes
+    delete generation_; // stops and joins the generation before the view goes
 }
 
 void TryView::clearProject() {
@@ -214,17 +248,20 @@ void TryView::clearProject() {
     pretrained_ = false;
     model_->clear();
     retrieval_panel_->setSource(QString(), 0);
-    pages_->setCurrentWidget(generation_page_);
+    chat_panel_->clear();
+    showPage();
     note_->setText(tr("Open a project to try its model."));
     note_->show();
     updateControls();
 }
 
 void TryView::setProject(const QString &project_path, const std::vector<RunRecord> &runs) {
-    if (project_path != project_path_) {
+    const bool same_project = project_path == project_path_;
+    if (!same_project) {
         stop(); // a generation from the project that is closed ends with it
+        chat_panel_->clear();
     }
-    const std::int64_t keep = project_path == project_path_ ? selectedRunId() : 0;
+    const std::int64_t keep = same_project ? selectedRunId() : 0;
     project_path_ = project_path;
     model_->clear();
     QString problem;
@@ -234,6 +271,9 @@ void TryView::setProject(const QString &project_path, const std::vector<RunRecor
         language_model_ = config.text("recipe") == "gpt";
         retrieval_ = config.text("recipe") == "splade";
         pretrained_ = !config.text("model.base").empty();
+        if (!same_project) {
+            setChatMode(language_model_ && chatsByDefault(config, project_path));
+        }
         for (auto run = runs.rbegin(); (language_model_ || retrieval_) && run != runs.rend();
              ++run) {
             if (const auto checkpoint = project.latestCheckpoint(run->id)) {
@@ -266,8 +306,7 @@ void TryView::setProject(const QString &project_path, const std::vector<RunRecor
                           "here."));
     }
     note_->setVisible(!usable || model_->count() == 0);
-    pages_->setCurrentWidget(retrieval_ ? static_cast<QWidget *>(retrieval_panel_)
-                                        : generation_page_);
+    showPage();
     retrieval_panel_->setSource(project_path_, retrieval_ ? selectedRunId() : 0);
     if (keep != 0) {
         selectRun(keep);
@@ -291,7 +330,48 @@ int TryView::modelCount() const {
 }
 
 bool TryView::isGenerating() const {
-    return job_->isRunning() || retrieval_panel_->isRanking();
+    return generation_->isRunning() || retrieval_panel_->isRanking() || chat_panel_->isGenerating();
+}
+
+bool TryView::isChatMode() const {
+    return mode_->currentData().toString() == QLatin1String("chat");
+}
+
+void TryView::setChatMode(bool chat) {
+    mode_->setCurrentIndex(mode_->findData(chat ? QStringLiteral("chat") : QStringLiteral("text")));
+}
+
+// Ranking for a SPLADE project; chatting or continuing a text for a language model.
+void TryView::showPage() {
+    QWidget *page = generation_page_;
+    if (retrieval_) {
+        page = retrieval_panel_;
+    } else if (language_model_ && isChatMode()) {
+        page = chat_panel_;
+    }
+    pages_->setCurrentWidget(page);
+    mode_label_->setVisible(language_model_);
+    mode_->setVisible(language_model_);
+    sampling_->setVisible(!retrieval_);
+}
+
+// The project, the weights and the sampling settings a generation or chat reply uses.
+GenerateRequest TryView::requestSettings() const {
+    GenerateRequest request;
+    request.project_path = project_path_.toStdString();
+    request.run_id = selectedRunId();
+    request.max_tokens = max_tokens_->value();
+    if (temperature_->value() >= 0) {
+        request.temperature = temperature_->value();
+    }
+    if (top_k_->value() >= 0) {
+        request.top_k = top_k_->value();
+    }
+    if (top_p_->value() > 0) {
+        request.top_p = top_p_->value();
+    }
+    request.seed = std::uint64_t(seed_->value());
+    return request;
 }
 
 QString TryView::outputText() const {
@@ -312,25 +392,15 @@ QString TryView::generate() {
     if (!language_model_ || selectedRunId() == 0) {
         return note_->text();
     }
+    if (isChatMode()) {
+        return chat_panel_->send();
+    }
     const QString prompt = prompt_->toPlainText();
     if (prompt.trimmed().isEmpty()) {
         return tr("Type a prompt first: the model continues it.");
     }
-    GenerateRequest request;
-    request.project_path = project_path_.toStdString();
-    request.run_id = selectedRunId();
+    GenerateRequest request = requestSettings();
     request.prompt = prompt.toStdString();
-    request.max_tokens = max_tokens_->value();
-    if (temperature_->value() >= 0) {
-        request.temperature = temperature_->value();
-    }
-    if (top_k_->value() >= 0) {
-        request.top_k = top_k_->value();
-    }
-    if (top_p_->value() > 0) {
-        request.top_p = top_p_->value();
-    }
-    request.seed = std::uint64_t(seed_->value());
 
     output_->clear();
     QTextCursor cursor(output_->document());
@@ -347,68 +417,28 @@ QString TryView::generate() {
                    : tr("Loading the weights of run %1…").arg(request.run_id),
                false);
 
-    stream_ = std::make_shared<Stream>();
-    stop_flag_ = std::make_shared<std::atomic<bool>>(false);
-    auto stream = stream_;
-    auto stop = stop_flag_;
-    auto outcome = std::make_shared<Outcome>();
-    job_->start(
-        [this, request, stream, stop, outcome] {
-            const auto on_text = [this, stream](const std::string &piece) {
-                bool post = false;
-                {
-                    const std::lock_guard<std::mutex> lock(stream->mutex);
-                    stream->pending += piece;
-                    post = !std::exchange(stream->posted, true);
-                }
-                if (post) {
-                    QMetaObject::invokeMethod(this, &TryView::drainText, Qt::QueuedConnection);
-                }
-            };
-            try {
-                outcome->result = generateText(request, on_text, stop.get());
-            } catch (const std::exception &failure) {
-                outcome->error = QString::fromUtf8(failure.what());
-            }
-        },
-        [this, outcome] {
-            onFinished(outcome->error, std::int64_t(outcome->result.tokens.size()),
-                       outcome->result.seconds, outcome->result.stopped_at_eos,
-                       QString::fromStdString(outcome->result.text));
-        });
+    generation_->start(request, generateText);
     updateControls();
     return {};
 }
 
 void TryView::stop() {
-    if (stop_flag_ && isGenerating()) {
-        *stop_flag_ = true;
+    chat_panel_->stop();
+    if (generation_->isRunning()) {
+        generation_->stop();
         stop_requested_ = true;
         showStatus(tr("Stopping…"), false);
         stop_->setEnabled(false);
     }
 }
 
-void TryView::drainText() {
-    if (!stream_) {
-        return;
-    }
-    std::string pending;
-    {
-        const std::lock_guard<std::mutex> lock(stream_->mutex);
-        pending.swap(stream_->pending);
-        stream_->posted = false;
-    }
-    if (pending.empty()) {
-        return;
-    }
+void TryView::appendText(const QString &piece) {
     if (generated_.isEmpty() && !stop_requested_) {
         showStatus(selectedRunId() == kBaseModel
                        ? tr("Generating with the base model…")
                        : tr("Generating with run %1…").arg(selectedRunId()),
                    false);
     }
-    const QString piece = QString::fromStdString(pending);
     generated_ += piece;
     QTextCursor cursor(output_->document());
     cursor.movePosition(QTextCursor::End);
@@ -417,15 +447,13 @@ void TryView::drainText() {
     output_->moveCursor(QTextCursor::End);
 }
 
-void TryView::onFinished(const QString &error, std::int64_t tokens, double seconds, bool at_eos,
-                         const QString &text) {
-    drainText();
-    stream_.reset();
+void TryView::onFinished(const GenerateResult &result, const QString &error) {
     error_ = error;
     if (!error.isEmpty()) {
         showStatus(error, true);
         locate_->setVisible(isBaseModelProblem(error));
     } else {
+        const QString text = QString::fromStdString(result.text);
         if (text != generated_) {
             // The last token may have completed a character the stream held back.
             QTextCursor cursor(output_->document());
@@ -434,9 +462,11 @@ void TryView::onFinished(const QString &error, std::int64_t tokens, double secon
             cursor.insertText(text, QTextCharFormat());
             generated_ = text;
         }
-        const QString reason = stop_requested_ ? tr("stopped")
-                               : at_eos        ? tr("ended at an end-of-text token")
-                                               : tr("reached the token limit");
+        const QString reason = stop_requested_         ? tr("stopped")
+                               : result.stopped_at_eos ? tr("ended at an end-of-text token")
+                                                       : tr("reached the token limit");
+        const auto tokens = std::int64_t(result.tokens.size());
+        const double seconds = result.seconds;
         const double rate = seconds > 0 ? double(tokens) / seconds : 0.0;
         const QLocale locale;
         showStatus(
@@ -459,6 +489,8 @@ void TryView::updateControls() {
     const bool running = isGenerating();
     const bool usable = language_model_ && model_->count() > 0;
     model_->setEnabled((language_model_ || retrieval_) && model_->count() > 0 && !running);
+    mode_->setEnabled(language_model_ && !running);
+    chat_panel_->setAvailable(usable);
     for (QWidget *control : {static_cast<QWidget *>(max_tokens_),
                              static_cast<QWidget *>(temperature_), static_cast<QWidget *>(top_k_),
                              static_cast<QWidget *>(top_p_), static_cast<QWidget *>(seed_)}) {
@@ -467,7 +499,7 @@ void TryView::updateControls() {
     prompt_->setReadOnly(running);
     prompt_->setEnabled(usable);
     generate_->setEnabled(usable && !running);
-    stop_->setEnabled(job_->isRunning() && !stop_requested_);
+    stop_->setEnabled(generation_->isRunning() && !stop_requested_);
 }
 
 } // namespace headroom::ui

@@ -1,12 +1,11 @@
 #pragma once
 
+#include <headroom/pretrained.h>
 #include <headroom/project.h>
 
 #include <QWidget>
 
-#include <atomic>
 #include <cstdint>
-#include <memory>
 #include <vector>
 
 class QComboBox;
@@ -19,8 +18,9 @@ class QStackedWidget;
 
 namespace headroom::ui {
 
-class BackgroundJob;
+class ChatTryPanel;
 class RetrievalTryPanel;
+class StreamingGeneration;
 
 // True for the engine's message about a pretrained project whose base folder moved or changed
 // ("... is missing ..." / "... is not the one this project was created from ...", naming
@@ -30,9 +30,11 @@ bool isBaseModelProblem(const QString &error);
 // The Try tab: continue a prompt with a run's weights (or a pretrained project's base as
 // imported) — max tokens, temperature, top-k, top-p and seed, the model folder's generation
 // defaults where left at "model default". generateText runs on a worker thread (it loads the
-// weights first: seconds for a big model); its text pieces are handed to the UI thread with
-// one queued call at a time and appended as they arrive. Stop sets the engine's stop flag.
-// A SPLADE project ranks passages for a query instead (RetrievalTryPanel).
+// weights first: seconds for a big model); a StreamingGeneration hands its text pieces to the
+// UI thread, appended as they arrive. Stop sets the engine's stop flag.
+// A language model can chat instead (ChatTryPanel, with the same sampling settings): the
+// default where the project trains on conversations or its base has a chat template. A SPLADE
+// project ranks passages for a query instead (RetrievalTryPanel).
 class TryView : public QWidget {
     Q_OBJECT
 
@@ -57,10 +59,14 @@ public:
     // Shown instead of the generation controls for SPLADE projects.
     RetrievalTryPanel *retrievalPanel() const { return retrieval_panel_; }
     bool isRetrievalProject() const { return retrieval_; }
+    // Chatting rather than continuing a text (language models only).
+    ChatTryPanel *chatPanel() const { return chat_panel_; }
+    bool isChatMode() const;
+    void setChatMode(bool chat);
 
     QString outputText() const;
     QString statusText() const;
-    // The last generation's error, empty when it succeeded.
+    // The last generation's (or chat reply's) error, empty when it succeeded.
     QString errorText() const { return error_; }
 
 Q_SIGNALS:
@@ -70,11 +76,10 @@ Q_SIGNALS:
     void locateBaseRequested();
 
 private:
-    struct Stream;
-
-    void drainText();
-    void onFinished(const QString &error, std::int64_t tokens, double seconds, bool at_eos,
-                    const QString &text);
+    GenerateRequest requestSettings() const;
+    void showPage();
+    void appendText(const QString &piece);
+    void onFinished(const GenerateResult &result, const QString &error);
     void showStatus(const QString &text, bool error);
     void updateControls();
 
@@ -87,7 +92,11 @@ private:
     QStackedWidget *pages_ = nullptr;
     QWidget *generation_page_ = nullptr;
     RetrievalTryPanel *retrieval_panel_ = nullptr;
+    ChatTryPanel *chat_panel_ = nullptr;
     QComboBox *model_ = nullptr;
+    QLabel *mode_label_ = nullptr;
+    QComboBox *mode_ = nullptr;
+    QWidget *sampling_ = nullptr;
     QPlainTextEdit *prompt_ = nullptr;
     QSpinBox *max_tokens_ = nullptr;
     QDoubleSpinBox *temperature_ = nullptr;
@@ -100,9 +109,7 @@ private:
     QLabel *status_ = nullptr;
     QPushButton *locate_ = nullptr;
 
-    BackgroundJob *job_ = nullptr;
-    std::shared_ptr<Stream> stream_;
-    std::shared_ptr<std::atomic<bool>> stop_flag_;
+    StreamingGeneration *generation_ = nullptr;
     QString generated_;      // the text of the running or last generation
     int generated_from_ = 0; // where it starts in the output
     QString error_;

@@ -2,6 +2,7 @@
 
 #include "BackgroundJob.h"
 #include "BaseModelBox.h"
+#include "ChatPreviewPanel.h"
 #include "LoraControls.h"
 #include "TokenPreviewPanel.h"
 #include "WizardColors.h"
@@ -131,6 +132,8 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     preview_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     preview_->setTabChangesFocus(true);
     tokens_ = new TokenPreviewPanel(this);
+    chat_ = new ChatPreviewPanel(this);
+    chat_->hide();
 
     auto *layout = new QVBoxLayout(this);
     layout->addLayout(form);
@@ -141,6 +144,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     layout->addWidget(preview_label);
     layout->addWidget(preview_, 1);
     layout->addWidget(tokens_);
+    layout->addWidget(chat_);
 
     debounce_ = new QTimer(this);
     debounce_->setSingleShot(true);
@@ -161,6 +165,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     connect(base_box_, &BaseModelBox::checked, this, &DataPage::completeChanged);
     connect(base_box_, &BaseModelBox::checked, this, &DataPage::onBaseChecked);
     connect(base_box_, &BaseModelBox::edited, this, &DataPage::startTokenPreview);
+    connect(chat_, &ChatPreviewPanel::previewShown, this, &DataPage::tokensShown);
     onRecipeChanged();
 }
 
@@ -201,9 +206,7 @@ std::string DataPage::recipeKey() const {
 // A masked language model reads retrieval records, a causal one text: the data file is
 // checked again when the base changes which.
 void DataPage::onBaseChecked() {
-    retrieval_format_->setVisible(isRetrievalEncoder());
-    // The engine's token preview measures text records with a causal model's tokenizer.
-    tokens_->setVisible(isPretrained() && !isRetrievalEncoder());
+    updatePreviewPanels();
     if (recipeKey() != checked_recipe_ && !data_path_->text().trimmed().isEmpty()) {
         scheduleCheck();
         return;
@@ -247,8 +250,7 @@ void DataPage::onRecipeChanged() {
     tokenizer_->setVisible(gpt);
     target_label_->setVisible(!gpt && !pretrained);
     target_->setVisible(!gpt && !pretrained);
-    tokens_->setVisible((gpt || pretrained) && !isRetrievalEncoder());
-    retrieval_format_->setVisible(isRetrievalEncoder());
+    updatePreviewPanels();
     if (pretrained && base_box_->folder().isEmpty()) {
         base_box_->folderEdit()->setFocus();
     }
@@ -265,6 +267,13 @@ Config DataPage::currentConfig() const {
                pretrained ? "byte" : tokenizer_->currentData().toString().toStdString());
     config.set("model.base", "");
     config.set("data.target", target_->currentText().toStdString());
+    if (chat_data_) {
+        chat_->applyTo(config);
+    } else {
+        for (const char *key : {"data.chat_template", "data.train_on"}) {
+            config.set(key, findConfigKey(key)->default_value);
+        }
+    }
     if (isRetrievalEncoder()) {
         // Retrieval data has no shapes of its own: the planner's come from the encoder.
         config.set("tokenizer", "base");
@@ -301,6 +310,8 @@ void DataPage::scheduleCheck() {
         showProblem(tr("Choose a data file."));
         preview_->clear();
         summary_->clear();
+        chat_data_ = false;
+        updatePreviewPanels();
         tokens_->showMessage(tr("Choose a data file to see it tokenized."));
         Q_EMIT completeChanged();
         return;
@@ -334,6 +345,8 @@ void DataPage::startCheck() {
                 debounce_->start();
                 return;
             }
+            chat_data_ = result->error.isEmpty() && holdsConversations(result->preview);
+            updatePreviewPanels();
             if (!result->error.isEmpty()) {
                 preview_->clear();
                 summary_->clear();
@@ -395,15 +408,16 @@ void DataPage::startTokenPreview() {
     QString working = tr("Tokenizing the first lines…");
     if (isPretrained()) {
         if (base_box_->isChecking()) {
-            tokens_->showMessage(tr("Reading the model folder…"));
+            showTokenMessage(tr("Reading the model folder…"), false);
             return;
         }
         if (!base_box_->isReady()) {
             if (base_box_->problem().isEmpty()) {
-                tokens_->showMessage(tr("Choose the model folder to see its tokenizer at work."));
+                showTokenMessage(tr("Choose the model folder to see its tokenizer at work."),
+                                 false);
             } else {
-                tokens_->showProblem(
-                    tr("The model folder cannot be used: %1").arg(base_box_->problem()));
+                showTokenMessage(
+                    tr("The model folder cannot be used: %1").arg(base_box_->problem()), true);
             }
             Q_EMIT tokensShown();
             return;
@@ -416,8 +430,14 @@ void DataPage::startTokenPreview() {
     } else if (config.text("tokenizer") != "byte") {
         working = tr("Training the tokenizer on the first lines…");
     }
-    tokens_->showMessage(working);
     const std::string path = data_path_->text().trimmed().toStdString();
+    if (chat_data_) {
+        chat_->setSource(QString::fromStdString(path),
+                         QString::fromStdString(config.text("model.base")),
+                         config.integer("model.seq_len"));
+        return;
+    }
+    tokens_->showMessage(working);
     auto result = std::make_shared<TokenResult>();
     token_job_->start(
         [config, path, result] {
@@ -440,6 +460,24 @@ void DataPage::startTokenPreview() {
             }
             Q_EMIT tokensShown();
         });
+}
+
+// Conversations get the chat panel, other text the token preview; tabular data and a retrieval
+// encoder's records neither.
+void DataPage::updatePreviewPanels() {
+    const bool text =
+        recipe_->currentData().toString() != QLatin1String("tabular") && !isRetrievalEncoder();
+    tokens_->setVisible(text && !chat_data_);
+    chat_->setVisible(text && chat_data_);
+    retrieval_format_->setVisible(isRetrievalEncoder());
+}
+
+void DataPage::showTokenMessage(const QString &text, bool problem) {
+    if (chat_data_) {
+        problem ? chat_->showProblem(text) : chat_->showMessage(text);
+    } else {
+        problem ? tokens_->showProblem(text) : tokens_->showMessage(text);
+    }
 }
 
 void DataPage::showStatus(const QString &text) {

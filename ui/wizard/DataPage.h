@@ -14,13 +14,15 @@ namespace headroom::ui {
 
 class BackgroundJob;
 class BaseModelBox;
+class ChatPreviewPanel;
 class TokenPreviewPanel;
 
 // Page (b): the recipe (or a pretrained model's folder, inspected in the background: a causal
 // language model fine-tunes as gpt, a masked one as a SPLADE retrieval encoder), the data file
 // (typed, browsed or dropped) and, for gpt, the tokenizer or, for tabular, the target column. The
 // file is read in the background; until it reads cleanly Next stays disabled and the reason is
-// shown on the page.
+// shown on the page. Conversation data shows the chat panel (template, what is learned, the
+// conversations as rendered) in place of the token preview.
 class DataPage : public QWizardPage {
     Q_OBJECT
 
@@ -36,6 +38,9 @@ public:
     bool isRetrievalEncoder() const;
     BaseModelBox *baseModelBox() const { return base_box_; }
     TokenPreviewPanel *tokenPreview() const { return tokens_; }
+    ChatPreviewPanel *chatPreview() const { return chat_; }
+    // The checked file holds conversations.
+    bool isChatData() const { return chat_data_; }
     bool isTokenizing() const;
     // The problem with the data as shown on the page; empty when it reads cleanly.
     QString problem() const { return problem_; }
@@ -48,7 +53,7 @@ public:
 Q_SIGNALS:
     // A check of the data file finished (problem() tells how).
     void checked();
-    // The token preview shows tokens and statistics or why it cannot.
+    // The token (or chat) preview shows tokens and statistics or why it cannot.
     void tokensShown();
 
 protected:
@@ -61,6 +66,8 @@ private:
     void scheduleCheck();
     void startCheck();
     void startTokenPreview();
+    void updatePreviewPanels();
+    void showTokenMessage(const QString &text, bool problem);
     void showStatus(const QString &text);
     void showProblem(const QString &problem);
     void onBaseChecked();
@@ -90,6 +97,8 @@ private:
     TokenPreviewPanel *tokens_ = nullptr;
     BackgroundJob *token_job_ = nullptr;
     bool tokenize_again_ = false;
+    ChatPreviewPanel *chat_ = nullptr;
+    bool chat_data_ = false;
     bool checked_ok_ = false;
     QString problem_;
     QStringList columns_;
