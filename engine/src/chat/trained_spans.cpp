@@ -1,5 +1,7 @@
 #include "chat/trained_spans.h"
 
+#include "util/text.h"
+
 #include <algorithm>
 #include <optional>
 #include <stdexcept>
@@ -7,10 +9,6 @@
 namespace headroom::chat {
 
 namespace {
-
-bool startsWith(const std::string &text, const std::string &prefix) {
-    return text.size() >= prefix.size() && text.compare(0, prefix.size(), prefix) == 0;
-}
 
 bool isAssistant(const nlohmann::ordered_json &message) {
     return message.at("role").get<std::string>() == "assistant";
@@ -22,7 +20,7 @@ std::optional<ByteSpan> prefixRuleSpan(const ChatTemplate &chat_template,
     try {
         const std::string before = chat_template.render(conversation, index, true).text;
         const std::string through = chat_template.render(conversation, index + 1, false).text;
-        if (startsWith(through, before) && startsWith(whole, through)) {
+        if (util::startsWith(through, before) && util::startsWith(whole, through)) {
             return ByteSpan{before.size(), through.size()};
         }
     } catch (const ConversationError &) {

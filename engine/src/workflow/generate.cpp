@@ -8,6 +8,7 @@
 #include "models/generation.h"
 #include "models/gpt.h"
 #include "tokenizers/hf_data_tokenizer.h"
+#include "util/text.h"
 #include "workflow/run_model.h"
 
 #include <headroom/config.h>
@@ -141,11 +142,6 @@ ChatPrompt renderChat(const GenerateRequest &request, const workflow::RunModel &
     return prompt;
 }
 
-bool endsWith(const std::string &text, const std::string &suffix) {
-    return !suffix.empty() && text.size() >= suffix.size() &&
-           text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
 } // namespace
 
 GenerateResult generateText(const GenerateRequest &request,
@@ -232,13 +228,13 @@ GenerateResult generateText(const GenerateRequest &request,
         }
         if (!chat_prompt.end_of_turn.empty()) {
             so_far.push_back(static_cast<std::int32_t>(id));
-            if (endsWith(prepared.tokenizer->decode(std::vector<std::int32_t>(
-                             so_far.end() -
-                                 std::min<std::ptrdiff_t>(
-                                     static_cast<std::ptrdiff_t>(so_far.size()),
-                                     static_cast<std::ptrdiff_t>(chat_prompt.end_of_turn.size())),
-                             so_far.end())),
-                         chat_prompt.end_of_turn)) {
+            if (util::endsWith(prepared.tokenizer->decode(std::vector<std::int32_t>(
+                                   so_far.end() - std::min<std::ptrdiff_t>(
+                                                      static_cast<std::ptrdiff_t>(so_far.size()),
+                                                      static_cast<std::ptrdiff_t>(
+                                                          chat_prompt.end_of_turn.size())),
+                                   so_far.end())),
+                               chat_prompt.end_of_turn)) {
                 halt = true;
             }
         }
@@ -257,7 +253,7 @@ GenerateResult generateText(const GenerateRequest &request,
         !generated.empty() && std::find(sampling.eos_ids.begin(), sampling.eos_ids.end(),
                                         generated.back()) != sampling.eos_ids.end();
     result.text = stream.decode(result.tokens);
-    if (endsWith(result.text, chat_prompt.end_of_turn)) {
+    if (!chat_prompt.end_of_turn.empty() && util::endsWith(result.text, chat_prompt.end_of_turn)) {
         result.text.resize(result.text.size() - chat_prompt.end_of_turn.size());
         result.stopped_at_eos = true;
     }

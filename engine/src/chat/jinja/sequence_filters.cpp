@@ -235,6 +235,19 @@ Value filterItems(Renderer &r, const Value &v, CallArgs &args) {
     return r.makeIterator(std::move(pairs));
 }
 
+// The items of (sort key, item) pairs in key order, stable, as Python's sorted().
+Value sortedByKey(Renderer &r, std::vector<std::pair<Value, Value>> keyed, bool reverse) {
+    r.step(static_cast<std::int64_t>(keyed.size()) * 4);
+    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto &x, const auto &y) {
+        return reverse ? compareValues(y.first, x.first) < 0 : compareValues(x.first, y.first) < 0;
+    });
+    ValueList items;
+    for (auto &entry : keyed) {
+        items.push_back(std::move(entry.second));
+    }
+    return r.makeList(std::move(items));
+}
+
 Value filterDictsort(Renderer &r, const Value &v, CallArgs &args) {
     Value a[3];
     bindArguments("dictsort", args, {"case_sensitive", "by", "reverse"}, a);
@@ -251,16 +264,7 @@ Value filterDictsort(Renderer &r, const Value &v, CallArgs &args) {
         keyed.emplace_back(a[0].truthy() ? key : lowerIfString(key),
                            r.makeList({v.dictKeyAt(i), v.dictValueAt(i)}, ListFlavor::Tuple));
     }
-    const bool reverse = a[2].truthy();
-    r.step(static_cast<std::int64_t>(keyed.size()) * 4);
-    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto &x, const auto &y) {
-        return reverse ? compareValues(y.first, x.first) < 0 : compareValues(x.first, y.first) < 0;
-    });
-    ValueList items;
-    for (auto &entry : keyed) {
-        items.push_back(std::move(entry.second));
-    }
-    return r.makeList(std::move(items));
+    return sortedByKey(r, std::move(keyed), a[2].truthy());
 }
 
 Value filterSort(Renderer &r, const Value &v, CallArgs &args) {
@@ -271,16 +275,7 @@ Value filterSort(Renderer &r, const Value &v, CallArgs &args) {
     for (Value &item : r.iterate(v)) {
         keyed.emplace_back(key(r, item), std::move(item));
     }
-    const bool reverse = a[0].truthy();
-    r.step(static_cast<std::int64_t>(keyed.size()) * 4);
-    std::stable_sort(keyed.begin(), keyed.end(), [&](const auto &x, const auto &y) {
-        return reverse ? compareValues(y.first, x.first) < 0 : compareValues(x.first, y.first) < 0;
-    });
-    ValueList items;
-    for (auto &entry : keyed) {
-        items.push_back(std::move(entry.second));
-    }
-    return r.makeList(std::move(items));
+    return sortedByKey(r, std::move(keyed), a[0].truthy());
 }
 
 Value filterUnique(Renderer &r, const Value &v, CallArgs &args) {
