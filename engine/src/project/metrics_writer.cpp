@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 #include <variant>
+#include <vector>
 
 namespace headroom {
 
@@ -82,14 +83,25 @@ struct MetricsWriter::Impl {
         wake_writer.notify_one();
     }
 
+    // The statements that write a row and that look it up, one pair per kind of row.
+    struct Statements {
+        explicit Statements(project::Database &db)
+            : step(db, project::kUpsertStepSql), evaluation(db, project::kUpsertEvaluationSql),
+              event(db, project::kInsertEventSql), stored_step(db, project::kStoredStepSql),
+              stored_evaluation(db, project::kStoredEvaluationSql),
+              stored_event(db, project::kStoredEventSql) {}
+        project::Statement step, evaluation, event;
+        project::Statement stored_step, stored_evaluation, stored_event;
+    };
+
     // A batch the storage refused (disk full, read-only, no permission) goes back to the front
     // of the queue and is tried again after kRetryDelay, on the next flush() or when the writer
     // stops: such rows are dropped only if the very last attempt fails. A batch refused for
-    // another reason (a constraint) is dropped and reported once.
+    // another reason (a constraint) is dropped and reported once. Rows the database holds in
+    // spite of the error count as written (SQLite can report a failure of a commit's last phase
+    // after the transaction became visible); every write is idempotent, so no retry doubles one.
     void runWriter() {
-        project::Statement step(db, project::kUpsertStepSql);
-        project::Statement evaluation(db, project::kUpsertEvaluationSql);
-        project::Statement event(db, project::kInsertEventSql);
+        Statements statements(db);
 
         std::unique_lock<std::mutex> lock(mutex);
         std::uint64_t seen_flush_requests = 0;
@@ -114,18 +126,26 @@ struct MetricsWriter::Impl {
             std::string failure;
             bool retry = false;
             try {
-                writeBatch(batch, step, evaluation, event);
+                writeBatch(batch, statements);
             } catch (const project::StorageError &e) {
                 failure = e.what();
                 retry = true;
             } catch (const std::exception &e) {
                 failure = e.what(); // e.g. a constraint: writing it again cannot help
             }
+            std::size_t written = batch.size();
+            if (!failure.empty()) {
+                batch = rowsNotStored(std::move(batch), statements);
+                written -= batch.size();
+                if (batch.empty()) {
+                    failure.clear(); // the error came after the commit
+                }
+            }
 
             lock.lock();
-            failing = retry;
+            failing = retry && !failure.empty();
+            committed += written;
             if (failure.empty()) {
-                committed += batch.size();
                 storage_error.clear();
             } else if (!retry) {
                 dropped_error = failure;
@@ -146,23 +166,59 @@ struct MetricsWriter::Impl {
         }
     }
 
-    void writeBatch(const std::deque<Row> &batch, project::Statement &step,
-                    project::Statement &evaluation, project::Statement &event) {
+    void writeBatch(const std::deque<Row> &batch, Statements &statements) {
         project::Transaction transaction(db);
         for (const Row &row : batch) {
             if (const auto *metrics = std::get_if<StepMetrics>(&row)) {
-                project::bindStep(step, run_id, *metrics);
-                step.run("write step metrics");
+                project::bindStep(statements.step, run_id, *metrics);
+                statements.step.run("write step metrics");
             } else if (const auto *eval = std::get_if<TimedEvaluation>(&row)) {
-                project::bindEvaluation(evaluation, run_id, eval->metrics,
+                project::bindEvaluation(statements.evaluation, run_id, eval->metrics,
                                         project::isoTimestamp(eval->time));
-                evaluation.run("write an evaluation");
+                statements.evaluation.run("write an evaluation");
             } else if (const auto *timed = std::get_if<TimedEvent>(&row)) {
-                project::bindEvent(event, run_id, timed->event, project::isoTimestamp(timed->time));
-                event.run("write an event");
+                project::bindEvent(statements.event, run_id, timed->event,
+                                   project::isoTimestamp(timed->time));
+                statements.event.run("write an event");
             }
         }
         transaction.commit();
+    }
+
+    // The rows of a batch whose write failed that the database does not hold. When it cannot
+    // even be read, every row counts as not held.
+    std::deque<Row> rowsNotStored(std::deque<Row> batch, Statements &statements) {
+        std::vector<bool> stored(batch.size(), false);
+        try {
+            for (std::size_t i = 0; i < batch.size(); ++i) {
+                stored[i] = isStored(batch[i], statements);
+            }
+        } catch (const std::exception &) {
+            return batch;
+        }
+        std::deque<Row> missing;
+        for (std::size_t i = 0; i < batch.size(); ++i) {
+            if (!stored[i]) {
+                missing.push_back(std::move(batch[i]));
+            }
+        }
+        return missing;
+    }
+
+    bool isStored(const Row &row, Statements &statements) {
+        if (const auto *metrics = std::get_if<StepMetrics>(&row)) {
+            project::bindStep(statements.stored_step, run_id, *metrics);
+            return statements.stored_step.step("look up step metrics");
+        }
+        if (const auto *eval = std::get_if<TimedEvaluation>(&row)) {
+            project::bindEvaluation(statements.stored_evaluation, run_id, eval->metrics,
+                                    project::isoTimestamp(eval->time));
+            return statements.stored_evaluation.step("look up an evaluation");
+        }
+        const auto &timed = std::get<TimedEvent>(row);
+        project::bindEvent(statements.stored_event, run_id, timed.event,
+                           project::isoTimestamp(timed.time));
+        return statements.stored_event.step("look up an event");
     }
 };
 

@@ -337,6 +337,11 @@ void Project::addCheckpoint(const CheckpointRecord &record) {
                            "' must be relative to the project's data folder, without '..'");
     }
     impl_->requireRun(record.run_id);
+    // A file is recorded once: an earlier attempt whose error came after its commit, or a
+    // re-save at the same step, is replaced by this record of the file as it is now.
+    Transaction transaction(impl_->db);
+    Statement forget(impl_->db, "DELETE FROM checkpoints WHERE run_id = ?1 AND path = ?2");
+    forget.bind(1, record.run_id).bind(2, record.path).run("record a checkpoint");
     Statement insert(impl_->db, "INSERT INTO checkpoints (run_id, step, path, sha256, bytes, "
                                 "created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
     insert.bind(1, record.run_id)
@@ -346,6 +351,7 @@ void Project::addCheckpoint(const CheckpointRecord &record) {
         .bind(5, static_cast<std::int64_t>(record.bytes))
         .bind(6, record.created_at.empty() ? project::isoTimestampNow() : record.created_at)
         .run("record a checkpoint");
+    transaction.commit();
 }
 
 void Project::removeCheckpoint(std::int64_t checkpoint_id) {

@@ -154,8 +154,35 @@ ON CONFLICT (run_id, step) DO UPDATE SET
     mrr_at_10 = excluded.mrr_at_10, recall_at_100 = excluded.recall_at_100
 )sql";
 
+// The event's own values are its identity: writing it again (a retry after an error reported
+// once the commit had already happened) adds nothing.
 const char *const kInsertEventSql = R"sql(
-INSERT INTO events (run_id, step, kind, message, details, time) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+INSERT INTO events (run_id, step, kind, message, details, time)
+SELECT ?1, ?2, ?3, ?4, ?5, ?6
+WHERE NOT EXISTS (SELECT 1 FROM events WHERE run_id = ?1 AND step = ?2 AND kind = ?3
+                  AND message = ?4 AND details = ?5 AND time = ?6)
+)sql";
+
+const char *const kStoredStepSql = R"sql(
+SELECT 1 FROM metrics
+WHERE run_id = ?1 AND step = ?2 AND loss IS ?3 AND lr IS ?4 AND grad_norm IS ?5 AND
+  micro_batch IS ?6 AND accumulation IS ?7 AND tokens_per_s IS ?8 AND samples_per_s IS ?9 AND
+  mem_live IS ?10 AND mem_peak IS ?11 AND elapsed_s IS ?12 AND samples_digest IS ?13 AND
+  mem_reserved IS ?14 AND mem_rss IS ?15 AND loss_scale IS ?16 AND skipped_steps IS ?17 AND
+  moe_aux_loss IS ?18 AND moe_z_loss IS ?19 AND moe_dropped_fraction IS ?20 AND
+  moe_expert_load IS ?21 AND splade_flops_q IS ?22 AND splade_flops_d IS ?23 AND
+  splade_query_nonzeros IS ?24 AND splade_passage_nonzeros IS ?25 AND ranks IS ?26
+)sql";
+
+const char *const kStoredEvaluationSql = R"sql(
+SELECT 1 FROM evaluations
+WHERE run_id = ?1 AND step = ?2 AND loss IS ?3 AND accuracy IS ?4 AND rmse IS ?5 AND
+  examples IS ?6 AND time IS ?7 AND r2 IS ?8 AND mrr_at_10 IS ?9 AND recall_at_100 IS ?10
+)sql";
+
+const char *const kStoredEventSql = R"sql(
+SELECT 1 FROM events
+WHERE run_id = ?1 AND step = ?2 AND kind = ?3 AND message = ?4 AND details = ?5 AND time = ?6
 )sql";
 
 void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {

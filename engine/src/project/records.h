@@ -16,7 +16,11 @@ namespace headroom::project {
 // Writers: INSERT ... ON CONFLICT (run_id, step) DO UPDATE, so a replayed step overwrites.
 extern const char *const kUpsertStepSql;
 extern const char *const kUpsertEvaluationSql;
-extern const char *const kInsertEventSql;
+extern const char *const kInsertEventSql; // ignores an event already stored
+// Exactly the row the matching bind function describes, if it is stored: same parameters.
+extern const char *const kStoredStepSql;
+extern const char *const kStoredEvaluationSql;
+extern const char *const kStoredEventSql;
 void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &metrics);
 void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &metrics,
                     const std::string &time);
