@@ -959,10 +959,6 @@
         <translation>Rezept</translation>
     </message>
     <message>
-        <source>GPT language model (text, JSONL or CSV text column)</source>
-        <translation>GPT-Sprachmodell (Text, JSONL oder CSV-Textspalte)</translation>
-    </message>
-    <message>
         <source>Tabular model (CSV, predicts a column)</source>
         <translation>Tabellenmodell (CSV, sagt eine Spalte vorher)</translation>
     </message>
@@ -1094,6 +1090,10 @@
         <source>Data files (*.txt *.json *.jsonl *.csv);;All files (*)</source>
         <translation>Datendateien (*.txt *.json *.jsonl *.csv);;Alle Dateien (*)</translation>
     </message>
+    <message>
+        <source>New GPT language model from scratch (text, JSONL or CSV text column)</source>
+        <translation>Neues GPT-Sprachmodell von Grund auf (Text, JSONL oder CSV-Textspalte)</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -1102,20 +1102,32 @@
         <translation>Kein Projekt geöffnet</translation>
     </message>
     <message>
-        <source>Create a project from your own text or CSV data, or open an existing Headroom project (.headroom).</source>
-        <translation>Legen Sie ein Projekt aus Ihren eigenen Text- oder CSV-Daten an oder öffnen Sie ein vorhandenes Headroom-Projekt (.headroom).</translation>
-    </message>
-    <message>
-        <source>New Project…</source>
-        <translation>Neues Projekt…</translation>
-    </message>
-    <message>
-        <source>Open Project…</source>
-        <translation>Projekt öffnen…</translation>
-    </message>
-    <message>
         <source>This machine</source>
         <translation>Dieser Rechner</translation>
+    </message>
+    <message>
+        <source>Start from a pretrained model — a Hugging Face folder such as Llama, Qwen or GPT-2 — and fine-tune it on your own text. Or train a small model from scratch on text or CSV data, or open an existing Headroom project (.headroom).</source>
+        <translation>Beginnen Sie mit einem vortrainierten Modell – einem Hugging-Face-Ordner wie Llama, Qwen oder GPT-2 – und passen Sie es mit Ihren eigenen Texten an. Oder trainieren Sie ein kleines Modell von Grund auf mit Text- oder CSV-Daten, oder öffnen Sie ein vorhandenes Headroom-Projekt (.headroom).</translation>
+    </message>
+    <message>
+        <source>Start from a &amp;Pretrained Model…</source>
+        <translation>Mit einem &amp;vortrainierten Modell beginnen…</translation>
+    </message>
+    <message>
+        <source>New Model from &amp;Scratch…</source>
+        <translation>Neues Modell von &amp;Grund auf…</translation>
+    </message>
+    <message>
+        <source>&amp;Open Project…</source>
+        <translation>Projekt ö&amp;ffnen…</translation>
+    </message>
+    <message>
+        <source>Recent models:</source>
+        <translation>Zuletzt verwendete Modelle:</translation>
+    </message>
+    <message>
+        <source>Start from %1</source>
+        <translation>Mit %1 beginnen</translation>
     </message>
 </context>
 <context>
@@ -1273,6 +1285,14 @@
     <message>
         <source>Could not write %1.</source>
         <translation>%1 konnte nicht geschrieben werden.</translation>
+    </message>
+    <message>
+        <source>Full &amp;budget scale</source>
+        <translation>Ganzes &amp;Budget zeigen</translation>
+    </message>
+    <message>
+        <source>Scale the memory plot to the whole budget instead of the run&apos;s memory</source>
+        <translation>Die Speicherachse bis zum ganzen Budget statt bis zum Speicher des Laufs skalieren</translation>
     </message>
 </context>
 <context>
@@ -2945,6 +2965,26 @@ Auf der GPU belegt: %3</translation>
         <source>Checking the base model and the data file, creating the project…</source>
         <translation>Basismodell und Datendatei werden geprüft, das Projekt wird angelegt…</translation>
     </message>
+    <message>
+        <source>What it is: %1</source>
+        <translation>Was es ist: %1</translation>
+    </message>
+    <message>
+        <source>a pretrained masked language model fine-tuned as a SPLADE retrieval encoder (%1)</source>
+        <translation>ein vortrainiertes maskiertes Sprachmodell, angepasst als SPLADE-Retrieval-Encoder (%1)</translation>
+    </message>
+    <message>
+        <source>a pretrained causal language model, fine-tuned (%1)</source>
+        <translation>ein vortrainiertes kausales Sprachmodell, feinabgestimmt (%1)</translation>
+    </message>
+    <message>
+        <source>a new GPT language model, trained from scratch</source>
+        <translation>ein neues GPT-Sprachmodell, von Grund auf trainiert</translation>
+    </message>
+    <message>
+        <source>a new tabular model, trained from scratch</source>
+        <translation>ein neues Tabellenmodell, von Grund auf trainiert</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::RunsPanel</name>
@@ -3531,6 +3571,10 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Out of memory on %1 at step %2: the run moved to the CPU</source>
         <translation>Kein Speicher mehr auf %1 bei Schritt %2: Der Lauf wurde auf die CPU verlegt</translation>
+    </message>
+    <message>
+        <source>↑ budget %1, above this scale</source>
+        <translation>↑ Budget %1, oberhalb dieser Skala</translation>
     </message>
 </context>
 <context>

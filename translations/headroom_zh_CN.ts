@@ -950,10 +950,6 @@
         <translation>配方</translation>
     </message>
     <message>
-        <source>GPT language model (text, JSONL or CSV text column)</source>
-        <translation>GPT 语言模型（文本、JSONL 或 CSV 文本列）</translation>
-    </message>
-    <message>
         <source>Tabular model (CSV, predicts a column)</source>
         <translation>表格模型（CSV，预测某一列）</translation>
     </message>
@@ -1085,6 +1081,10 @@
         <source>Data files (*.txt *.json *.jsonl *.csv);;All files (*)</source>
         <translation>数据文件 (*.txt *.json *.jsonl *.csv);;所有文件 (*)</translation>
     </message>
+    <message>
+        <source>New GPT language model from scratch (text, JSONL or CSV text column)</source>
+        <translation>从零开始的新 GPT 语言模型（文本、JSONL 或 CSV 文本列）</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -1093,20 +1093,32 @@
         <translation>未打开项目</translation>
     </message>
     <message>
-        <source>Create a project from your own text or CSV data, or open an existing Headroom project (.headroom).</source>
-        <translation>用您自己的文本或 CSV 数据创建项目，或打开已有的 Headroom 项目（.headroom）。</translation>
-    </message>
-    <message>
-        <source>New Project…</source>
-        <translation>新建项目…</translation>
-    </message>
-    <message>
-        <source>Open Project…</source>
-        <translation>打开项目…</translation>
-    </message>
-    <message>
         <source>This machine</source>
         <translation>本机</translation>
+    </message>
+    <message>
+        <source>Start from a pretrained model — a Hugging Face folder such as Llama, Qwen or GPT-2 — and fine-tune it on your own text. Or train a small model from scratch on text or CSV data, or open an existing Headroom project (.headroom).</source>
+        <translation>从预训练模型开始（Llama、Qwen 或 GPT-2 等 Hugging Face 文件夹），用您自己的文本进行微调。也可以用文本或 CSV 数据从零训练一个小模型，或打开已有的 Headroom 项目（.headroom）。</translation>
+    </message>
+    <message>
+        <source>Start from a &amp;Pretrained Model…</source>
+        <translation>从预训练模型开始(&amp;P)…</translation>
+    </message>
+    <message>
+        <source>New Model from &amp;Scratch…</source>
+        <translation>从零新建模型(&amp;S)…</translation>
+    </message>
+    <message>
+        <source>&amp;Open Project…</source>
+        <translation>打开项目(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Recent models:</source>
+        <translation>最近使用的模型：</translation>
+    </message>
+    <message>
+        <source>Start from %1</source>
+        <translation>从 %1 开始</translation>
     </message>
 </context>
 <context>
@@ -1264,6 +1276,14 @@
     <message>
         <source>Could not write %1.</source>
         <translation>无法写入 %1。</translation>
+    </message>
+    <message>
+        <source>Full &amp;budget scale</source>
+        <translation>完整预算刻度(&amp;B)</translation>
+    </message>
+    <message>
+        <source>Scale the memory plot to the whole budget instead of the run&apos;s memory</source>
+        <translation>将内存图缩放到整个预算，而不是运行实际使用的内存</translation>
     </message>
 </context>
 <context>
@@ -2931,6 +2951,26 @@ GPU 上分配：%3</translation>
         <source>Checking the base model and the data file, creating the project…</source>
         <translation>正在检查基础模型和数据文件并创建项目…</translation>
     </message>
+    <message>
+        <source>What it is: %1</source>
+        <translation>项目类型：%1</translation>
+    </message>
+    <message>
+        <source>a pretrained masked language model fine-tuned as a SPLADE retrieval encoder (%1)</source>
+        <translation>预训练的掩码语言模型，微调为 SPLADE 检索编码器（%1）</translation>
+    </message>
+    <message>
+        <source>a pretrained causal language model, fine-tuned (%1)</source>
+        <translation>预训练的因果语言模型，进行微调（%1）</translation>
+    </message>
+    <message>
+        <source>a new GPT language model, trained from scratch</source>
+        <translation>新的 GPT 语言模型，从零训练</translation>
+    </message>
+    <message>
+        <source>a new tabular model, trained from scratch</source>
+        <translation>新的表格模型，从零训练</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::RunsPanel</name>
@@ -3511,6 +3551,10 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Out of memory on %1 at step %2: the run moved to the CPU</source>
         <translation>第 %2 步 %1 内存不足：运行已移到 CPU</translation>
+    </message>
+    <message>
+        <source>↑ budget %1, above this scale</source>
+        <translation>↑ 预算 %1，超出此刻度</translation>
     </message>
 </context>
 <context>

@@ -292,6 +292,7 @@ void TestChatPreviewPanel::theWizardWritesTheChatKeys() {
         QCOMPARE(wizard.currentId(), int(ConfigWizard::Data));
         headroom::ui::DataPage *page = wizard.dataPage();
         ChatPreviewPanel *panel = page->chatPreview();
+        wizard.startFromScratch();
         wizard.setDataPath(chat_);
         if (pretrained) {
             wizard.setBaseFolder(base);

@@ -67,6 +67,7 @@ void TestConfigWizard::initTestCase() {
 }
 
 bool TestConfigWizard::goTo(ConfigWizard &wizard, int page, const QString &data) {
+    wizard.startFromScratch();
     wizard.setDataPath(data.isEmpty() ? corpus_ : data);
     while (wizard.currentId() < page) {
         QAbstractButton *next = wizard.button(QWizard::NextButton);
@@ -102,7 +103,14 @@ void TestConfigWizard::wholeWizardByKeyboardAndMouse() {
     QTest::keyClick(&wizard, Qt::Key_N, Qt::AltModifier);
     QTRY_COMPARE(wizard.currentId(), int(ConfigWizard::Data));
 
-    // (b) Data: typed path; Next waits for the check.
+    // (b) Data: a GPT from scratch instead of the default pretrained model, the path typed;
+    // Next waits for the check.
+    QTest::keyClick(&wizard, Qt::Key_R, Qt::AltModifier);
+    QCOMPARE(focused()->objectName(), QString("recipe"));
+    QCOMPARE(wizard.findChild<QComboBox *>("recipe")->currentData().toString(),
+             QString("pretrained"));
+    QTest::keyClick(focused(), Qt::Key_Down);
+    QCOMPARE(wizard.findChild<QComboBox *>("recipe")->currentData().toString(), QString("gpt"));
     QTest::keyClick(&wizard, Qt::Key_D, Qt::AltModifier);
     QCOMPARE(focused()->objectName(), QString("dataPath"));
     QTest::keyClicks(focused(), corpus_);
@@ -308,6 +316,7 @@ void TestConfigWizard::togglingATechniqueChangesTheBars() {
 void TestConfigWizard::recommendedPlanFitsATightBudget() {
     ConfigWizard wizard;
     wizard.show();
+    wizard.startFromScratch();
     wizard.setDataPath(corpus_);
     // A budget the tiny model at micro-batch 48 does not fit in as configured.
     wizard.hardwarePage()->setBudgetBytes(quint64(32) << 20);

@@ -69,6 +69,7 @@ bool TestPlanChoices::toMemoryPlan(ConfigWizard &wizard, bool moe) {
     wizard.show();
     // A budget the small GPT at its default micro-batch does not fit in.
     wizard.hardwarePage()->setBudgetBytes(quint64(64) << 20);
+    wizard.startFromScratch();
     wizard.setDataPath(corpus_);
     while (wizard.currentId() < ConfigWizard::ModelSize) {
         if (!next(wizard)) {
@@ -83,6 +84,7 @@ bool TestPlanChoices::toMemoryPlan(ConfigWizard &wizard, bool moe) {
 void TestPlanChoices::theModelPageSetsTheExperts() {
     ConfigWizard wizard;
     wizard.show();
+    wizard.startFromScratch();
     wizard.setDataPath(corpus_);
     while (wizard.currentId() < ConfigWizard::ModelSize) {
         QVERIFY(next(wizard));

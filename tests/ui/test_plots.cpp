@@ -188,6 +188,7 @@ void TestPlots::budgetLineExtendsTheRange() {
         series.append(step);
     }
     plot.append(series, 0);
+    plot.setFullBudgetScale(true); // the budget is far above these steps' memory
     plot.setBudget(512u << 20);
     QTRY_VERIFY(plot.replotCount() > 0);
     QVERIFY(plot.yAxis->range().upper >= 512);

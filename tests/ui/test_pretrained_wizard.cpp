@@ -228,6 +228,9 @@ void TestPretrainedWizard::wholeWizardCreatesAPretrainedProject() {
         QVERIFY2(review.contains(line), qPrintable(review));
     }
     QVERIFY2(review.contains("model.base = " + llama_), qPrintable(review));
+    QVERIFY2(review.startsWith("What it is: a pretrained causal language model, fine-tuned "
+                               "(LlamaForCausalLM, "),
+             qPrintable(review));
     QVERIFY2(!review.contains("model.layers"), qPrintable(review));
     wizard.reviewPage()->setProjectPath(dir_.filePath("from-llama.headroom"));
     QSignalSpy accepted(&wizard, &QDialog::accepted);

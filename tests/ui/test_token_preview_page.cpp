@@ -70,6 +70,7 @@ TokenPreviewPanel *TestTokenPreviewPage::openDataPage(ConfigWizard &wizard, cons
     if (wizard.currentId() != ConfigWizard::Data) {
         return nullptr;
     }
+    wizard.startFromScratch();
     wizard.setDataPath(data);
     return wizard.dataPage()->tokenPreview();
 }

@@ -1,5 +1,6 @@
 #include "look/AppSettings.h"
 
+#include <QDir>
 #include <QFileInfo>
 
 namespace headroom::ui {
@@ -14,20 +15,32 @@ QStringList AppSettings::recentProjects() const {
 }
 
 void AppSettings::addRecentProject(const QString &path) {
-    const QString absolute = QFileInfo(path).absoluteFilePath();
-    QStringList recent = recentProjects();
-    recent.removeAll(absolute);
-    recent.prepend(absolute);
-    while (recent.size() > kMaxRecentProjects) {
-        recent.removeLast();
-    }
-    set(settings::kRecentProjects, recent);
+    addRecent(settings::kRecentProjects, path, kMaxRecentProjects);
 }
 
 void AppSettings::removeRecentProject(const QString &path) {
     QStringList recent = recentProjects();
     recent.removeAll(QFileInfo(path).absoluteFilePath());
     set(settings::kRecentProjects, recent);
+}
+
+QStringList AppSettings::recentBaseFolders() const {
+    return get(settings::kRecentBaseFolders);
+}
+
+void AppSettings::addRecentBaseFolder(const QString &folder) {
+    addRecent(settings::kRecentBaseFolders, folder, kMaxRecentBaseFolders);
+}
+
+void AppSettings::addRecent(const SettingKey<QStringList> &key, const QString &path, int limit) {
+    const QString absolute = QDir::cleanPath(QFileInfo(path).absoluteFilePath());
+    QStringList recent = get(key);
+    recent.removeAll(absolute);
+    recent.prepend(absolute);
+    while (recent.size() > limit) {
+        recent.removeLast();
+    }
+    set(key, recent);
 }
 
 } // namespace headroom::ui

@@ -17,10 +17,12 @@ template <typename T> struct SettingKey {
     T default_value;
 };
 
-// The app's remembered state: window geometry, recent projects, plot preferences.
+// The app's remembered state: window geometry, recent projects and model folders, plot
+// preferences.
 class AppSettings {
 public:
     static constexpr int kMaxRecentProjects = 8;
+    static constexpr int kMaxRecentBaseFolders = 8;
 
     // The user's settings (organization and application names of the QApplication).
     AppSettings();
@@ -39,9 +41,14 @@ public:
     // Moves path to the front, drops duplicates and files beyond kMaxRecentProjects.
     void addRecentProject(const QString &path);
     void removeRecentProject(const QString &path);
+    // Pretrained model folders projects were started from, the latest first.
+    QStringList recentBaseFolders() const;
+    void addRecentBaseFolder(const QString &folder);
     void sync() { settings_->sync(); }
 
 private:
+    void addRecent(const SettingKey<QStringList> &key, const QString &path, int limit);
+
     std::unique_ptr<QSettings> settings_;
 };
 
@@ -50,8 +57,10 @@ inline const SettingKey<QByteArray> kWindowGeometry{"window/geometry", {}};
 inline const SettingKey<QByteArray> kWindowState{"window/state", {}};
 inline const SettingKey<QStringList> kRecentProjects{"projects/recent", {}};
 inline const SettingKey<QString> kLastDirectory{"projects/lastDirectory", {}};
+inline const SettingKey<QStringList> kRecentBaseFolders{"models/recentBaseFolders", {}};
 inline const SettingKey<double> kLossSmoothing{"plots/lossSmoothing", 0.0};
 inline const SettingKey<bool> kLossLogScale{"plots/lossLogScale", false};
+inline const SettingKey<bool> kMemoryFullBudget{"plots/memoryFullBudget", false};
 // transformers' default max_shard_size
 inline const SettingKey<QString> kHfMaxShardSize{"export/hfMaxShardSize", QStringLiteral("5GB")};
 } // namespace settings

@@ -1,6 +1,7 @@
 #include "main_window/MainWindow.h"
 
 #include "look/DisplayText.h"
+#include "look/ElidedLabel.h"
 #include "main_window/EmptyProjectView.h"
 #include "main_window/LocalRanksControls.h"
 #include "main_window/PretrainedControls.h"
@@ -97,6 +98,7 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
     const DeviceReport devices = detectDevices();
     const QStringList lines = DisplayText::deviceLines(devices);
     empty_view_->setMachineSummary(lines);
+    empty_view_->setRecentBaseFolders(settings_.recentBaseFolders());
     device_label_->setText(DisplayText::deviceStatus(devices));
     device_label_->setToolTip(lines.join(QLatin1Char('\n')));
 
@@ -113,6 +115,9 @@ MainWindow::MainWindow(QWidget *parent, const QString &settings_path)
             [this](double weight) { settings_.set(settings::kLossSmoothing, weight); });
     connect(views_.live, &LiveView::logScaleChanged, this,
             [this](bool on) { settings_.set(settings::kLossLogScale, on); });
+    views_.live->setFullBudgetScale(settings_.get(settings::kMemoryFullBudget));
+    connect(views_.live, &LiveView::fullBudgetScaleChanged, this,
+            [this](bool on) { settings_.set(settings::kMemoryFullBudget, on); });
     restoreGeometry(settings_.get(settings::kWindowGeometry));
     restoreState(settings_.get(settings::kWindowState));
     runs_dock_->hide(); // until a project is open
@@ -184,17 +189,20 @@ void MainWindow::createParts() {
     connect(menus_, &WindowMenus::resumeRequested, this, &MainWindow::resumeRun);
     connect(menus_, &WindowMenus::stopRequested, this, &MainWindow::stopRun);
 
+    connect(empty_view_, &EmptyProjectView::pretrainedProjectRequested, this,
+            &MainWindow::showPretrainedProjectDialog);
     connect(empty_view_, &EmptyProjectView::newProjectRequested, this,
-            [this] { showNewProjectDialog(); });
+            &MainWindow::showScratchProjectDialog);
     connect(empty_view_, &EmptyProjectView::openProjectRequested, this,
             &MainWindow::chooseProjectToOpen);
     connect(views_.profile, &ProfileView::profilingChanged, this, &MainWindow::updateActions);
 }
 
 void MainWindow::createStatusBar() {
-    run_state_label_ = new QLabel(tr("No project"), this);
+    run_state_label_ = new ElidedLabel(this);
+    run_state_label_->setText(tr("No project"));
     run_state_label_->setObjectName(QStringLiteral("runStateLabel"));
-    device_label_ = new QLabel(this);
+    device_label_ = new ElidedLabel(this);
     device_label_->setObjectName(QStringLiteral("deviceLabel"));
     statusBar()->addWidget(run_state_label_, 1);
     statusBar()->addPermanentWidget(run_->progressBar());
@@ -423,15 +431,39 @@ void MainWindow::setBaseFolderChooser(std::function<QString()> choose) {
     pretrained_->setBaseFolderChooser(std::move(choose));
 }
 
-void MainWindow::showNewProjectDialog(const QString &data_path) {
+ConfigWizard *MainWindow::openWizard() {
     auto *wizard = new ConfigWizard(this);
     wizard->setAttribute(Qt::WA_DeleteOnClose);
+    wizard->setRecentBaseFolders(settings_.recentBaseFolders());
+    connect(wizard, &QDialog::accepted, this, [this, wizard] {
+        if (!wizard->baseFolder().isEmpty()) {
+            settings_.addRecentBaseFolder(wizard->baseFolder());
+            empty_view_->setRecentBaseFolders(settings_.recentBaseFolders());
+        }
+        openProjectInteractively(wizard->projectPath());
+    });
+    wizard->open();
+    return wizard;
+}
+
+ConfigWizard *MainWindow::showNewProjectDialog(const QString &data_path) {
+    ConfigWizard *wizard = openWizard();
     if (!data_path.isEmpty()) {
         wizard->setDataPath(data_path);
     }
-    connect(wizard, &QDialog::accepted, this,
-            [this, wizard] { openProjectInteractively(wizard->projectPath()); });
-    wizard->open();
+    return wizard;
+}
+
+ConfigWizard *MainWindow::showPretrainedProjectDialog(const QString &base_folder) {
+    ConfigWizard *wizard = openWizard();
+    wizard->setBaseFolder(base_folder);
+    return wizard;
+}
+
+ConfigWizard *MainWindow::showScratchProjectDialog() {
+    ConfigWizard *wizard = openWizard();
+    wizard->startFromScratch();
+    return wizard;
 }
 
 void MainWindow::closeEvent(QCloseEvent *event) {

@@ -13,6 +13,8 @@ class QStackedWidget;
 
 namespace headroom::ui {
 
+class ConfigWizard;
+class ElidedLabel;
 class EmptyProjectView;
 class LocalRanksControls;
 class PretrainedControls;
@@ -91,8 +93,14 @@ public:
     // because the base moved (true: locate it), and the folder picker (empty: cancelled).
     void setLocateQuestion(std::function<bool(const QString &error)> ask);
     void setBaseFolderChooser(std::function<QString()> choose);
-    // Shows the new-project dialog, optionally with a data file filled in.
-    void showNewProjectDialog(const QString &data_path = {});
+    // Show the new-project wizard (it deletes itself when closed): as it starts (a pretrained
+    // model), optionally with a data file filled in; with a pretrained model's folder chosen
+    // (empty: to be chosen); or with a GPT from scratch. A project it creates opens, and its
+    // model folder joins the recent ones.
+    ConfigWizard *showNewProjectDialog(const QString &data_path = {});
+    ConfigWizard *showPretrainedProjectDialog(const QString &base_folder);
+    ConfigWizard *showScratchProjectDialog();
+    EmptyProjectView *emptyProjectView() const { return empty_view_; }
 
     SessionController *sessionController() const;
     RunWatcher *runWatcher() const;
@@ -118,6 +126,7 @@ private:
     void showStatus(const QString &text);
     void chooseProjectToOpen();
     void chooseSaveAsPath();
+    ConfigWizard *openWizard();
     // Why no run can start now (no project, a run or a profile going), or empty.
     QString whyNoRunCanStart() const;
 
@@ -126,8 +135,8 @@ private:
     QStackedWidget *central_ = nullptr;
     EmptyProjectView *empty_view_ = nullptr;
     QDockWidget *runs_dock_ = nullptr;
-    QLabel *device_label_ = nullptr;
-    QLabel *run_state_label_ = nullptr;
+    ElidedLabel *device_label_ = nullptr;
+    ElidedLabel *run_state_label_ = nullptr;
 
     RunControls *run_ = nullptr;
     RunExports *exports_ = nullptr;

@@ -12,6 +12,10 @@ namespace headroom::ui::plots {
 namespace {
 constexpr double kMiB = 1024.0 * 1024.0;
 constexpr double kHoverRadiusPx = 10;
+// A budget more than this many times the axis the run's memory needs is named, not drawn.
+constexpr double kBudgetFarAbove = 2.5;
+// The axis above a budget line drawn on it: room for the legend above the line.
+constexpr double kBudgetHeadroom = 1.45;
 
 QString bytesText(const QJsonValue &value) {
     return DisplayText::bytes(std::uint64_t(value.toDouble()));
@@ -89,9 +93,6 @@ MemoryPlot::MemoryPlot(QWidget *parent) : PlotWidget(tr("Memory"), parent) {
     budget_line_ = new QCPItemStraightLine(this);
     budget_line_->setVisible(false);
     budget_label_ = new QCPItemText(this);
-    budget_label_->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
-    budget_label_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
-    budget_label_->position->setTypeY(QCPItemPosition::ptPlotCoords);
     budget_label_->setVisible(false);
     restyle();
 }
@@ -157,26 +158,55 @@ void MemoryPlot::addEvent(const RunSeries &series, const RunEvent &event) {
 
 void MemoryPlot::setBudget(std::uint64_t bytes) {
     budget_mib_ = double(bytes) / kMiB;
-    const bool visible = bytes != 0;
-    budget_line_->setVisible(visible);
-    budget_label_->setVisible(visible);
-    if (visible) {
-        budget_line_->point1->setCoords(0, budget_mib_);
-        budget_line_->point2->setCoords(1, budget_mib_);
-        budget_label_->position->setCoords(0.99, budget_mib_);
-        budget_label_->setText(tr("budget %1").arg(DisplayText::bytes(bytes)));
-    }
+    budget_text_ = bytes == 0 ? QString() : DisplayText::bytes(bytes);
+    placeBudget();
+    scheduleReplot();
+}
+
+void MemoryPlot::setFullBudgetScale(bool on) {
+    full_budget_scale_ = on;
     scheduleReplot();
 }
 
 void MemoryPlot::fitRanges() {
     PlotWidget::fitRanges();
-    const QCPRange range = yAxis->range();
-    double upper = range.upper;
-    if (budget_mib_ > 0) {
-        upper = std::max(upper, budget_mib_ * 1.2);
+    double upper = std::max(yAxis->range().upper, 1.0);
+    // Before the first step there is no memory to scale to: the budget sets the scale.
+    if (budget_mib_ > 0 &&
+        (full_budget_scale_ || live_->dataCount() == 0 || budget_mib_ <= upper * kBudgetFarAbove)) {
+        upper = std::max(upper, budget_mib_ * kBudgetHeadroom);
     }
-    yAxis->setRange(0, std::max(upper, 1.0));
+    yAxis->setRange(0, upper);
+    placeBudget();
+}
+
+void MemoryPlot::placeBudget() {
+    const bool has_budget = budget_mib_ > 0;
+    const bool on_scale = has_budget && budget_mib_ <= yAxis->range().upper;
+    budget_line_->setVisible(on_scale);
+    budget_label_->setVisible(has_budget);
+    if (!has_budget) {
+        return;
+    }
+    // Left-aligned: the legend sits at the top right.
+    budget_label_->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    if (on_scale) {
+        budget_line_->point1->setCoords(0, budget_mib_);
+        budget_line_->point2->setCoords(1, budget_mib_);
+        budget_label_->setPositionAlignment(Qt::AlignLeft | Qt::AlignBottom);
+        budget_label_->position->setTypeY(QCPItemPosition::ptPlotCoords);
+        budget_label_->position->setCoords(0.01, budget_mib_);
+        budget_label_->setText(tr("budget %1").arg(budget_text_));
+    } else {
+        budget_label_->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+        budget_label_->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        budget_label_->position->setCoords(0.01, 0.02);
+        budget_label_->setText(tr("↑ budget %1, above this scale").arg(budget_text_));
+    }
+}
+
+QRectF MemoryPlot::budgetLabelRect() const {
+    return {budget_label_->topLeft->pixelPosition(), budget_label_->bottomRight->pixelPosition()};
 }
 
 int MemoryPlot::reservedPointCount() const {

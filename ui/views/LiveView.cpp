@@ -1,5 +1,6 @@
 #include "views/LiveView.h"
 
+#include "look/ElidedLabel.h"
 #include "plots/ExpertLoadPlot.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
@@ -28,7 +29,8 @@ constexpr double kDefaultSmoothing = 0.9;
 
 LiveView::LiveView(QWidget *parent) : QWidget(parent) {
     setObjectName(QStringLiteral("liveView"));
-    caption_ = new QLabel(tr("No run yet: press Start to train this project."), this);
+    caption_ = new ElidedLabel(this);
+    caption_->setText(tr("No run yet: press Start to train this project."));
     caption_->setObjectName(QStringLiteral("liveCaption"));
     caption_->setTextInteractionFlags(Qt::TextSelectableByMouse);
 
@@ -43,6 +45,10 @@ LiveView::LiveView(QWidget *parent) : QWidget(parent) {
     smooth_weight_->setToolTip(tr("Weight of the previous value in the moving average"));
     log_box_ = new QCheckBox(tr("&Log scale"), this);
     log_box_->setObjectName(QStringLiteral("logScale"));
+    full_budget_box_ = new QCheckBox(tr("Full &budget scale"), this);
+    full_budget_box_->setObjectName(QStringLiteral("fullBudgetScale"));
+    full_budget_box_->setToolTip(
+        tr("Scale the memory plot to the whole budget instead of the run's memory"));
     auto *export_button = new QPushButton(tr("E&xport Plots…"), this);
     export_button->setObjectName(QStringLiteral("exportPlots"));
 
@@ -51,6 +57,7 @@ LiveView::LiveView(QWidget *parent) : QWidget(parent) {
     controls->addWidget(smooth_box_);
     controls->addWidget(smooth_weight_);
     controls->addWidget(log_box_);
+    controls->addWidget(full_budget_box_);
     controls->addWidget(export_button);
 
     loss_ = new plots::LossPlot(this);
@@ -99,6 +106,10 @@ LiveView::LiveView(QWidget *parent) : QWidget(parent) {
         loss_->setLogScale(on);
         Q_EMIT logScaleChanged(on);
     });
+    connect(full_budget_box_, &QCheckBox::toggled, this, [this](bool on) {
+        memory_->setFullBudgetScale(on);
+        Q_EMIT fullBudgetScaleChanged(on);
+    });
     connect(export_button, &QPushButton::clicked, this, &LiveView::chooseExportPath);
 }
 
@@ -111,6 +122,10 @@ void LiveView::setSmoothing(double weight) {
 
 void LiveView::setLogScale(bool on) {
     log_box_->setChecked(on);
+}
+
+void LiveView::setFullBudgetScale(bool on) {
+    full_budget_box_->setChecked(on);
 }
 
 void LiveView::setCaption(const QString &caption) {

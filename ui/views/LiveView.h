@@ -61,10 +61,13 @@ public:
 
     void setSmoothing(double weight);
     void setLogScale(bool on);
+    // The memory axis always reaches the budget (off: it follows the run's memory).
+    void setFullBudgetScale(bool on);
 
 Q_SIGNALS:
     void smoothingChanged(double weight);
     void logScaleChanged(bool on);
+    void fullBudgetScaleChanged(bool on);
 
 private:
     void chooseExportPath();
@@ -79,6 +82,7 @@ private:
     QCheckBox *smooth_box_ = nullptr;
     QDoubleSpinBox *smooth_weight_ = nullptr;
     QCheckBox *log_box_ = nullptr;
+    QCheckBox *full_budget_box_ = nullptr;
     plots::LossPlot *loss_ = nullptr;
     plots::MemoryPlot *memory_ = nullptr;
     plots::ThroughputPlot *throughput_ = nullptr;

@@ -5,6 +5,7 @@
 #include "WizardColors.h"
 #include "look/DisplayText.h"
 
+#include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -121,10 +122,17 @@ bool BaseModelText::plannerCovers(const MemoryEstimate &estimate, const Pretrain
 BaseModelBox::BaseModelBox(WizardSettings &settings, QWidget *parent)
     : QWidget(parent), settings_(settings) {
     setObjectName(QStringLiteral("baseModelBox"));
-    folder_ = new QLineEdit(this);
-    folder_->setObjectName(QStringLiteral("baseFolder"));
+    folder_ = new QComboBox(this);
+    folder_->setObjectName(QStringLiteral("baseFolderChoice"));
+    folder_->setEditable(true);
+    folder_->setInsertPolicy(QComboBox::NoInsert);
+    // Long paths must not widen the wizard.
+    folder_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    folder_->setMinimumContentsLength(20);
     folder_->setAccessibleName(tr("Base model folder"));
-    folder_->setPlaceholderText(tr("A Hugging Face folder: config.json, *.safetensors, tokenizer"));
+    folderEdit()->setObjectName(QStringLiteral("baseFolder"));
+    folderEdit()->setPlaceholderText(
+        tr("A Hugging Face folder: config.json, *.safetensors, tokenizer"));
     auto *browse = new QPushButton(tr("Bro&wse…"), this);
     browse->setObjectName(QStringLiteral("browseBase"));
     browse->setAccessibleName(tr("Choose the base model folder"));
@@ -149,7 +157,7 @@ BaseModelBox::BaseModelBox(WizardSettings &settings, QWidget *parent)
     job_ = new BackgroundJob(this);
     connect(debounce_, &QTimer::timeout, this, &BaseModelBox::startCheck);
     connect(browse, &QPushButton::clicked, this, &BaseModelBox::chooseFolder);
-    connect(folder_, &QLineEdit::textChanged, this, &BaseModelBox::scheduleCheck);
+    connect(folder_, &QComboBox::editTextChanged, this, &BaseModelBox::scheduleCheck);
     scheduleCheck();
 }
 
@@ -157,12 +165,36 @@ BaseModelBox::~BaseModelBox() {
     delete job_; // joins a running inspection before the box goes
 }
 
+QLineEdit *BaseModelBox::folderEdit() const {
+    return folder_->lineEdit();
+}
+
 void BaseModelBox::setFolder(const QString &folder) {
-    folder_->setText(folder);
+    folder_->setEditText(folder);
 }
 
 QString BaseModelBox::folder() const {
-    return folder_->text().trimmed();
+    return folder_->currentText().trimmed();
+}
+
+void BaseModelBox::setRecentFolders(const QStringList &folders) {
+    const QString typed = folder_->currentText();
+    const QSignalBlocker quiet(folder_);
+    folder_->clear();
+    for (const QString &recent : folders) {
+        folder_->addItem(QDir::toNativeSeparators(recent));
+        folder_->setItemData(folder_->count() - 1, recent, Qt::ToolTipRole);
+    }
+    folder_->setCurrentIndex(-1);
+    folder_->setEditText(typed);
+}
+
+QStringList BaseModelBox::recentFolders() const {
+    QStringList folders;
+    for (int i = 0; i < folder_->count(); ++i) {
+        folders << folder_->itemText(i);
+    }
+    return folders;
 }
 
 void BaseModelBox::recheck() {
@@ -174,10 +206,10 @@ bool BaseModelBox::isChecking() const {
 }
 
 void BaseModelBox::chooseFolder() {
-    const QString folder = QFileDialog::getExistingDirectory(
-        this, tr("Choose a Pretrained Model Folder"), folder_->text());
-    if (!folder.isEmpty()) {
-        setFolder(QDir::toNativeSeparators(folder));
+    const QString chosen =
+        QFileDialog::getExistingDirectory(this, tr("Choose a Pretrained Model Folder"), folder());
+    if (!chosen.isEmpty()) {
+        setFolder(QDir::toNativeSeparators(chosen));
     }
 }
 

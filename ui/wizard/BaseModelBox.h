@@ -7,6 +7,7 @@
 
 #include <optional>
 
+class QComboBox;
 class QLabel;
 class QLineEdit;
 class QTimer;
@@ -34,10 +35,10 @@ public:
     static bool plannerCovers(const MemoryEstimate &estimate, const PretrainedInfo &info);
 };
 
-// The data page's base model field: a Hugging Face folder, typed or browsed, inspected in the
-// background (inspectPretrained: config, weight headers, tokenizer). Below it the model's facts
-// and what the planner says about it on the chosen hardware profile, or the problem with the
-// folder in the problem colour.
+// The data page's base model field: a Hugging Face folder, typed, browsed or picked from the
+// recently used ones, inspected in the background (inspectPretrained: config, weight headers,
+// tokenizer). Below it the model's facts and what the planner says about it on the chosen hardware
+// profile, or the problem with the folder in the problem colour.
 class BaseModelBox : public QWidget {
     Q_OBJECT
 
@@ -45,8 +46,11 @@ public:
     BaseModelBox(WizardSettings &settings, QWidget *parent = nullptr);
     ~BaseModelBox() override;
 
-    QLineEdit *folderEdit() const { return folder_; }
+    QLineEdit *folderEdit() const;
     void setFolder(const QString &folder);
+    // Offered in the folder field's list, the latest first; the field stays as it is.
+    void setRecentFolders(const QStringList &folders);
+    QStringList recentFolders() const;
     QString folder() const;
     // Inspects the folder again (the hardware profile may have changed).
     void recheck();
@@ -70,7 +74,7 @@ private:
     void startCheck();
 
     WizardSettings &settings_;
-    QLineEdit *folder_ = nullptr;
+    QComboBox *folder_ = nullptr; // editable: typed or picked from the recent folders
     QLabel *details_ = nullptr;
     QTimer *debounce_ = nullptr;
     BackgroundJob *job_ = nullptr;

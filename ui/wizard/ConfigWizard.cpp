@@ -1,5 +1,6 @@
 #include "ConfigWizard.h"
 
+#include "BaseModelBox.h"
 #include "DataPage.h"
 #include "HardwarePage.h"
 #include "MemoryPlanPage.h"
@@ -37,6 +38,18 @@ void ConfigWizard::setDataPath(const QString &path) {
 
 void ConfigWizard::setBaseFolder(const QString &folder) {
     data_->setBaseFolder(folder);
+}
+
+void ConfigWizard::setRecentBaseFolders(const QStringList &folders) {
+    data_->baseModelBox()->setRecentFolders(folders);
+}
+
+void ConfigWizard::startFromScratch() {
+    data_->selectRecipe(QStringLiteral("gpt"));
+}
+
+QString ConfigWizard::baseFolder() const {
+    return settings_.base ? QString::fromStdString(settings_.base->folder) : QString();
 }
 
 void ConfigWizard::reject() {

@@ -29,6 +29,12 @@ public:
     void setDataPath(const QString &path);
     // Chooses "Start from a pretrained model" on page (b) with this Hugging Face folder.
     void setBaseFolder(const QString &folder);
+    // Offers these folders (the latest first) in the base model field.
+    void setRecentBaseFolders(const QStringList &folders);
+    // Chooses a GPT from scratch on page (b) instead of the default pretrained model.
+    void startFromScratch();
+    // The pretrained model folder the project starts from; empty for a model from scratch.
+    QString baseFolder() const;
     // The project file Finish created (or will create).
     QString projectPath() const;
     const WizardSettings &settings() const { return settings_; }

@@ -59,11 +59,12 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     recipe_ = new QComboBox(this);
     recipe_->setObjectName(QStringLiteral("recipe"));
     recipe_->setAccessibleName(tr("Recipe"));
-    recipe_->addItem(tr("GPT language model (text, JSONL or CSV text column)"),
-                     QStringLiteral("gpt"));
-    recipe_->addItem(tr("Tabular model (CSV, predicts a column)"), QStringLiteral("tabular"));
+    // Fine-tuning a pretrained model is what most people come for: first, and the default.
     recipe_->addItem(tr("Start from a pretrained model (Hugging Face folder)"),
                      QStringLiteral("pretrained"));
+    recipe_->addItem(tr("New GPT language model from scratch (text, JSONL or CSV text column)"),
+                     QStringLiteral("gpt"));
+    recipe_->addItem(tr("Tabular model (CSV, predicts a column)"), QStringLiteral("tabular"));
     base_box_ = new BaseModelBox(settings_, this);
 
     data_path_ = new QLineEdit(this);
@@ -174,10 +175,10 @@ void DataPage::setDataPath(const QString &path) {
         setBaseFolder(path); // a dropped model folder
         return;
     }
-    // A CSV file suggests the tabular recipe, unless the text of a pretrained model's
+    // A CSV file suggests the tabular recipe, unless the text of a chosen pretrained model's
     // fine-tuning comes from a CSV column.
     if (QFileInfo(path).suffix().compare(QLatin1String("csv"), Qt::CaseInsensitive) == 0 &&
-        !isPretrained()) {
+        !(isPretrained() && !base_box_->folder().isEmpty())) {
         recipe_->setCurrentIndex(recipe_->findData(QStringLiteral("tabular")));
     }
     data_path_->setText(path);
@@ -186,6 +187,13 @@ void DataPage::setDataPath(const QString &path) {
 void DataPage::setBaseFolder(const QString &folder) {
     recipe_->setCurrentIndex(recipe_->findData(QStringLiteral("pretrained")));
     base_box_->setFolder(folder);
+}
+
+void DataPage::selectRecipe(const QString &recipe) {
+    const int index = recipe_->findData(recipe);
+    if (index >= 0) {
+        recipe_->setCurrentIndex(index);
+    }
 }
 
 bool DataPage::isPretrained() const {

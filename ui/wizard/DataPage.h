@@ -17,8 +17,9 @@ class BaseModelBox;
 class ChatPreviewPanel;
 class TokenPreviewPanel;
 
-// Page (b): the recipe (or a pretrained model's folder, inspected in the background: a causal
-// language model fine-tunes as gpt, a masked one as a SPLADE retrieval encoder), the data file
+// Page (b): the recipe — first a pretrained model's folder, inspected in the background (a causal
+// language model fine-tunes as causal_lm, a masked one as a SPLADE retrieval encoder), or a GPT
+// from scratch, or a tabular model — the data file
 // (typed, browsed or dropped) and, for gpt, the tokenizer or, for tabular, the target column. The
 // file is read in the background; until it reads cleanly Next stays disabled and the reason is
 // shown on the page. Conversation data shows the chat panel (template, what is learned, the
@@ -33,6 +34,8 @@ public:
     void setDataPath(const QString &path);
     // Chooses "Start from a pretrained model" with this Hugging Face folder.
     void setBaseFolder(const QString &folder);
+    // "pretrained" (the default), "gpt" (from scratch) or "tabular".
+    void selectRecipe(const QString &recipe);
     bool isPretrained() const;
     // A pretrained masked language model (BERT, DistilBERT): recipe=splade, retrieval data.
     bool isRetrievalEncoder() const;

@@ -1,6 +1,7 @@
 #include "ReviewPage.h"
 
 #include "BackgroundJob.h"
+#include "BaseModelBox.h"
 #include "WizardColors.h"
 
 #include <headroom/workflow.h>
@@ -129,7 +130,7 @@ void ReviewPage::initializePage() {
             keys.push_back(key);
         }
     }
-    QStringList lines;
+    QStringList lines{tr("What it is: %1").arg(projectKind())};
     for (const std::string &key : keys) {
         lines << QStringLiteral("%1 = %2").arg(QString::fromStdString(key),
                                                QString::fromStdString(config.text(key)));
@@ -140,6 +141,27 @@ void ReviewPage::initializePage() {
         project_path_->setText(data.dir().filePath(data.completeBaseName() + ".headroom"));
     }
     showStatus(QString(), false);
+}
+
+QString ReviewPage::projectKind() const {
+    const std::string recipe = settings_.config.text("recipe");
+    if (settings_.base) {
+        const QString architecture =
+            QStringLiteral("%1, %2").arg(QString::fromStdString(settings_.base->architecture),
+                                         BaseModelText::parameters(settings_.base->parameters));
+        return settings_.base->encoder
+                   ? tr("a pretrained masked language model fine-tuned as a SPLADE retrieval "
+                        "encoder (%1)")
+                         .arg(architecture)
+                   : tr("a pretrained causal language model, fine-tuned (%1)").arg(architecture);
+    }
+    if (recipe == "gpt") {
+        return tr("a new GPT language model, trained from scratch");
+    }
+    if (recipe == "tabular") {
+        return tr("a new tabular model, trained from scratch");
+    }
+    return QString::fromStdString(recipe);
 }
 
 bool ReviewPage::isComplete() const {

@@ -36,6 +36,8 @@ Q_SIGNALS:
     void creationEnded();
 
 private:
+    // In words: a pretrained causal language model and its architecture, a GPT from scratch...
+    QString projectKind() const;
     void chooseProjectFile();
     void startCreating();
     void showStatus(const QString &text, bool error);
