@@ -307,8 +307,8 @@
         <translation>Was die Out-of-Memory-Behandlung der Reihe nach einschalten darf, sobald der Micro-Batch 1 ist: checkpointing, bf16, adamw8bit, int8 und nf4 (die eingefrorene Basis eines LoRA-Laufs auf model.base), offload; none = nichts</translation>
     </message>
     <message>
-        <source>What to train: a GPT language model, a tabular MLP or a SPLADE sparse retrieval encoder (on a BERT-family model.base)</source>
-        <translation>Was trainiert wird: ein GPT-Sprachmodell, ein tabellarisches MLP oder ein SPLADE-Encoder für dünnbesetzte Suche (auf einem model.base der BERT-Familie)</translation>
+        <source>What to train: a GPT language model from scratch, a tabular MLP, a SPLADE sparse retrieval encoder (on a BERT-family model.base) or a pretrained causal language model (causal_lm, on model.base; projects before it say gpt)</source>
+        <translation>Was trainiert wird: ein GPT-Sprachmodell von Grund auf, ein tabellarisches MLP, ein SPLADE-Encoder für dünnbesetzte Suche (auf einem model.base der BERT-Familie) oder ein vortrainiertes kausales Sprachmodell (causal_lm, auf model.base; ältere Projekte sagen gpt)</translation>
     </message>
     <message>
         <source>Distributed runs (RANK/WORLD_SIZE set, or train --nproc): seconds a rank waits for the others at the rendezvous and each gradient exchange before it stops with a message naming the missing rank</source>

@@ -307,8 +307,8 @@
         <translation>微批次为 1 后，内存不足恢复可依次启用的技术：checkpointing、bf16、adamw8bit、int8 和 nf4（基于 model.base 的 LoRA 运行的冻结基座）、offload；none = 不启用</translation>
     </message>
     <message>
-        <source>What to train: a GPT language model, a tabular MLP or a SPLADE sparse retrieval encoder (on a BERT-family model.base)</source>
-        <translation>训练什么：GPT 语言模型、表格 MLP，或 SPLADE 稀疏检索编码器（基于 BERT 系列的 model.base）</translation>
+        <source>What to train: a GPT language model from scratch, a tabular MLP, a SPLADE sparse retrieval encoder (on a BERT-family model.base) or a pretrained causal language model (causal_lm, on model.base; projects before it say gpt)</source>
+        <translation>训练什么：从零开始的 GPT 语言模型、表格 MLP、SPLADE 稀疏检索编码器（基于 BERT 系列的 model.base），或预训练的因果语言模型（causal_lm，基于 model.base；更早的项目写作 gpt）</translation>
     </message>
     <message>
         <source>Distributed runs (RANK/WORLD_SIZE set, or train --nproc): seconds a rank waits for the others at the rendezvous and each gradient exchange before it stops with a message naming the missing rank</source>

@@ -20,9 +20,9 @@ CommandRunner addNewCommand(CLI::App &app, Streams streams) {
         ->required();
     command
         ->add_option("--recipe", request->recipe,
-                     "What to train: gpt, tabular or splade (with --base: splade for a BERT "
-                     "folder, gpt otherwise)")
-        ->check(CLI::IsMember({"gpt", "tabular", "splade"}));
+                     "What to train: gpt, tabular, splade or causal_lm (with --base: splade for "
+                     "a BERT folder, causal_lm otherwise)")
+        ->check(CLI::IsMember({"gpt", "tabular", "splade", "causal_lm"}));
     command->add_option("--base", request->base_path,
                         "A Hugging Face model folder (config.json, safetensors, tokenizer) to "
                         "fine-tune; recorded by path and digest, not copied");

@@ -400,6 +400,8 @@ void TestCliPretrained::promptCompletionDataTeachesTheCompletion() {
             QStringList{"--set", "train.steps=60", "--set", "train.lr=0.003", "--set",
                         "train.micro_batch=8", "--set", "model.dropout=0"});
     QVERIFY2(created.exit_code == 0, qPrintable(created.err));
+    // A pretrained causal base is what the project says it trains.
+    QVERIFY2(created.out.contains("(recipe causal_lm)"), created.out.constData());
     const Result trained = cli({"train", project});
     QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
     const Result answer =

@@ -115,7 +115,8 @@ void TestCliTokenize::aProjectTokenizesWithItsOwnTokenizer() {
     QCOMPARE(runCli({"new", tabular, "--recipe", "tabular", "--data", table}).exit_code, 0);
     const auto refused = runCli({"tokenize", "--tokenizer", tabular, "--text", "x"});
     QCOMPARE(refused.exit_code, 2);
-    QVERIFY2(refused.err.contains("only gpt projects have a tokenizer"), qPrintable(refused.err));
+    QVERIFY2(refused.err.contains("only language models (gpt, causal_lm) have a tokenizer"),
+             qPrintable(refused.err));
 }
 
 void TestCliTokenize::fileStatisticsWithAProjectsTokenizer() {

@@ -240,7 +240,7 @@ void TestPretrainedWizard::wholeWizardCreatesAPretrainedProject() {
     const headroom::Config config = headroom::Config::fromJson(
         headroom::Project::open(wizard.projectPath().toStdString()).configJson());
     const std::pair<const char *, std::string> expected[] = {
-        {"recipe", "gpt"},
+        {"recipe", "causal_lm"},
         {"tokenizer", "base"},
         {"model.base", "tiny-llama"}, // next to the project: stored relative to it
         {"model.seq_len", "32"},

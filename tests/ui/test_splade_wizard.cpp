@@ -1,6 +1,7 @@
 // The config wizard with a BERT-family base: recipe=splade, the retrieval data format on the
 // data page, retrieval records read and shown, no LoRA, the planner's refusal shown as text,
-// and the project createProject writes. A causal base keeps recipe=gpt and hides the hint.
+// and the project createProject writes. A causal base trains as recipe=causal_lm and hides the
+// hint.
 #include "retrieval_samples.h"
 #include "sample_files.h"
 #include "tiny_hf_model.h"
@@ -133,7 +134,7 @@ void TestSpladeWizard::aCausalBaseKeepsGpt() {
     QVERIFY(!wizard.findChild<QLabel *>("retrievalFormat")->isVisible());
     QVERIFY(!text(&wizard, "baseDetails").contains("SPLADE"));
     QVERIFY(next(wizard));
-    QCOMPARE(wizard.settings().config.text("recipe"), std::string("gpt"));
+    QCOMPARE(wizard.settings().config.text("recipe"), std::string("causal_lm"));
     QCOMPARE(wizard.settings().config.text("lora.rank"), std::string("8"));
 }
 

@@ -14,8 +14,10 @@ namespace {
 
 const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys",
-                      "What to train: a GPT language model, a tabular MLP or a SPLADE sparse "
-                      "retrieval encoder (on a BERT-family model.base)"),
+                      "What to train: a GPT language model from scratch, a tabular MLP, a "
+                      "SPLADE sparse retrieval encoder (on a BERT-family model.base) or a "
+                      "pretrained causal language model (causal_lm, on model.base; projects "
+                      "before it say gpt)"),
     QT_TRANSLATE_NOOP("ConfigKeys", "auto, cpu, cuda, cuda:N or mps"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Training data file (relative paths are relative to the project file)"),

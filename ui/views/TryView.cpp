@@ -268,7 +268,7 @@ void TryView::setProject(const QString &project_path, const std::vector<RunRecor
     try {
         const Project project = Project::openForReading(project_path.toStdString());
         const Config config = Config::fromJson(project.configJson());
-        language_model_ = config.text("recipe") == "gpt";
+        language_model_ = config.isLanguageModel();
         retrieval_ = config.text("recipe") == "splade";
         pretrained_ = !config.text("model.base").empty();
         if (!same_project) {

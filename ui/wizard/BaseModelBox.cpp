@@ -35,7 +35,7 @@ struct Inspection {
 // model trains LoRA on the attention's query and value projections, a masked one every weight
 // as a SPLADE encoder.
 Config configForBase(Config config, const PretrainedInfo &info) {
-    config.set("recipe", info.encoder ? "splade" : "gpt");
+    config.set("recipe", info.encoder ? "splade" : "causal_lm");
     config.set("tokenizer", "base");
     config.set("model.base", info.folder);
     config.set("model.seq_len", std::to_string(proposedContext(info)));

@@ -294,6 +294,7 @@ Config DataPage::currentConfig() const {
 // the wizard proposes only when the base is new (a revisit keeps what the later pages chose).
 void DataPage::applyBaseSettings(Config &config) {
     const PretrainedInfo &info = *base_box_->info();
+    config.set("recipe", info.encoder ? "splade" : "causal_lm");
     config.set("tokenizer", "base");
     config.set("model.base", info.folder);
     config.set("model.params", "0");

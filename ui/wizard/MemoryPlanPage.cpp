@@ -41,7 +41,7 @@ struct VerifyOutcome {
 // LoRA adapters are for a pretrained causal language model; a SPLADE encoder trains every
 // weight.
 bool adaptsWithLora(const WizardSettings &settings) {
-    return settings.pretrained() && settings.config.text("recipe") == "gpt";
+    return settings.pretrained() && settings.config.isLanguageModel();
 }
 
 void setItemEnabled(QComboBox *combo, int index, bool enabled) {
@@ -487,7 +487,7 @@ void MemoryPlanPage::updateButtons() {
     offload_->setEnabled(!running && settings_.profile.kind == ProfileKind::Cuda);
     // Activation checkpointing recomputes the GPT's blocks or the encoder's layers.
     const std::string recipe = settings_.config.text("recipe");
-    checkpointing_->setEnabled(!running && (recipe == "gpt" || recipe == "splade"));
+    checkpointing_->setEnabled(!running && (isLanguageModelRecipe(recipe) || recipe == "splade"));
     lora_->setEnabled(!running);
 }
 

@@ -101,7 +101,7 @@ bool ReviewPage::isCreating() const {
 
 void ReviewPage::initializePage() {
     const Config &config = settings_.config;
-    const bool gpt = config.text("recipe") == "gpt";
+    const bool gpt = config.isLanguageModel();
     // What the wizard decided, even where it equals the default; then anything else changed.
     std::vector<std::string> keys = {"recipe", "data.path", "device", "memory.budget"};
     const bool splade = config.text("recipe") == "splade";

@@ -39,6 +39,10 @@ struct KeySpec {
 const std::vector<KeySpec> &configKeys();
 const KeySpec *findConfigKey(const std::string &name);
 
+// A recipe that trains a causal language model: gpt (from scratch; in projects written before
+// causal_lm existed, also with a model.base) or causal_lm (a pretrained base fine-tuned).
+bool isLanguageModelRecipe(const std::string &recipe);
+
 // The run configuration: dotted keys with typed, validated values. Values are kept in their
 // normalized text form ("512MiB" stays as typed for bytes, numbers are canonical).
 class Config {
@@ -59,6 +63,9 @@ public:
     // Keys whose value differs from the default.
     std::map<std::string, std::string> changed() const;
     const std::map<std::string, std::string> &values() const { return values_; }
+
+    // isLanguageModelRecipe(text("recipe")).
+    bool isLanguageModel() const;
 
     // Checks that involve several keys (e.g. model.dim divisible by model.heads).
     void validate() const;

@@ -206,6 +206,14 @@ void Config::setAssignment(const std::string &assignment) {
     set(assignment.substr(0, equals), assignment.substr(equals + 1));
 }
 
+bool isLanguageModelRecipe(const std::string &recipe) {
+    return recipe == "gpt" || recipe == "causal_lm";
+}
+
+bool Config::isLanguageModel() const {
+    return isLanguageModelRecipe(text("recipe"));
+}
+
 const std::string &Config::text(const std::string &key) const {
     requireKey(key);
     return values_.at(key);
@@ -254,8 +262,13 @@ void Config::validate() const {
                                        "model folder whose tokenizer it is");
     }
     if (pretrained && recipe == "tabular") {
-        throw ConfigError("model.base works with recipe=gpt (a language model) or recipe=splade "
-                          "(a BERT-family encoder), not tabular");
+        throw ConfigError("model.base works with recipe=causal_lm (a language model) or "
+                          "recipe=splade (a BERT-family encoder), not tabular");
+    }
+    if (recipe == "causal_lm" && !pretrained) {
+        throw ConfigError("recipe=causal_lm fine-tunes a pretrained causal language model: set "
+                          "model.base to its Hugging Face folder (recipe=gpt trains one from "
+                          "scratch)");
     }
     if (recipe == "splade" && !pretrained) {
         throw ConfigError("recipe=splade fine-tunes a pretrained masked language model: set "
@@ -287,14 +300,15 @@ void Config::validate() const {
             }
         }
     }
-    if (recipe == "gpt") {
+    if (isLanguageModelRecipe(recipe)) {
         if (integer("model.params") == 0 && integer("model.dim") % integer("model.heads") != 0) {
             throw ConfigError("model.dim (" + text("model.dim") +
                               ") must be divisible by model.heads (" + text("model.heads") + ")");
         }
         if (real("train.epochs") > 0) {
             throw ConfigError("train.epochs works for recipe=tabular, whose row count is known; "
-                              "for recipe=gpt set train.steps instead (and train.epochs=0)");
+                              "for recipe=" +
+                              recipe + " set train.steps instead (and train.epochs=0)");
         }
     } else if (recipe == "splade") {
         if (format != "auto" && format != "json" && format != "jsonl") {
@@ -325,7 +339,7 @@ void Config::validate() const {
 
 void Config::validateMoe() const {
     const std::string &recipe = text("recipe");
-    if (recipe != "gpt") {
+    if (!isLanguageModelRecipe(recipe)) {
         for (const KeySpec &spec : configKeys()) {
             if (spec.name.rfind("moe.", 0) == 0 && text(spec.name) != spec.default_value) {
                 throw ConfigError(spec.name + "=" + text(spec.name) +

@@ -52,9 +52,10 @@ KeySpec text(const char *name, const char *default_value, KeyType type, const ch
 
 std::vector<KeySpec> buildKeys() {
     return {
-        choice("recipe", "gpt", {"gpt", "tabular", "splade"},
-               "What to train: a GPT language model, a tabular MLP or a SPLADE sparse retrieval "
-               "encoder (on a BERT-family model.base)"),
+        choice("recipe", "gpt", {"gpt", "tabular", "splade", "causal_lm"},
+               "What to train: a GPT language model from scratch, a tabular MLP, a SPLADE sparse "
+               "retrieval encoder (on a BERT-family model.base) or a pretrained causal language "
+               "model (causal_lm, on model.base; projects before it say gpt)"),
         text("device", "auto", KeyType::String, "auto, cpu, cuda, cuda:N or mps"),
         choice("device.fallback", "off", {"off", "cpu"},
                "When a GPU (mps, cuda) runs out of memory even at the smallest micro-batch and "

@@ -68,7 +68,7 @@ plan::StepMemory stepMemory(const Config &config, const ModelFacts &facts,
         return plan::encoderStepMemory(config, plan::encoderOf(*base.pretrained, base.vocab_size),
                                        techniques);
     }
-    if (config.text("recipe") != "gpt") {
+    if (!config.isLanguageModel()) {
         return plan::tabularStepMemory(config, facts, techniques);
     }
     if (config.text("model.base").empty()) {

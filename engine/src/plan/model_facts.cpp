@@ -142,7 +142,7 @@ ModelFacts storedModelFacts(const Config &config, const Project &project) {
         // tokenizer=base: the vocabulary is the base's, whatever its tokenizer file holds.
         return withPretrained(config, {}, project.path());
     }
-    if (config.text("recipe") == "gpt") {
+    if (config.isLanguageModel()) {
         const data::TokenizerKind kind = data::parseTokenizerKind(config.text("tokenizer"));
         if (kind == data::TokenizerKind::Byte) {
             return gptFacts(data::makeByteTokenizer()->vocabSize());

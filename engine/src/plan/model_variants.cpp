@@ -81,7 +81,7 @@ std::vector<PlanVariant> modelVariants(const Config &base,
         planned.setAssignment(assignment);
     }
     std::vector<PlanVariant> variants;
-    if (planned.text("recipe") != "gpt" || !planned.text("model.base").empty() ||
+    if (!planned.isLanguageModel() || !planned.text("model.base").empty() ||
         planned.integer("moe.experts") == 0) {
         return variants;
     }

@@ -275,7 +275,7 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
     Config config = base;
     const std::uint64_t budget = config.bytes("memory.budget");
     const double limit = static_cast<double>(budget) * (1.0 - kSafetyMargin);
-    const bool gpt = config.text("recipe") == "gpt";
+    const bool gpt = config.isLanguageModel();
     // Transformer blocks that checkpointing can recompute: gpt's and the splade encoder's.
     const bool blocks = gpt || config.text("recipe") == "splade";
     const bool pretrained = !config.text("model.base").empty();

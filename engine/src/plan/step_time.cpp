@@ -79,8 +79,7 @@ double blockGflops(const PrecisionSpeed &speed, const StepWork &work) {
 } // namespace
 
 std::optional<StepWork> stepWork(const Config &config, const ModelFacts &facts) {
-    if (config.text("recipe") != "gpt" || !config.text("model.base").empty() ||
-        facts.vocab_size <= 0) {
+    if (!config.isLanguageModel() || !config.text("model.base").empty() || facts.vocab_size <= 0) {
         return std::nullopt;
     }
     const models::GptOptions options = train::gptOptionsFromConfig(config, facts.vocab_size);

@@ -173,7 +173,7 @@ std::optional<models::LoraOptions> loraOptionsFromConfig(const Config &config) {
     if (rank == 0) {
         return std::nullopt;
     }
-    if (config.text("recipe") != "gpt") {
+    if (!config.isLanguageModel()) {
         throw ConfigError("lora.rank=" + config.text("lora.rank") + ": LoRA adapts the " +
                           "attention and MLP projections of the gpt recipe; the " +
                           config.text("recipe") + " recipe has no LoRA (use lora.rank=0)");

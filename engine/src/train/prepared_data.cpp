@@ -174,7 +174,7 @@ PreparedData prepareModelInputs(const Config &config, Project &project,
         }
         return prepared;
     }
-    if (config.text("recipe") == "gpt") {
+    if (config.isLanguageModel()) {
         const data::TokenizerKind kind = data::parseTokenizerKind(config.text("tokenizer"));
         if (kind == data::TokenizerKind::Byte) {
             prepared.tokenizer = data::makeByteTokenizer();

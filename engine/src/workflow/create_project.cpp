@@ -218,8 +218,8 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
     std::optional<hf::ModelFolder> located;
     if (recipe.empty() && !request.base_path.empty()) {
         located = hf::locateModelFolder(request.base_path);
-        // A masked language model trains as a retrieval encoder, a causal one as a GPT.
-        recipe = hf::isEncoderArchitecture(located->config_path) ? "splade" : "gpt";
+        // A masked language model trains as a retrieval encoder, a causal one as itself.
+        recipe = hf::isEncoderArchitecture(located->config_path) ? "splade" : "causal_lm";
     }
     config.set("recipe", recipe);
     if (!request.config_json.empty()) {
@@ -244,6 +244,9 @@ std::vector<std::string> createProject(const NewProjectRequest &request,
                 train::resolveDataPath(config.text("model.base"), request.project_path));
         }
         base = workflow::inspectPretrained(*located);
+        if (config.text("recipe") == "gpt" && !base->encoder) {
+            config.set("recipe", "causal_lm"); // what gpt with a base meant before causal_lm
+        }
         requireRecipeFitsBase(config.text("recipe"), *base);
         applyBaseSettings(config, *base, givenKeys(request));
         if (config.integer("model.seq_len") > base->context) {

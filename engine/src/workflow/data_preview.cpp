@@ -61,7 +61,7 @@ DataPlan planForData(const Config &config, const std::string &data_path) {
         throw InputError("tokenizer=base needs model.base, the Hugging Face model folder whose "
                          "tokenizer it is");
     }
-    if (config.text("recipe") == "gpt") {
+    if (config.isLanguageModel()) {
         plan.facts = plan::gptFacts(data::parseTokenizerKind(config.text("tokenizer")) ==
                                             data::TokenizerKind::Byte
                                         ? data::makeByteTokenizer()->vocabSize()

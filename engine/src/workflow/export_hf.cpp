@@ -190,7 +190,7 @@ HfExport exportHfFolder(const std::string &project_path, std::int64_t run_id,
         if (config.text("recipe") == "splade") {
             return exportEncoderRun(project, run_id, folder, max_shard_bytes);
         }
-        if (config.text("recipe") == "gpt" && config.text("model.base").empty()) {
+        if (config.isLanguageModel() && config.text("model.base").empty()) {
             return exportScratchGptRun(project, project_path, run_id, folder, max_shard_bytes);
         }
     }

@@ -151,7 +151,7 @@ GenerateResult generateText(const GenerateRequest &request,
     Project project = Project::openForReading(request.project_path);
     {
         const Config config = Config::fromJson(project.configJson());
-        if (config.text("recipe") != "gpt") {
+        if (!config.isLanguageModel()) {
             throw InputError(request.project_path + " is a recipe=" + config.text("recipe") +
                              " project: only language models generate text");
         }

@@ -12,9 +12,9 @@ namespace headroom {
 ProjectTokenization tokenizeWithProject(const std::string &project_path, const std::string &text) {
     Project project = Project::openForReading(project_path);
     const Config config = Config::fromJson(project.configJson());
-    if (config.text("recipe") != "gpt") {
+    if (!config.isLanguageModel()) {
         throw InputError(project_path + " is a recipe=" + config.text("recipe") +
-                         " project: only gpt projects have a tokenizer");
+                         " project: only language models (gpt, causal_lm) have a tokenizer");
     }
     train::PreparedData prepared;
     try {

@@ -72,9 +72,9 @@ TokenPreview previewWithProject(const std::string &project_path, const std::stri
                                 std::int64_t seq_len, const TokenPreviewLimits &limits) {
     Project project = Project::openForReading(project_path);
     const Config config = Config::fromJson(project.configJson());
-    if (config.text("recipe") != "gpt") {
+    if (!config.isLanguageModel()) {
         throw InputError(project_path + " is a recipe=" + config.text("recipe") +
-                         " project: only gpt projects have a tokenizer");
+                         " project: only language models (gpt, causal_lm) have a tokenizer");
     }
     const data::DataSpec spec = workflow::previewDataSpec(config, data_path);
     train::PreparedData prepared;
@@ -95,9 +95,9 @@ TokenPreview previewWithProject(const std::string &project_path, const std::stri
 TokenPreview previewTokens(const Config &config, const std::string &data_path,
                            const TokenPreviewLimits &limits) {
     const std::string base = config.text("model.base");
-    if (config.text("recipe") != "gpt" && base.empty()) {
-        throw InputError("only a gpt project tokenizes its data (recipe=" + config.text("recipe") +
-                         ")");
+    if (!config.isLanguageModel() && base.empty()) {
+        throw InputError(
+            "only a language model tokenizes its data (recipe=" + config.text("recipe") + ")");
     }
     const data::DataSpec spec = workflow::previewDataSpec(config, data_path);
     const std::int64_t seq_len = config.integer("model.seq_len");

@@ -17,6 +17,7 @@ private Q_SLOTS:
     void crossKeyValidation();
     void jsonRoundTripKeepsEveryValue();
     void jsonRejectsUnknownKeysAndBadShapes();
+    void causalLmAndOlderGptBasesAreLanguageModels();
     void changedListsOnlyNonDefaults();
 };
 
@@ -212,6 +213,13 @@ void TestConfig::crossKeyValidation_data() {
         << "train.epochs works for recipe=tabular";
     QTest::newRow("stride beyond window")
         << QStringList{"data.path=x.txt", "model.seq_len=32", "data.stride=64"} << "data.stride";
+    QTest::newRow("causal_lm needs a base")
+        << QStringList{"data.path=x.txt", "recipe=causal_lm"}
+        << "recipe=causal_lm fine-tunes a pretrained causal language model: set model.base";
+    QTest::newRow("causal_lm trains by steps")
+        << QStringList{"data.path=x.txt", "recipe=causal_lm", "model.base=m", "tokenizer=base",
+                       "train.epochs=1"}
+        << "for recipe=causal_lm set train.steps";
 }
 
 void TestConfig::crossKeyValidation() {
@@ -250,6 +258,25 @@ void TestConfig::jsonRejectsUnknownKeysAndBadShapes() {
         headroom::Config::fromJson(R"({"train.steps": 40, "train.lr": 0.01})");
     QCOMPARE(config.integer("train.steps"), 40);
     QCOMPARE(config.real("train.lr"), 0.01);
+}
+
+// A pretrained causal base is recipe=causal_lm; projects written before say gpt with a base, and
+// both are language models.
+void TestConfig::causalLmAndOlderGptBasesAreLanguageModels() {
+    for (const char *recipe : {"causal_lm", "gpt"}) {
+        headroom::Config config;
+        for (const char *assignment :
+             {"data.path=x.txt", "model.base=models/tiny", "tokenizer=base", "lora.rank=8"}) {
+            config.setAssignment(assignment);
+        }
+        config.set("recipe", recipe);
+        config.validate();
+        QVERIFY(config.isLanguageModel());
+        QCOMPARE(headroom::Config::fromJson(config.toJson()).text("recipe"), std::string(recipe));
+    }
+    QVERIFY(headroom::isLanguageModelRecipe("gpt"));
+    QVERIFY(!headroom::isLanguageModelRecipe("tabular"));
+    QVERIFY(!headroom::isLanguageModelRecipe("splade"));
 }
 
 void TestConfig::changedListsOnlyNonDefaults() {
