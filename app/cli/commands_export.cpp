@@ -2,6 +2,7 @@
 #include "cli/exit_codes.h"
 
 #include <headroom/config.h>
+#include <headroom/gguf_export.h>
 #include <headroom/workflow.h>
 
 #include <CLI/CLI.hpp>
@@ -11,9 +12,41 @@
 
 namespace headroom::cli {
 
+namespace {
+
+std::string joined(const std::vector<std::string> &names) {
+    std::string text;
+    for (const std::string &name : names) {
+        text += (text.empty() ? "" : "|") + name;
+    }
+    return text;
+}
+
+int runGgufExport(const Streams &streams, const GgufExportRequest &request) {
+    const GgufExport written = exportGguf(request);
+    streams.err << "wrote "
+                << (request.run_id < 0 ? std::string("the base model")
+                                       : "run " + std::to_string(request.run_id) + " at step " +
+                                             std::to_string(written.step))
+                << " to " << request.gguf_path << " (GGUF, " << written.architecture << ", "
+                << written.quant << ", " << written.tensors << " tensors, " << written.file_bytes
+                << " bytes)\n";
+    if (!written.modelfile_path.empty()) {
+        streams.err << "wrote " << written.modelfile_path << " (ollama create NAME -f "
+                    << written.modelfile_path << ")\n";
+    }
+    for (const std::string &note : written.notes) {
+        streams.err << "note: " << note << '\n';
+    }
+    return static_cast<int>(kExitSuccess);
+}
+
+} // namespace
+
 CommandRunner addExportCommand(CLI::App &app, Streams streams) {
-    CLI::App *command =
-        app.add_subcommand("export", "Export a run's metrics (CSV) or weights (safetensors)");
+    CLI::App *command = app.add_subcommand(
+        "export",
+        "Export a run's metrics (CSV), weights (safetensors, Hugging Face, PEFT) or GGUF file");
     struct Options {
         std::string project;
         std::int64_t run = 0;
@@ -23,10 +56,15 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
         std::string hf;
         std::string adapter;
         std::string max_shard_size;
+        std::string gguf;
+        std::string quant = "q8_0";
+        bool ollama = false;
     };
     auto options = std::make_shared<Options>();
     command->add_option("PROJECT", options->project, "Project file")->required();
-    command->add_option("--run", options->run, "Run id (see `runs`); -1 with --hf: the base model")
+    command
+        ->add_option("--run", options->run,
+                     "Run id (see `runs`); -1 with --hf or --gguf: the base model")
         ->required();
     CLI::Option *metrics = command->add_option("--metrics", options->metrics, "CSV file to write");
     CLI::Option *weights =
@@ -42,6 +80,21 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
                      "model.safetensors.index.json, as save_pretrained does (default 5GB; "
                      "e.g. 500MB, 2GiB: GB = 10^9 bytes, GiB = 2^30)")
         ->needs(hf);
+    CLI::Option *gguf = command->add_option(
+        "--gguf", options->gguf,
+        "GGUF file to write for llama.cpp, Ollama and LM Studio (LoRA merged; --run -1: the "
+        "imported base)");
+    command
+        ->add_option("--quant", options->quant,
+                     "With --gguf: " + joined(ggufQuantNames()) + " (default q8_0)")
+        ->needs(gguf);
+    command
+        ->add_flag("--ollama", options->ollama,
+                   "With --gguf: also write an Ollama Modelfile beside the file")
+        ->needs(gguf);
+    for (CLI::Option *other : {metrics, weights, hf, adapter}) {
+        gguf->excludes(other);
+    }
     metrics->excludes(weights);
     metrics->excludes(hf);
     metrics->excludes(adapter);
@@ -56,10 +109,19 @@ CommandRunner addExportCommand(CLI::App &app, Streams streams) {
 
     return [streams, options]() {
         if (options->metrics.empty() && options->weights.empty() && options->hf.empty() &&
-            options->adapter.empty()) {
+            options->adapter.empty() && options->gguf.empty()) {
             streams.err << "headroom-cli: export needs --metrics FILE.csv, --weights "
-                           "FILE.safetensors, --hf DIR or --adapter DIR\n";
+                           "FILE.safetensors, --hf DIR, --adapter DIR or --gguf FILE\n";
             return static_cast<int>(kExitBadInput);
+        }
+        if (!options->gguf.empty()) {
+            GgufExportRequest request;
+            request.project_path = options->project;
+            request.run_id = options->run;
+            request.gguf_path = options->gguf;
+            request.quant = options->quant;
+            request.ollama_modelfile = options->ollama;
+            return runGgufExport(streams, request);
         }
         if (!options->hf.empty() || !options->adapter.empty()) {
             if (!options->hf.empty()) {
