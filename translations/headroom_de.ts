@@ -2003,6 +2003,98 @@
         <source>A tabular project has no Hugging Face layout: export its weights as safetensors instead.</source>
         <translation>Ein Tabellenprojekt hat kein Hugging-Face-Layout: exportieren Sie seine Gewichte stattdessen als safetensors.</translation>
     </message>
+    <message>
+        <source>Export for llama.cpp / &amp;Ollama (GGUF)…</source>
+        <translation>Für llama.cpp / &amp;Ollama exportieren (GGUF)…</translation>
+    </message>
+    <message>
+        <source>Open a language model&apos;s project to export it as GGUF.</source>
+        <translation>Öffnen Sie das Projekt eines Sprachmodells, um es als GGUF zu exportieren.</translation>
+    </message>
+    <message>
+        <source>Only language models run in llama.cpp and Ollama; this project trains a %1 model.</source>
+        <translation>Nur Sprachmodelle laufen in llama.cpp und Ollama; dieses Projekt trainiert ein %1-Modell.</translation>
+    </message>
+    <message>
+        <source>Write the base model as one GGUF file for llama.cpp, Ollama and LM Studio</source>
+        <translation>Das Basismodell als eine GGUF-Datei für llama.cpp, Ollama und LM Studio schreiben</translation>
+    </message>
+    <message>
+        <source>Write run %1 as one GGUF file for llama.cpp, Ollama and LM Studio (LoRA adapters merged)</source>
+        <translation>Lauf %1 als eine GGUF-Datei für llama.cpp, Ollama und LM Studio schreiben (LoRA-Adapter eingerechnet)</translation>
+    </message>
+    <message>
+        <source>Export for llama.cpp / Ollama (GGUF)</source>
+        <translation>Für llama.cpp / Ollama exportieren (GGUF)</translation>
+    </message>
+    <message>
+        <source>GGUF files (*.gguf)</source>
+        <translation>GGUF-Dateien (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Exporting the base model as GGUF (%1) to %2…</source>
+        <translation>Das Basismodell wird als GGUF (%1) nach %2 exportiert…</translation>
+    </message>
+    <message>
+        <source>Exporting run %1 as GGUF (%2) to %3…</source>
+        <translation>Lauf %1 wird als GGUF (%2) nach %3 exportiert…</translation>
+    </message>
+    <message>
+        <source>Wrote the base model to %1</source>
+        <translation>Basismodell nach %1 geschrieben</translation>
+    </message>
+    <message>
+        <source>Wrote run %1 at step %2 to %3</source>
+        <translation>Lauf %1 bei Schritt %2 nach %3 geschrieben</translation>
+    </message>
+    <message>
+        <source> (GGUF, %1, %2, %3)</source>
+        <translation> (GGUF, %1, %2, %3)</translation>
+    </message>
+    <message>
+        <source>; Ollama: ollama create NAME -f %1</source>
+        <translation>; Ollama: ollama create NAME -f %1</translation>
+    </message>
+    <message>
+        <source>full precision, largest</source>
+        <translation>volle Genauigkeit, am größten</translation>
+    </message>
+    <message>
+        <source>half precision</source>
+        <translation>halbe Genauigkeit</translation>
+    </message>
+    <message>
+        <source>8 bits, nearly lossless</source>
+        <translation>8 Bit, fast verlustfrei</translation>
+    </message>
+    <message>
+        <source>good quality, smaller</source>
+        <translation>gute Qualität, kleiner</translation>
+    </message>
+    <message>
+        <source>smallest, some quality lost</source>
+        <translation>am kleinsten, etwas Qualitätsverlust</translation>
+    </message>
+    <message>
+        <source>Also write an &amp;Ollama Modelfile beside the file</source>
+        <translation>Auch eine &amp;Ollama-Modelfile neben die Datei schreiben</translation>
+    </message>
+    <message>
+        <source>Measuring the size of each choice…</source>
+        <translation>Die Größe jeder Wahl wird gemessen…</translation>
+    </message>
+    <message>
+        <source>&amp;Quantization:</source>
+        <translation>&amp;Quantisierung:</translation>
+    </message>
+    <message>
+        <source>Sizes of the file for this run&apos;s weights.</source>
+        <translation>Größen der Datei für die Gewichte dieses Laufs.</translation>
+    </message>
+    <message>
+        <source>The sizes could not be measured: %1</source>
+        <translation>Die Größen konnten nicht gemessen werden: %1</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MemoryBarsWidget</name>

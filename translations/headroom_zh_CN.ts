@@ -1993,6 +1993,98 @@
         <source>A tabular project has no Hugging Face layout: export its weights as safetensors instead.</source>
         <translation>表格项目没有 Hugging Face 布局：请改为将其权重导出为 safetensors。</translation>
     </message>
+    <message>
+        <source>Export for llama.cpp / &amp;Ollama (GGUF)…</source>
+        <translation>导出到 llama.cpp / Ollama（GGUF）(&amp;O)…</translation>
+    </message>
+    <message>
+        <source>Open a language model&apos;s project to export it as GGUF.</source>
+        <translation>打开一个语言模型项目以导出为 GGUF。</translation>
+    </message>
+    <message>
+        <source>Only language models run in llama.cpp and Ollama; this project trains a %1 model.</source>
+        <translation>只有语言模型能在 llama.cpp 和 Ollama 中运行；此项目训练的是 %1 模型。</translation>
+    </message>
+    <message>
+        <source>Write the base model as one GGUF file for llama.cpp, Ollama and LM Studio</source>
+        <translation>将基础模型写成一个供 llama.cpp、Ollama 和 LM Studio 使用的 GGUF 文件</translation>
+    </message>
+    <message>
+        <source>Write run %1 as one GGUF file for llama.cpp, Ollama and LM Studio (LoRA adapters merged)</source>
+        <translation>将运行 %1 写成一个供 llama.cpp、Ollama 和 LM Studio 使用的 GGUF 文件（已合并 LoRA 适配器）</translation>
+    </message>
+    <message>
+        <source>Export for llama.cpp / Ollama (GGUF)</source>
+        <translation>导出到 llama.cpp / Ollama（GGUF）</translation>
+    </message>
+    <message>
+        <source>GGUF files (*.gguf)</source>
+        <translation>GGUF 文件 (*.gguf)</translation>
+    </message>
+    <message>
+        <source>Exporting the base model as GGUF (%1) to %2…</source>
+        <translation>正在将基础模型导出为 GGUF（%1）到 %2…</translation>
+    </message>
+    <message>
+        <source>Exporting run %1 as GGUF (%2) to %3…</source>
+        <translation>正在将运行 %1 导出为 GGUF（%2）到 %3…</translation>
+    </message>
+    <message>
+        <source>Wrote the base model to %1</source>
+        <translation>已将基础模型写入 %1</translation>
+    </message>
+    <message>
+        <source>Wrote run %1 at step %2 to %3</source>
+        <translation>已将运行 %1（第 %2 步）写入 %3</translation>
+    </message>
+    <message>
+        <source> (GGUF, %1, %2, %3)</source>
+        <translation>（GGUF，%1，%2，%3）</translation>
+    </message>
+    <message>
+        <source>; Ollama: ollama create NAME -f %1</source>
+        <translation>；Ollama：ollama create NAME -f %1</translation>
+    </message>
+    <message>
+        <source>full precision, largest</source>
+        <translation>全精度，最大</translation>
+    </message>
+    <message>
+        <source>half precision</source>
+        <translation>半精度</translation>
+    </message>
+    <message>
+        <source>8 bits, nearly lossless</source>
+        <translation>8 位，几乎无损</translation>
+    </message>
+    <message>
+        <source>good quality, smaller</source>
+        <translation>质量好，更小</translation>
+    </message>
+    <message>
+        <source>smallest, some quality lost</source>
+        <translation>最小，损失部分质量</translation>
+    </message>
+    <message>
+        <source>Also write an &amp;Ollama Modelfile beside the file</source>
+        <translation>同时在文件旁写入 Ollama Modelfile(&amp;O)</translation>
+    </message>
+    <message>
+        <source>Measuring the size of each choice…</source>
+        <translation>正在测量每个选项的大小…</translation>
+    </message>
+    <message>
+        <source>&amp;Quantization:</source>
+        <translation>量化(&amp;Q)：</translation>
+    </message>
+    <message>
+        <source>Sizes of the file for this run&apos;s weights.</source>
+        <translation>此运行权重对应的文件大小。</translation>
+    </message>
+    <message>
+        <source>The sizes could not be measured: %1</source>
+        <translation>无法测量大小：%1</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::MemoryBarsWidget</name>

@@ -3,6 +3,7 @@
 #include "look/DisplayText.h"
 #include "look/ElidedLabel.h"
 #include "main_window/EmptyProjectView.h"
+#include "main_window/GgufExportControls.h"
 #include "main_window/LocalRanksControls.h"
 #include "main_window/PretrainedControls.h"
 #include "main_window/RunControls.h"
@@ -133,11 +134,13 @@ void MainWindow::createParts() {
     ranks_ = new LocalRanksControls(views_, this);
     pretrained_ = new PretrainedControls(
         views_, settings_, [this] { return run_->isWritingProject(); }, this);
+    gguf_ = new GgufExportControls(views_, this);
     WindowMenus::PartActions actions;
     actions.export_weights = exports_->exportWeightsAction();
     actions.export_metrics = exports_->exportMetricsAction();
     actions.export_hf = pretrained_->exportHfAction();
     actions.export_adapter = pretrained_->exportAdapterAction();
+    actions.export_gguf = gguf_->exportAction();
     actions.locate_base = pretrained_->locateBaseAction();
     actions.start_ranks = ranks_->startAction();
     actions.evaluate = exports_->evaluateAction();
@@ -172,6 +175,9 @@ void MainWindow::createParts() {
     connect(pretrained_, &PretrainedControls::baseModelChanged, run_, &RunControls::refreshRuns);
     connect(pretrained_, &PretrainedControls::statusText, this, &MainWindow::showStatus);
     connect(pretrained_, &PretrainedControls::actionsChanged, this, &MainWindow::updateActions);
+    connect(gguf_, &GgufExportControls::exportFinished, this, &MainWindow::exportFinished);
+    connect(gguf_, &GgufExportControls::statusText, this, &MainWindow::showStatus);
+    connect(gguf_, &GgufExportControls::actionsChanged, this, &MainWindow::updateActions);
 
     connect(menus_, &WindowMenus::newProjectRequested, this, [this] { showNewProjectDialog(); });
     connect(menus_, &WindowMenus::openProjectRequested, this, &MainWindow::chooseProjectToOpen);
@@ -224,6 +230,7 @@ void MainWindow::updateActions() {
     ranks_->startAction()->setEnabled(state.has_project && !state.busy && !state.profiling);
     exports_->updateActions(state.has_project, state.has_runs, state.active);
     pretrained_->updateActions(state.has_project, state.active);
+    gguf_->updateActions(state.has_project, state.active);
     views_.profile->setBlocked(state.busy);
 }
 
@@ -413,6 +420,10 @@ QString MainWindow::exportHfFolder(const QString &folder, const QString &max_sha
 
 QString MainWindow::exportLoraAdapter(const QString &folder) {
     return pretrained_->exportLoraAdapter(folder);
+}
+
+QString MainWindow::exportGguf(const QString &file, const QString &quant, bool ollama_modelfile) {
+    return gguf_->exportGguf(file, quant, ollama_modelfile);
 }
 
 QString MainWindow::setBaseModelFolder(const QString &folder) {

@@ -16,6 +16,7 @@ namespace headroom::ui {
 class ConfigWizard;
 class ElidedLabel;
 class EmptyProjectView;
+class GgufExportControls;
 class LocalRanksControls;
 class PretrainedControls;
 class RunControls;
@@ -73,6 +74,10 @@ public:
     // the size used last (settings::kHfMaxShardSize).
     QString exportHfFolder(const QString &folder, const QString &max_shard_size = {});
     QString exportLoraAdapter(const QString &folder);
+    // A language model's selected run (a pretrained project without runs: its base) as one GGUF
+    // file, quant as `headroom-cli export --quant` takes it; exportFinished reports.
+    QString exportGguf(const QString &file, const QString &quant = QStringLiteral("q8_0"),
+                       bool ollama_modelfile = false);
     // Points the project at its base model's new folder (model.base, relative to the project
     // where it can be), after checking that the folder holds a model. Returns an error text.
     QString setBaseModelFolder(const QString &folder);
@@ -142,6 +147,7 @@ private:
     RunExports *exports_ = nullptr;
     LocalRanksControls *ranks_ = nullptr;
     PretrainedControls *pretrained_ = nullptr;
+    GgufExportControls *gguf_ = nullptr;
     WindowMenus *menus_ = nullptr;
 
     std::function<bool()> confirm_stop_;

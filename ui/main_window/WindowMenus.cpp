@@ -105,6 +105,7 @@ void WindowMenus::createMenus(const PartActions &parts) {
     export_menu->addSeparator();
     export_menu->addAction(parts.export_hf);
     export_menu->addAction(parts.export_adapter);
+    export_menu->addAction(parts.export_gguf);
     export_menu->setToolTipsVisible(true); // why an export is unavailable
     file->addSeparator();
     // Settings > Preferences on Linux/Windows menus; Qt moves it to the application menu on

@@ -27,6 +27,7 @@ public:
         QAction *export_metrics = nullptr;
         QAction *export_hf = nullptr;
         QAction *export_adapter = nullptr;
+        QAction *export_gguf = nullptr;
         QAction *locate_base = nullptr;
         QAction *start_ranks = nullptr;
         QAction *evaluate = nullptr;
