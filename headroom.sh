@@ -161,8 +161,13 @@ run_tests() {
 
 command="${1:-}"
 case "$command" in
-  # The app and the CLI only: the 50-odd test executables are `test`'s to build.
-  run) install_deps; build headroom headroom-cli; run_app ;;
+  # The app and the CLI only: the test executables are `test`'s to build. Without a display
+  # the sample trains with headroom-cli alone, so the app is not built then.
+  run)
+    install_deps
+    if has_display; then build headroom headroom-cli; else build headroom-cli; fi
+    run_app
+    ;;
   test)
     if [ "${2:-}" = --torch2 ]; then
       packages=("${debian13_packages[@]}"); install_deps

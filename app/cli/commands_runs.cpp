@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/json_values.h"
 
 #include <headroom/project.h>
 #include <headroom/units.h>
@@ -19,10 +20,6 @@ namespace {
 
 nlohmann::json optionalNumber(const std::optional<double> &value) {
     return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
-
-nlohmann::json finiteOrNull(double value) {
-    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
 nlohmann::json moeStepJson(const StepMetrics &step) {

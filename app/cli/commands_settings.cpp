@@ -126,7 +126,7 @@ std::string sectionOf(const std::string &key) {
 }
 
 // `text` followed by spaces up to `width`, and two spaces at least.
-std::string padded(const std::string &text, std::size_t width) {
+std::string paddedWithGap(const std::string &text, std::size_t width) {
     return text + std::string(text.size() < width ? width - text.size() + 2 : 2, ' ');
 }
 
@@ -138,11 +138,12 @@ void printPlain(std::ostream &out) {
     }
     // Longer defaults (recovery.ladder's) push their meaning on rather than widen the column.
     constexpr std::size_t kDefaultWidth = 12;
-    out << padded("key", key_width) << padded("default", kDefaultWidth) << "meaning\n";
+    out << paddedWithGap("key", key_width) << paddedWithGap("default", kDefaultWidth)
+        << "meaning\n";
     for (const KeySpec &spec : keys) {
         const std::string value = spec.default_value.empty() ? "-" : spec.default_value;
-        out << padded(spec.name, key_width) << padded(value, kDefaultWidth) << spec.description
-            << '\n';
+        out << paddedWithGap(spec.name, key_width) << paddedWithGap(value, kDefaultWidth)
+            << spec.description << '\n';
     }
 }
 

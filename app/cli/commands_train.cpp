@@ -1,5 +1,6 @@
 #include "cli/commands.h"
 #include "cli/exit_codes.h"
+#include "cli/json_values.h"
 #include "cli/local_ranks.h"
 
 #include <headroom/project.h>
@@ -28,10 +29,6 @@ extern "C" void stopOnSignal(int) {
     if (Session *session = g_interruptible_session.load()) {
         session->requestStopFromSignal();
     }
-}
-
-nlohmann::json finiteOrNull(double value) {
-    return std::isfinite(value) ? nlohmann::json(value) : nlohmann::json(nullptr);
 }
 
 // Prints progress: JSON lines on stdout with --json, and human text on stderr always.
