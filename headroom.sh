@@ -32,7 +32,7 @@ jobs="${HEADROOM_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 # the build has no distributed training (train --nproc).
 packages=(
   cmake g++ ninja-build ccache git
-  qt6-base-dev qt6-tools-dev qt6-l10n-tools libqt6svg6-dev libqt6sql6-sqlite qt6-qpa-plugins
+  qt6-base-dev qt6-tools-dev qt6-l10n-tools qt6-svg-dev libqt6sql6-sqlite qt6-qpa-plugins
   libqcustomplot-dev libqcustomplot2.1-qt6
   libtorch-dev libopenblas0-pthread
   libsqlite3-dev nlohmann-json3-dev libcli11-dev libsentencepiece-dev libpcre2-dev libicu-dev
