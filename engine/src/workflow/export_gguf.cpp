@@ -7,12 +7,14 @@
 #include "gguf/gguf_writer.h"
 #include "hf/architecture_config.h"
 #include "hf/generation_defaults.h"
+#include "hf/json_file.h"
 #include "hf/model_folder.h"
 #include "hf/pretrained_model.h"
 #include "hf/scratch_gpt.h"
 #include "models/causal_lm.h"
 #include "models/gpt.h"
 #include "models/lora.h"
+#include "tokenizers/tokenizer.h"
 #include "train/prepared_data.h"
 #include "workflow/run_model.h"
 
@@ -27,7 +29,6 @@
 #include <fstream>
 #include <functional>
 #include <map>
-#include <sstream>
 
 namespace headroom {
 
@@ -54,16 +55,6 @@ struct ExportSource {
     std::vector<PendingTensor> tensors;
     std::vector<std::string> notes;
 };
-
-std::string readText(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw InputError("cannot read " + path);
-    }
-    std::ostringstream text;
-    text << in.rdbuf();
-    return text.str();
-}
 
 torch::Tensor permuteHeads(const torch::Tensor &weight, std::int64_t heads) {
     const std::vector<std::int64_t> shape = weight.sizes().vec();
@@ -129,7 +120,8 @@ void loadPretrained(ExportSource &source, models::CausalLmImpl &model) {
     }
     try {
         source.vocabulary = gguf::vocabularyFromTokenizerJson(
-            readText(tokenizer_path.string()), tokenizer_path.string(), config.vocab_size);
+            hf::readTextFile(tokenizer_path.string(), data::kMaxTokenizerBytes),
+            tokenizer_path.string(), config.vocab_size);
     } catch (const gguf::GgufError &error) {
         throw InputError(error.what());
     }
