@@ -9,16 +9,33 @@ namespace headroom::compat {
 
 namespace {
 
+// A [B, 1, T, L] allowed-mask as the additive mask of `rows` score rows per (batch, group):
+// [B * groups, rows * T, L] with 0 where allowed and -inf elsewhere.
+torch::Tensor additiveMask(const torch::Tensor &mask, const torch::TensorOptions &options,
+                           std::int64_t groups, std::int64_t rows) {
+    const std::int64_t batch = mask.size(0);
+    const std::int64_t length = mask.size(2);
+    const std::int64_t keys = mask.size(3);
+    const torch::Tensor additive =
+        torch::zeros(mask.sizes(), options)
+            .masked_fill_(mask.logical_not(), -std::numeric_limits<double>::infinity());
+    return additive.unsqueeze(1)
+        .expand({batch, groups, rows, length, keys})
+        .reshape({batch * groups, rows * length, keys});
+}
+
 // Explicit attention: one copy makes q, k and v contiguous batches of matrices, and baddbmm
 // folds the 1/sqrt(D) scale and the additive causal mask into the score product.
 torch::Tensor explicitAttention(const torch::Tensor &split, std::int64_t batch, std::int64_t length,
                                 std::int64_t heads, std::int64_t head_dim, double dropout_p,
-                                const WeightDropout &weight_dropout) {
+                                const WeightDropout &weight_dropout, const torch::Tensor &allowed) {
     const std::int64_t dim = heads * head_dim;
     const torch::Tensor packed = split.contiguous().view({3, batch * heads, length, head_dim});
     const torch::Tensor mask =
-        torch::full({length, length}, -std::numeric_limits<double>::infinity(), split.options())
-            .triu_(1);
+        allowed.defined() ? additiveMask(allowed, split.options(), heads, 1)
+                          : torch::full({length, length}, -std::numeric_limits<double>::infinity(),
+                                        split.options())
+                                .triu_(1);
     const double scale = 1.0 / std::sqrt(static_cast<double>(head_dim));
     const torch::Tensor scores =
         at::baddbmm(mask, packed[0], packed[1].transpose(1, 2), /*beta=*/1.0, scale);
@@ -42,7 +59,8 @@ AttentionShape shapeOf(const torch::Tensor &queries, std::int64_t batch, std::in
 } // namespace
 
 torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, double dropout_p,
-                                  const WeightDropout &weight_dropout, AttentionPath path) {
+                                  const WeightDropout &weight_dropout, AttentionPath path,
+                                  const torch::Tensor &mask) {
     TORCH_CHECK(qkv.dim() == 3 && heads > 0 && qkv.size(2) % (3 * heads) == 0,
                 "causalSelfAttention: qkv must be [B, T, 3*dim] with dim divisible by ", heads,
                 " heads, got ", qkv.sizes());
@@ -59,8 +77,8 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
     if (chooseAttentionPath(path, shape) == AttentionPath::Sdpa) {
         // scaled_dot_product_attention takes the strided views as they are.
         const torch::Tensor attended =
-            at::scaled_dot_product_attention(split[0], split[1], split[2], {}, dropout_p,
-                                             /*is_causal=*/true); // [B, H, T, D]
+            at::scaled_dot_product_attention(split[0], split[1], split[2], mask, dropout_p,
+                                             /*is_causal=*/!mask.defined()); // [B, H, T, D]
         return attended.transpose(1, 2).reshape({batch * length, dim});
     }
 #else
@@ -71,12 +89,14 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
     (void)path;
     (void)shape;
 #endif
-    return explicitAttention(split, batch, length, heads, head_dim, dropout_p, weight_dropout);
+    return explicitAttention(split, batch, length, heads, head_dim, dropout_p, weight_dropout,
+                             mask);
 }
 
 torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, double scale, double dropout_p,
-                              const WeightDropout &weight_dropout, AttentionPath path) {
+                              const WeightDropout &weight_dropout, AttentionPath path,
+                              const torch::Tensor &mask) {
     TORCH_CHECK(q.dim() == 4 && k.dim() == 4 && v.sizes() == k.sizes() && q.size(0) == k.size(0) &&
                     k.size(1) > 0 && q.size(1) % k.size(1) == 0 && q.size(3) == k.size(3) &&
                     q.size(2) <= k.size(2),
@@ -90,6 +110,9 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
     const std::int64_t length = q.size(2);
     const std::int64_t keys = k.size(2);
     const std::int64_t head_dim = q.size(3);
+    TORCH_CHECK(!mask.defined() || (length == keys && mask.dim() == 4 && mask.size(0) == batch &&
+                                    mask.size(2) == length && mask.size(3) == keys),
+                "causalAttention: a document mask must be [B, 1, T, T], got ", mask.sizes());
 #if HEADROOM_TORCH_AT_LEAST(2, 1)
     const AttentionShape shape =
         shapeOf(q, batch, heads, length, head_dim, dropout_p > 0 && weight_dropout);
@@ -103,8 +126,9 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
                                      .expand({batch, kv_heads, groups, keys, head_dim})
                                      .reshape({batch, heads, keys, head_dim});
         };
-        return at::scaled_dot_product_attention(q, repeated(k), repeated(v), {}, dropout_p,
-                                                /*is_causal=*/length == keys && length > 1, scale);
+        return at::scaled_dot_product_attention(
+            q, repeated(k), repeated(v), mask, dropout_p,
+            /*is_causal=*/!mask.defined() && length == keys && length > 1, scale);
     }
 #else
     (void)path;
@@ -117,14 +141,17 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
     torch::Tensor scores;
     if (length == 1) {
         scores = at::bmm(queries, key_rows.transpose(1, 2)).mul_(scale);
+    } else if (mask.defined()) {
+        scores = at::baddbmm(additiveMask(mask, q.options(), kv_heads, groups), queries,
+                             key_rows.transpose(1, 2), /*beta=*/1.0, scale);
     } else {
-        torch::Tensor mask =
+        torch::Tensor causal =
             torch::full({length, keys}, -std::numeric_limits<double>::infinity(), q.options())
                 .triu_(keys - length + 1);
         if (groups > 1) {
-            mask = mask.repeat({groups, 1});
+            causal = causal.repeat({groups, 1});
         }
-        scores = at::baddbmm(mask, queries, key_rows.transpose(1, 2), /*beta=*/1.0, scale);
+        scores = at::baddbmm(causal, queries, key_rows.transpose(1, 2), /*beta=*/1.0, scale);
     }
     torch::Tensor weights = at::softmax(scores, -1);
     if (dropout_p > 0) {

@@ -127,8 +127,8 @@ const torch::Tensor &CausalLmImpl::inverseFrequencies(const torch::Device &devic
     return inverse_frequencies_;
 }
 
-torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache,
-                                   MoeRouting *routing) {
+torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache, MoeRouting *routing,
+                                   const DocumentLayout *layout) {
     TORCH_CHECK(tokens.dim() == 2 && tokens.scalar_type() == torch::kLong,
                 "the model expects int64 tokens [B, T], got ", tokens.sizes(), " ",
                 tokens.scalar_type());
@@ -138,12 +138,18 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache,
     TORCH_CHECK(length >= 1 && offset + length <= options_.max_positions, "positions ", offset,
                 "..", offset + length - 1, " are outside the model's context of ",
                 options_.max_positions);
+    const bool packed = layout != nullptr && layout->defined();
+    TORCH_CHECK(!packed || (cache == nullptr && layout->positions.sizes() == tokens.sizes()),
+                "a document layout ", packed ? layout->positions.sizes() : tokens.sizes(),
+                " must match the tokens ", tokens.sizes(), " and takes no cache");
+    const torch::Tensor mask = packed ? layout->mask : torch::Tensor();
     torch::Tensor x;
     {
         const profile::ModuleScope scope("embeddings");
         x = embedding_(tokens);
         if (positions_) {
-            x = x + positions_->weight.narrow(0, offset, length);
+            x = x + (packed ? positions_(layout->positions)
+                            : positions_->weight.narrow(0, offset, length));
         }
         if (options_.embedding_dropout > 0 && is_training()) {
             x = keyedDropout(x, options_.embedding_dropout, kEmbeddingDropoutSite);
@@ -157,7 +163,8 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache,
     // Every layer rotates the same positions: the tables are made once per forward.
     RopeTables rope;
     if (inverse_frequencies_.defined()) {
-        rope = ropeTables(inverseFrequencies(tokens.device()), offset, length);
+        rope = packed ? ropeTables(inverseFrequencies(tokens.device()), layout->positions)
+                      : ropeTables(inverseFrequencies(tokens.device()), offset, length);
     }
     std::vector<torch::Tensor> probability_sums;
     std::vector<torch::Tensor> counts;
@@ -173,16 +180,16 @@ torch::Tensor CausalLmImpl::hidden(const torch::Tensor &tokens, KvCache *cache,
         if (routing == nullptr || !layer->isSparseMoe()) {
             // By value: a checkpointed layer runs again in backward, after this function
             // returned.
-            const auto run = [&layer, batch, rope, index](const torch::Tensor &input) {
+            const auto run = [&layer, batch, rope, mask, index](const torch::Tensor &input) {
                 const profile::ModuleScope scope("layers", static_cast<std::int64_t>(index));
-                return layer->forward(input, batch, rope, nullptr, nullptr);
+                return layer->forward(input, batch, rope, nullptr, nullptr, mask);
             };
             x = recompute ? checkpointed(run, x) : run(x);
             continue;
         }
-        const auto run = [&layer, batch, rope, index](const torch::Tensor &input) {
+        const auto run = [&layer, batch, rope, mask, index](const torch::Tensor &input) {
             const profile::ModuleScope scope("layers", static_cast<std::int64_t>(index));
-            return layer->forwardRouted(input, batch, rope);
+            return layer->forwardRouted(input, batch, rope, mask);
         };
         const std::vector<torch::Tensor> parts = recompute ? checkpointedOutputs(run, x) : run(x);
         x = parts.at(0);
@@ -218,16 +225,24 @@ torch::Tensor CausalLmImpl::forward(const torch::Tensor &tokens, KvCache *cache,
     return applyLinear(h, head, {}).view({batch, length, options_.vocab_size});
 }
 
+torch::Tensor CausalLmImpl::forward(const torch::Tensor &tokens, const DocumentLayout &layout) {
+    const std::int64_t batch = tokens.size(0);
+    const torch::Tensor h = hidden(tokens, nullptr, nullptr, &layout);
+    const torch::Tensor &head = lm_head_ ? lm_head_->weight : embedding_->weight;
+    return applyLinear(h, head, {}).view({batch, tokens.size(1), options_.vocab_size});
+}
+
 torch::Tensor CausalLmImpl::loss(const torch::Tensor &inputs, const torch::Tensor &targets) {
     return lossTerms(inputs, targets).loss;
 }
 
-CausalLmLoss CausalLmImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets) {
+CausalLmLoss CausalLmImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets,
+                                     const DocumentLayout *layout) {
     TORCH_CHECK(targets.sizes() == inputs.sizes(), "targets ", targets.sizes(),
                 " must have the shape of the inputs ", inputs.sizes());
     const torch::Tensor &head = lm_head_ ? lm_head_->weight : embedding_->weight;
     MoeRouting routing;
-    const torch::Tensor h = hidden(inputs, nullptr, &routing);
+    const torch::Tensor h = hidden(inputs, nullptr, &routing, layout);
     const profile::ModuleScope scope("lm_head");
     // Each row weighs the same whatever its number of targets, so a step cut into smaller
     // micro-batches (out-of-memory recovery) sums to the same loss.

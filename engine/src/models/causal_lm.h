@@ -9,6 +9,7 @@
 #pragma once
 
 #include "compat/attention_path.h"
+#include "models/document_layout.h"
 #include "models/lora.h"
 #include "models/moe_routing.h"
 #include "models/projections.h"
@@ -98,12 +99,15 @@ public:
     DecoderLayerImpl(const CausalLmOptions &options, std::uint64_t dropout_site);
     // x [B*T, dim] for B rows of T positions, rope the rotary tables of those positions
     // (Llama family); with a cache, this layer's keys and values are appended to keys/values.
+    // mask: a packed batch's document mask (DocumentLayout::mask), else undefined (causal).
     torch::Tensor forward(const torch::Tensor &x, std::int64_t batch, const RopeTables &rope,
-                          torch::Tensor *keys, torch::Tensor *values);
+                          torch::Tensor *keys, torch::Tensor *values,
+                          const torch::Tensor &mask = {});
     // A sparse MoE layer's forward pass with its routing: {output, probability_sums, counts,
     // z_loss} (SparseMoeOutput's); {output} for a dense layer.
     std::vector<torch::Tensor> forwardRouted(const torch::Tensor &x, std::int64_t batch,
-                                             const RopeTables &rope);
+                                             const RopeTables &rope,
+                                             const torch::Tensor &mask = {});
     bool isSparseMoe() const { return !moe_.is_empty(); }
     // The layer's projections under their paths below the layer: "self_attn" / "attn", then
     // "mlp" or each expert's "block_sparse_moe.experts.N".
@@ -115,7 +119,7 @@ public:
 private:
     std::string attentionName() const;
     torch::Tensor attend(const torch::Tensor &x, std::int64_t batch, const RopeTables &rope,
-                         torch::Tensor *keys, torch::Tensor *values);
+                         torch::Tensor *keys, torch::Tensor *values, const torch::Tensor &mask);
     torch::Tensor dropout(const torch::Tensor &x, double p, std::uint64_t which);
     // The MLP half (norm, MLP or sparse MoE block, residual) after the attention's residual h;
     // a sparse MoE block's routing goes to `routing` when given.
@@ -146,13 +150,17 @@ public:
     // positions and their keys/values are appended. last_only: logits of position T-1 only.
     torch::Tensor forward(const torch::Tensor &tokens, KvCache *cache = nullptr,
                           bool last_only = false);
+    // Logits of packed rows: every document in a row computes what it computes alone.
+    torch::Tensor forward(const torch::Tensor &tokens, const DocumentLayout &layout);
     // Next-token cross-entropy: the mean over each row's targets that are not -100 (masked
     // positions), then the mean over rows.
     torch::Tensor loss(const torch::Tensor &inputs, const torch::Tensor &targets);
     // The same with the sparse MoE layers' routing (Mixtral): the balancing loss
     // (sparseMoeBalancingLoss), z-losses and expert counts of the one forward pass, also with
-    // activation checkpointing. No routing for a dense model.
-    CausalLmLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets);
+    // activation checkpointing. No routing for a dense model. With a layout, the rows are
+    // packed documents (positions and attention per document).
+    CausalLmLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets,
+                           const DocumentLayout *layout = nullptr);
 
     const CausalLmOptions &options() const { return options_; }
     void setCheckpointEvery(std::int64_t every);
@@ -191,8 +199,8 @@ private:
     // Each layer's projections with the checkpoint path they sit under
     // ("model.layers.0.self_attn").
     std::vector<std::pair<std::string, Projections>> projectionGroups() const;
-    torch::Tensor hidden(const torch::Tensor &tokens, KvCache *cache,
-                         MoeRouting *routing = nullptr);
+    torch::Tensor hidden(const torch::Tensor &tokens, KvCache *cache, MoeRouting *routing = nullptr,
+                         const DocumentLayout *layout = nullptr);
     const torch::Tensor &inverseFrequencies(const torch::Device &device);
 
     CausalLmOptions options_;

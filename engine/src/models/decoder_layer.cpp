@@ -87,7 +87,7 @@ torch::Tensor DecoderLayerImpl::dropout(const torch::Tensor &x, double p, std::u
 
 torch::Tensor DecoderLayerImpl::attend(const torch::Tensor &x, std::int64_t batch,
                                        const RopeTables &rope, torch::Tensor *keys,
-                                       torch::Tensor *values) {
+                                       torch::Tensor *values, const torch::Tensor &mask) {
     const std::int64_t length = x.size(0) / batch;
     const std::int64_t heads = options_.heads;
     const std::int64_t head_dim = options_.head_dim;
@@ -126,7 +126,7 @@ torch::Tensor DecoderLayerImpl::attend(const torch::Tensor &x, std::int64_t batc
     const torch::Tensor attended = compat::causalAttention(
         q, k, v, 1.0 / std::sqrt(static_cast<double>(head_dim)), p,
         [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); },
-        compat::chooseAttentionPath(options_.attention, shape));
+        compat::chooseAttentionPath(options_.attention, shape), mask);
     return attention_->project(
         output, attended.transpose(1, 2).reshape({batch * length, heads * head_dim}));
 }
@@ -154,11 +154,11 @@ torch::Tensor DecoderLayerImpl::feedForward(const torch::Tensor &h, std::int64_t
 
 torch::Tensor DecoderLayerImpl::forward(const torch::Tensor &x, std::int64_t batch,
                                         const RopeTables &rope, torch::Tensor *keys,
-                                        torch::Tensor *values) {
+                                        torch::Tensor *values, const torch::Tensor &mask) {
     torch::Tensor h;
     {
         const profile::ModuleScope scope("attention");
-        h = x + dropout(attend(attention_norm_(x), batch, rope, keys, values),
+        h = x + dropout(attend(attention_norm_(x), batch, rope, keys, values, mask),
                         options_.residual_dropout, kAttentionResidualSite);
     }
     return feedForward(h, batch, nullptr);
@@ -166,11 +166,12 @@ torch::Tensor DecoderLayerImpl::forward(const torch::Tensor &x, std::int64_t bat
 
 std::vector<torch::Tensor> DecoderLayerImpl::forwardRouted(const torch::Tensor &x,
                                                            std::int64_t batch,
-                                                           const RopeTables &rope) {
+                                                           const RopeTables &rope,
+                                                           const torch::Tensor &mask) {
     torch::Tensor h;
     {
         const profile::ModuleScope scope("attention");
-        h = x + dropout(attend(attention_norm_(x), batch, rope, nullptr, nullptr),
+        h = x + dropout(attend(attention_norm_(x), batch, rope, nullptr, nullptr, mask),
                         options_.residual_dropout, kAttentionResidualSite);
     }
     SparseMoeOutput routing;

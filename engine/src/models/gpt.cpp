@@ -241,7 +241,7 @@ torch::Tensor GptBlockImpl::dropout(const torch::Tensor &x, std::uint64_t which)
 }
 
 torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch,
-                                      std::int64_t length) {
+                                      std::int64_t length, const torch::Tensor &mask) {
     const double p = is_training() ? dropout_ : 0.0;
     const std::uint64_t site = dropout_site_ + kAttentionWeightsSite;
     const compat::AttentionShape shape{
@@ -250,13 +250,13 @@ torch::Tensor GptBlockImpl::attention(const torch::Tensor &x, std::int64_t batch
     const torch::Tensor attended = compat::causalSelfAttention(
         project("qkv", qkv_, x).view({batch, length, -1}), heads_, p,
         [p, site](const torch::Tensor &weights) { return keyedDropout(weights, p, site); },
-        compat::chooseAttentionPath(attention_path_, shape));
+        compat::chooseAttentionPath(attention_path_, shape), mask);
     return project("attn_out", proj_, attended); // [B*T, dim]
 }
 
-torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
+torch::Tensor GptBlockImpl::forward(const torch::Tensor &x, const torch::Tensor &mask) {
     if (isMoe()) {
-        return forwardRouted(x).at(0);
+        return forwardRouted(x, mask).at(0);
     }
     TORCH_CHECK(x.dim() == 3, "GptBlock expects [B, T, dim], got ", x.sizes());
     const std::int64_t batch = x.size(0);
@@ -265,7 +265,7 @@ torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
     torch::Tensor h = x.reshape({batch * length, x.size(2)});
     {
         const profile::ModuleScope scope("attention");
-        h = h + dropout(attention(ln1_(h), batch, length), kAttentionResidualSite);
+        h = h + dropout(attention(ln1_(h), batch, length, mask), kAttentionResidualSite);
     }
     const profile::ModuleScope scope("mlp");
     h = h + dropout(project("mlp_out", fc_out_, torch::gelu(project("mlp_in", fc_, ln2_(h)))),
@@ -273,9 +273,10 @@ torch::Tensor GptBlockImpl::forward(const torch::Tensor &x) {
     return h.view({batch, length, -1});
 }
 
-std::vector<torch::Tensor> GptBlockImpl::forwardRouted(const torch::Tensor &x) {
+std::vector<torch::Tensor> GptBlockImpl::forwardRouted(const torch::Tensor &x,
+                                                       const torch::Tensor &mask) {
     if (!isMoe()) {
-        return {forward(x)};
+        return {forward(x, mask)};
     }
     TORCH_CHECK(x.dim() == 3, "GptBlock expects [B, T, dim], got ", x.sizes());
     const std::int64_t batch = x.size(0);
@@ -283,7 +284,7 @@ std::vector<torch::Tensor> GptBlockImpl::forwardRouted(const torch::Tensor &x) {
     torch::Tensor h = x.reshape({batch * length, x.size(2)});
     {
         const profile::ModuleScope scope("attention");
-        h = h + dropout(attention(ln1_(h), batch, length), kAttentionResidualSite);
+        h = h + dropout(attention(ln1_(h), batch, length, mask), kAttentionResidualSite);
     }
     const profile::ModuleScope scope("moe");
     MoeOutput routed = moe_(ln2_(h).view({batch, length, -1}));
@@ -378,18 +379,26 @@ NamedTensors GptImpl::mergedState() const {
     return state;
 }
 
-torch::Tensor GptImpl::hidden(const torch::Tensor &tokens, MoeRouting *routing) {
+torch::Tensor GptImpl::hidden(const torch::Tensor &tokens, MoeRouting *routing,
+                              const DocumentLayout *layout) {
     TORCH_CHECK(tokens.dim() == 2, "GPT expects tokens [B, T], got ", tokens.sizes());
     TORCH_CHECK(tokens.scalar_type() == torch::kLong, "GPT expects int64 tokens, got ",
                 tokens.scalar_type());
     const std::int64_t length = tokens.size(1);
     TORCH_CHECK(length >= 1 && length <= options_.seq_len(), "GPT sequence length ", length,
                 " is outside 1..", options_.seq_len(), " (model.seq_len)");
+    const bool packed = layout != nullptr && layout->defined();
+    TORCH_CHECK(!packed || layout->positions.sizes() == tokens.sizes(), "a document layout ",
+                packed ? layout->positions.sizes() : tokens.sizes(), " must match the tokens ",
+                tokens.sizes());
+    const torch::Tensor mask = packed ? layout->mask : torch::Tensor();
     torch::Tensor x;
     {
         const profile::ModuleScope scope("embeddings");
-        // Positions 0..T-1 are the first T rows: a slice, not an index lookup.
-        x = token_embedding_(tokens) + position_embedding_->weight.narrow(0, 0, length);
+        // Positions 0..T-1 are the first T rows: a slice, not an index lookup (packed rows
+        // look up each document's own positions).
+        x = token_embedding_(tokens) + (packed ? position_embedding_(layout->positions)
+                                               : position_embedding_->weight.narrow(0, 0, length));
         if (options_.dropout() > 0 && is_training()) {
             x = keyedDropout(x, options_.dropout(), kEmbeddingDropoutSite);
         }
@@ -404,16 +413,16 @@ torch::Tensor GptImpl::hidden(const torch::Tensor &tokens, MoeRouting *routing) 
         // the block's too.
         const auto layer = static_cast<std::int64_t>(index);
         if (!block->isMoe()) {
-            const auto run = [&block, layer](const torch::Tensor &input) {
+            const auto run = [&block, layer, mask](const torch::Tensor &input) {
                 const profile::ModuleScope scope("blocks", layer);
-                return block->forward(input);
+                return block->forward(input, mask);
             };
             x = recompute ? checkpointed(run, x) : run(x);
             continue;
         }
-        const auto run = [&block, layer](const torch::Tensor &input) {
+        const auto run = [&block, layer, mask](const torch::Tensor &input) {
             const profile::ModuleScope scope("blocks", layer);
-            return block->forwardRouted(input);
+            return block->forwardRouted(input, mask);
         };
         const std::vector<torch::Tensor> parts = recompute ? checkpointedOutputs(run, x) : run(x);
         x = parts.at(0);
@@ -448,16 +457,24 @@ torch::Tensor GptImpl::forward(const torch::Tensor &tokens) {
         .view({tokens.size(0), tokens.size(1), options_.vocab_size()});
 }
 
+torch::Tensor GptImpl::forward(const torch::Tensor &tokens, const DocumentLayout &layout) {
+    const torch::Tensor h = hidden(tokens, nullptr, &layout);
+    const profile::ModuleScope scope("lm_head");
+    return cpuLinear(h, token_embedding_->weight)
+        .view({tokens.size(0), tokens.size(1), options_.vocab_size()});
+}
+
 torch::Tensor GptImpl::loss(const torch::Tensor &inputs, const torch::Tensor &targets) {
     return lossTerms(inputs, targets).loss;
 }
 
-GptLoss GptImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets) {
+GptLoss GptImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets,
+                           const DocumentLayout *layout) {
     TORCH_CHECK(targets.sizes() == inputs.sizes(), "GPT targets ", targets.sizes(),
                 " must have the shape of the inputs ", inputs.sizes());
     GptLoss result;
     MoeRouting routing;
-    const torch::Tensor h = hidden(inputs, &routing);
+    const torch::Tensor h = hidden(inputs, &routing, layout);
     const profile::ModuleScope scope("lm_head");
     const torch::Tensor logits = cpuLinear(h, token_embedding_->weight);
     result.loss = torch::nn::functional::cross_entropy(logits, targets.reshape({-1}));

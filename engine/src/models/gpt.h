@@ -1,6 +1,7 @@
 #pragma once
 
 #include "compat/attention_path.h"
+#include "models/document_layout.h"
 #include "models/lora.h"
 #include "models/moe.h"
 
@@ -68,11 +69,13 @@ struct GptLoss {
 class GptBlockImpl : public torch::nn::Module {
 public:
     explicit GptBlockImpl(const GptOptions &options, bool moe = false);
-    // x [B, T, dim] -> [B, T, dim]
-    torch::Tensor forward(const torch::Tensor &x);
+    // x [B, T, dim] -> [B, T, dim]; mask: a packed batch's document mask
+    // (DocumentLayout::mask), else undefined (causal).
+    torch::Tensor forward(const torch::Tensor &x, const torch::Tensor &mask = {});
     // {output} for a dense block; {output, aux_loss, z_loss, expert_counts, dropped} (see
     // MoeOutput) for an MoE block.
-    std::vector<torch::Tensor> forwardRouted(const torch::Tensor &x);
+    std::vector<torch::Tensor> forwardRouted(const torch::Tensor &x,
+                                             const torch::Tensor &mask = {});
     bool isMoe() const { return !moe_.is_empty(); }
     // GPT-2 initialization of this block (see GptImpl::resetParameters).
     void resetParameters(std::int64_t total_layers);
@@ -98,7 +101,8 @@ private:
         torch::nn::Linear linear;
     };
     std::vector<LoraSite> loraSites() const;
-    torch::Tensor attention(const torch::Tensor &x, std::int64_t batch, std::int64_t length);
+    torch::Tensor attention(const torch::Tensor &x, std::int64_t batch, std::int64_t length,
+                            const torch::Tensor &mask);
     // Residual dropout; `which` tells the block's dropouts apart.
     torch::Tensor dropout(const torch::Tensor &x, std::uint64_t which);
     // The projection `target` names applied to x: through its adapter when it has one.
@@ -130,11 +134,14 @@ public:
     explicit GptImpl(const GptOptions &options);
     // tokens [B, T] int64 (T <= seq_len) -> logits [B, T, vocab_size]
     torch::Tensor forward(const torch::Tensor &tokens);
+    // Logits of packed rows: every document in a row computes what it computes alone.
+    torch::Tensor forward(const torch::Tensor &tokens, const DocumentLayout &layout);
     // Mean cross-entropy of next-token prediction over all B*T positions.
     torch::Tensor loss(const torch::Tensor &inputs, const torch::Tensor &targets);
     // The same with the MoE blocks' losses and routing counts (once per forward pass, also
-    // with activation checkpointing).
-    GptLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets);
+    // with activation checkpointing). With a layout, the rows are packed documents.
+    GptLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets,
+                      const DocumentLayout *layout = nullptr);
     const GptOptions &options() const;
     // The blocks, so activation checkpointing can wrap them later.
     torch::nn::ModuleList blocks();
@@ -164,7 +171,8 @@ public:
 
 private:
     // [B*T, dim] final hidden states; the MoE blocks' routing goes to `routing` when given.
-    torch::Tensor hidden(const torch::Tensor &tokens, MoeRouting *routing = nullptr);
+    torch::Tensor hidden(const torch::Tensor &tokens, MoeRouting *routing = nullptr,
+                         const DocumentLayout *layout = nullptr);
 
     GptOptions options_;
     torch::nn::Embedding token_embedding_{nullptr};

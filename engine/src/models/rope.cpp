@@ -72,6 +72,15 @@ RopeTables ropeTables(const torch::Tensor &inverse_frequencies, std::int64_t off
     return {both.cos(), both.sin()};
 }
 
+RopeTables ropeTables(const torch::Tensor &inverse_frequencies, const torch::Tensor &positions) {
+    // The products are the ones torch::outer forms above, so a packed document's angles equal
+    // those of the document alone.
+    const torch::Tensor angles =
+        positions.to(torch::kFloat).unsqueeze(-1) * inverse_frequencies;      // [B, T, D/2]
+    const torch::Tensor both = torch::cat({angles, angles}, -1).unsqueeze(1); // [B, 1, T, D]
+    return {both.cos(), both.sin()};
+}
+
 torch::Tensor applyRope(const torch::Tensor &x, const RopeTables &tables) {
     const std::int64_t half = x.size(3) / 2;
     const torch::Tensor rotated = torch::cat({-x.narrow(3, half, half), x.narrow(3, 0, half)}, -1);

@@ -41,6 +41,9 @@ struct RopeTables {
 };
 RopeTables ropeTables(const torch::Tensor &inverse_frequencies, std::int64_t offset,
                       std::int64_t length);
+// The same for per-token positions [B, T] int64 (packed rows, whose positions restart with
+// every document): [B, 1, T, D] each, broadcasting over the heads.
+RopeTables ropeTables(const torch::Tensor &inverse_frequencies, const torch::Tensor &positions);
 // applyRope with the tables of x's positions.
 torch::Tensor applyRope(const torch::Tensor &x, const RopeTables &tables);
 
