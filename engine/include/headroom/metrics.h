@@ -54,8 +54,11 @@ struct StepMetrics {
     double grad_norm = 0;
     int micro_batch = 0;
     int accumulation = 0;
-    double tokens_per_s = 0;
+    double tokens_per_s = 0; // real tokens, padding not counted
     double samples_per_s = 0;
+    // Language models: the share of the tokens the step computed on that were padding (short
+    // examples padded to the longest of their micro-batch, the end of a packed window).
+    double padding_fraction = 0;
     std::uint64_t mem_live = 0;
     std::uint64_t mem_peak = 0;
     std::uint64_t mem_reserved = 0; // device allocator cache (CUDA, MPS); 0 on CPU

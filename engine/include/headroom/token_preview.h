@@ -50,6 +50,12 @@ struct TokenCountStats {
     // Records with more than seq_len + 1 tokens, the window one training example holds: a
     // prompt/completion record is cut there, a text line spreads over several windows.
     std::int64_t longer_than_window = 0;
+    // Prompt/completion records with seq_len known: the share of the tokens a step computes on
+    // that would be padding, one record per row padded to the longest of each 8 records in file
+    // order (data.packing=0), and with the records packed by best fit (data.packing=1). Text
+    // lines fill their windows either way: 0 for them.
+    double padding_unpacked = 0;
+    double padding_packed = 0;
 };
 
 struct TokenPreview {

@@ -93,7 +93,8 @@ struct EvaluationReport {
     std::string task;      // "classification" | "regression" | "language-model"
     EvalMetrics metrics;   // accuracy or RMSE and R^2 where the task has them, else NaN
 };
-// run_id 0 = the newest run with a checkpoint. Every record of the file is evaluated on the
+// run_id 0 = the newest run with a checkpoint (else the base of a pretrained project), -1 = the
+// base (the report's run_id is then 0, its step 0). Every record of the file is evaluated on the
 // CPU. Throws InputError: unknown run, no checkpoint, missing file, a record that does not fit
 // the training data (unknown column or class: FILE:LINE: problem).
 EvaluationReport evaluateRun(const std::string &project_path, std::int64_t run_id,

@@ -335,6 +335,18 @@ void Config::validate() const {
                           ") is larger than model.seq_len (" + text("model.seq_len") +
                           "): tokens between windows would be skipped");
     }
+    if (integer("data.packing") == 1) {
+        if (!isLanguageModelRecipe(recipe)) {
+            throw ConfigError("data.packing=1 is for language models (recipe=gpt or causal_lm), "
+                              "not recipe=" +
+                              recipe);
+        }
+        if (integer("data.stride") != 0) {
+            throw ConfigError("data.packing=1 places whole records in the windows; data.stride (" +
+                              text("data.stride") +
+                              ") cuts one stream of text and cannot go with it: set one of them");
+        }
+    }
 }
 
 void Config::validateMoe() const {

@@ -84,6 +84,13 @@ std::vector<KeySpec> buildKeys() {
         integer("data.max_examples", "0", 0, 1e12, "Records read from the file; 0 = all"),
         real("data.validation_fraction", "0.1", 0, 0.5, "Share of records kept for validation"),
         integer("data.stride", "0", 0, 1000000, "Tokens between windows (gpt); 0 = seq_len"),
+        onOff(integer("data.packing", "0", 0, 1,
+                      "Language models: place whole records (text, prompt/completion, "
+                      "conversations) side by side in windows of model.seq_len, best fit over "
+                      "the next 64, each attending only to itself with positions from 0; "
+                      "0 = one padded window per prompt/completion or conversation, plain text "
+                      "as one stream"),
+              "1"),
 
         choice("tokenizer", "byte", {"byte", "bpe", "unigram", "base"},
                "byte needs no training; bpe/unigram train SentencePiece on the corpus; base "

@@ -37,6 +37,9 @@ struct DataSpec {
     // Chat data (data.format=chat, or JSONL whose first record is a conversation): every record
     // must be a conversation.
     bool chat = false;
+    // gpt: records become documents placed whole into windows (data/document_packer.h), each
+    // seeing only itself, instead of one stream (text) or one padded window per record.
+    bool packing = false;
     // How conversations become training text: the template and which turns are learned. Set by
     // the trainer for chat data; a conversation without it is refused.
     std::shared_ptr<const chat::ChatData> chat_data;

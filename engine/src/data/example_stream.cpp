@@ -2,6 +2,7 @@
 
 #include "chat/chat_tokens.h"
 #include "data/data_error.h"
+#include "data/document_packer.h"
 #include "data/record_reader.h"
 #include "data/split.h"
 #include "data/state_codec.h"
@@ -19,10 +20,15 @@ namespace {
 
 constexpr std::uint64_t kStateMagicV1 = 0x3153445244485248ULL; // "HRHDRDS1"
 // Version 2 adds each buffered example's prompt and padding spans; 3 its retrieval segments;
-// 4 the trained-token mask of chat examples.
+// 4 the trained-token mask of chat examples; 5 the documents waiting to be packed.
 constexpr std::uint64_t kStateMagicV2 = 0x3253445244485248ULL; // "HRHDRDS2"
 constexpr std::uint64_t kStateMagicV3 = 0x3353445244485248ULL; // "HRHDRDS3"
-constexpr std::uint64_t kStateMagic = 0x3453445244485248ULL;   // "HRHDRDS4"
+constexpr std::uint64_t kStateMagicV4 = 0x3453445244485248ULL; // "HRHDRDS4"
+constexpr std::uint64_t kStateMagic = 0x3553445244485248ULL;   // "HRHDRDS5"
+
+// Documents buffered for best-fit packing: more fill the windows better, at the cost of
+// holding them (a few hundred kilobytes at most).
+constexpr std::size_t kPackingLookahead = 64;
 
 // What this epoch has read so far, for the "no training examples" diagnosis.
 struct EpochCounts {
@@ -80,6 +86,9 @@ std::uint64_t specFingerprint(const DataSpec &spec, const Tokenizer *tokenizer) 
         writer.str(spec.chat_data->chat_template.specialTokens().dump());
         writer.str(chat::toString(spec.chat_data->train_on));
     }
+    if (spec.packing) {
+        writer.str("packing");
+    }
     if (tokenizer) {
         writer.u64(static_cast<std::uint64_t>(tokenizer->kind()));
         writer.i64(tokenizer->vocabSize());
@@ -96,6 +105,8 @@ struct ExampleStream::Impl {
         : spec(spec_in), split(split_in), tokenizer(tokenizer_in), schema(schema_in),
           reader(spec_in, tokenizer_in != nullptr),
           windows(spec_in.seq_len + 1, spec_in.stride > 0 ? spec_in.stride : spec_in.seq_len),
+          packer(spec_in.seq_len + 1, kPackingLookahead,
+                 tokenizer_in != nullptr ? tokenizer_in->endOfTextId() : 0),
           rng(spec_in.seed) {
         file = fingerprintFile(spec.path);
         if (schema) {
@@ -120,6 +131,7 @@ struct ExampleStream::Impl {
     bool produce(Example &out);
     void instructionExample(Example &out);
     bool chatExample(Example &out);
+    void padToWindow(Example &out) const;
     void retrievalExample(Example &out);
     void appendSegment(Example &out, const std::string &text);
     bool nextTrain(Example &out);
@@ -137,6 +149,7 @@ struct ExampleStream::Impl {
     FileFingerprint file; // of the file as opened, stored in saved positions
 
     TokenWindows windows;
+    DocumentPacker packer; // data.packing
     std::uint64_t epoch = 0;
     EpochCounts counts;
     std::int64_t examples_per_epoch = 0; // known once the first epoch is complete
@@ -154,7 +167,17 @@ bool ExampleStream::Impl::produce(Example &out) {
             ++counts.examples;
             return true;
         }
+        if (spec.packing && packer.take(out, false)) {
+            out.id = makeExampleId(epoch, packer.windowsTaken() - 1);
+            ++counts.examples;
+            return true;
+        }
         if (!reader.next(record)) {
+            if (spec.packing && packer.take(out, true)) {
+                out.id = makeExampleId(epoch, packer.windowsTaken() - 1);
+                ++counts.examples;
+                return true;
+            }
             return false;
         }
         ++counts.records;
@@ -176,16 +199,18 @@ bool ExampleStream::Impl::produce(Example &out) {
             ++counts.examples;
             return true;
         }
-        if (record.conversation) {
-            if (!chatExample(out)) {
+        if (record.conversation || record.instruction) {
+            if (!record.conversation) {
+                instructionExample(out);
+            } else if (!chatExample(out)) {
                 continue;
             }
-            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
-            ++counts.examples;
-            return true;
-        }
-        if (record.instruction) {
-            instructionExample(out);
+            if (spec.packing) {
+                packer.add(std::move(out.tokens), std::move(out.trained));
+                out = Example{};
+                continue;
+            }
+            padToWindow(out);
             out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
             ++counts.examples;
             return true;
@@ -199,12 +224,27 @@ bool ExampleStream::Impl::produce(Example &out) {
             tokens.push_back(tokenizer->endOfTextId());
         }
         counts.tokens += static_cast<std::int64_t>(tokens.size());
+        if (spec.packing) {
+            packer.add(std::move(tokens), {});
+            continue;
+        }
         windows.append(tokens);
     }
 }
 
-// One example per prompt/completion record, not packed with others: prompt, completion and
-// end-of-text, cut at seq_len + 1 tokens and padded with end-of-text.
+// An unpacked prompt/completion or conversation example: padded with end-of-text to seq_len + 1
+// tokens, the padding neither trained nor a target.
+void ExampleStream::Impl::padToWindow(Example &out) const {
+    const auto width = static_cast<std::size_t>(spec.seq_len + 1);
+    out.tokens.resize(width, tokenizer->endOfTextId());
+    if (!out.trained.empty()) {
+        out.trained.resize(width, 0);
+    }
+}
+
+// One example per prompt/completion record: prompt, completion and end-of-text, cut at seq_len +
+// 1 tokens (not yet padded). Unpacked, prompt_tokens and real_tokens mark what is learned;
+// packed, the trained mask does.
 void ExampleStream::Impl::instructionExample(Example &out) {
     const auto width = static_cast<std::size_t>(spec.seq_len + 1);
     out.tokens = tokenizer->encodeStart(record.prompt);
@@ -213,17 +253,22 @@ void ExampleStream::Impl::instructionExample(Example &out) {
     out.tokens.insert(out.tokens.end(), completion.begin(), completion.end());
     out.tokens.push_back(tokenizer->endOfTextId());
     counts.tokens += static_cast<std::int64_t>(out.tokens.size());
-    out.tokens.resize(std::max(out.tokens.size(), width), tokenizer->endOfTextId());
-    const std::size_t real = std::min(prompt + completion.size() + 1, width);
-    out.tokens.resize(width);
+    const std::size_t real = std::min(out.tokens.size(), width);
+    out.tokens.resize(real);
+    if (spec.packing) {
+        out.trained.assign(real, 1);
+        std::fill(out.trained.begin(), out.trained.begin() + static_cast<std::ptrdiff_t>(prompt),
+                  0);
+        return;
+    }
     out.prompt_tokens = static_cast<std::int32_t>(prompt);
     out.real_tokens = static_cast<std::int32_t>(real);
 }
 
 // One example per conversation, rendered through the chat template: the trained tokens are the
 // assistant's (spec.chat_data->train_on). A conversation longer than seq_len + 1 tokens is cut
-// after the last reply that fits whole, else cut at seq_len + 1; padded with end-of-text,
-// which is not trained. False (and counted) when nothing trained is left after the cut.
+// after the last reply that fits whole, else cut at seq_len + 1 (not yet padded; real_tokens
+// is its length). False (and counted) when nothing trained is left after the cut.
 bool ExampleStream::Impl::chatExample(Example &out) {
     if (!spec.chat_data) {
         throw DataError(spec.path, record.line,
@@ -262,10 +307,8 @@ bool ExampleStream::Impl::chatExample(Example &out) {
     }
     out.tokens = std::move(tokens.ids);
     out.trained = std::move(tokens.trained);
-    out.tokens.resize(width, tokenizer->endOfTextId());
-    out.trained.resize(width, 0);
     out.prompt_tokens = 0;
-    out.real_tokens = 0;
+    out.real_tokens = static_cast<std::int32_t>(out.tokens.size());
     return true;
 }
 
@@ -326,6 +369,7 @@ void ExampleStream::Impl::startNextEpoch() {
     ++epoch;
     reader.rewind();
     windows.clear();
+    packer.clear();
     counts = EpochCounts{};
 }
 
@@ -360,6 +404,7 @@ void ExampleStream::Impl::rewind() {
     examples_per_epoch = 0;
     reader.rewind();
     windows.clear();
+    packer.clear();
     counts = EpochCounts{};
     shuffle_buffer.clear();
     rng = ShuffleRng(spec.seed);
@@ -407,6 +452,7 @@ std::string ExampleStream::saveState() const {
     writer.i64(d.counts.examples);
     writer.i64(d.examples_per_epoch);
     d.windows.save(writer);
+    d.packer.save(writer);
     writer.u64(d.rng.state());
     writer.u64(d.shuffle_buffer.size());
     for (const Example &example : d.shuffle_buffer) {
@@ -420,8 +466,8 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::string &path = d.spec.path;
     StateReader reader(state, path);
     const std::uint64_t magic = reader.u64();
-    if (magic != kStateMagic && magic != kStateMagicV3 && magic != kStateMagicV2 &&
-        magic != kStateMagicV1) {
+    if (magic != kStateMagic && magic != kStateMagicV4 && magic != kStateMagicV3 &&
+        magic != kStateMagicV2 && magic != kStateMagicV1) {
         reader.fail("it is not a Headroom data position");
     }
     if (reader.u64() != static_cast<std::uint64_t>(d.split)) {
@@ -461,13 +507,19 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::int64_t examples_per_epoch = reader.i64();
     TokenWindows windows = d.windows;
     windows.load(reader);
+    DocumentPacker packer = d.packer;
+    if (magic == kStateMagic) {
+        packer.load(reader);
+    } else {
+        packer.clear();
+    }
     const std::uint64_t rng_state = reader.u64();
     const std::uint64_t buffered = reader.u64();
     std::vector<Example> shuffle_buffer;
     for (std::uint64_t i = 0; i < buffered; ++i) {
-        shuffle_buffer.push_back(reader.example(magic == kStateMagic     ? 4
-                                                : magic == kStateMagicV3 ? 3
-                                                : magic == kStateMagicV2 ? 2
+        shuffle_buffer.push_back(reader.example(magic == kStateMagic || magic == kStateMagicV4 ? 4
+                                                : magic == kStateMagicV3                       ? 3
+                                                : magic == kStateMagicV2                       ? 2
                                                                          : 1));
     }
     if (!reader.atEnd()) {
@@ -479,6 +531,7 @@ void ExampleStream::restoreState(const std::string &state) {
     d.counts = counts;
     d.examples_per_epoch = examples_per_epoch;
     d.windows = std::move(windows);
+    d.packer = std::move(packer);
     d.rng.setState(rng_state);
     d.shuffle_buffer = std::move(shuffle_buffer);
 }

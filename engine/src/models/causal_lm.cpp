@@ -256,6 +256,15 @@ CausalLmLoss CausalLmImpl::lossTerms(const torch::Tensor &inputs, const torch::T
     return result;
 }
 
+torch::Tensor CausalLmImpl::targetLosses(const torch::Tensor &inputs, const torch::Tensor &targets,
+                                         const DocumentLayout *layout) {
+    TORCH_CHECK(targets.sizes() == inputs.sizes(), "targets ", targets.sizes(),
+                " must have the shape of the inputs ", inputs.sizes());
+    const torch::Tensor &head = lm_head_ ? lm_head_->weight : embedding_->weight;
+    const torch::Tensor h = hidden(inputs, nullptr, nullptr, layout);
+    return tokenLosses(h, head, targets.reshape({-1})).view(targets.sizes());
+}
+
 void CausalLmImpl::setCheckpointEvery(std::int64_t every) {
     if (every < 0) {
         throw std::invalid_argument("checkpointing must be 0 (off) or a layer interval >= 1");

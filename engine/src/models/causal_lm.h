@@ -161,6 +161,9 @@ public:
     // packed documents (positions and attention per document).
     CausalLmLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets,
                            const DocumentLayout *layout = nullptr);
+    // The cross-entropy of each target [B, T] (0 where the target is -100), for evaluation.
+    torch::Tensor targetLosses(const torch::Tensor &inputs, const torch::Tensor &targets,
+                               const DocumentLayout *layout = nullptr);
 
     const CausalLmOptions &options() const { return options_; }
     void setCheckpointEvery(std::int64_t every);

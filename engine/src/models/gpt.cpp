@@ -468,6 +468,18 @@ torch::Tensor GptImpl::loss(const torch::Tensor &inputs, const torch::Tensor &ta
     return lossTerms(inputs, targets).loss;
 }
 
+torch::Tensor GptImpl::targetLosses(const torch::Tensor &inputs, const torch::Tensor &targets,
+                                    const DocumentLayout *layout) {
+    TORCH_CHECK(targets.sizes() == inputs.sizes(), "GPT targets ", targets.sizes(),
+                " must have the shape of the inputs ", inputs.sizes());
+    const torch::Tensor logits =
+        cpuLinear(hidden(inputs, nullptr, layout), token_embedding_->weight);
+    return torch::nn::functional::cross_entropy(
+               logits, targets.reshape({-1}),
+               torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
+        .view(targets.sizes());
+}
+
 GptLoss GptImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets,
                            const DocumentLayout *layout) {
     TORCH_CHECK(targets.sizes() == inputs.sizes(), "GPT targets ", targets.sizes(),
@@ -477,7 +489,20 @@ GptLoss GptImpl::lossTerms(const torch::Tensor &inputs, const torch::Tensor &tar
     const torch::Tensor h = hidden(inputs, &routing, layout);
     const profile::ModuleScope scope("lm_head");
     const torch::Tensor logits = cpuLinear(h, token_embedding_->weight);
-    result.loss = torch::nn::functional::cross_entropy(logits, targets.reshape({-1}));
+    if (!targets.eq(-100).any().item<bool>()) {
+        result.loss = torch::nn::functional::cross_entropy(logits, targets.reshape({-1}));
+    } else {
+        // Rows with fewer targets (prompts, padding, packed documents) weigh as much as the
+        // others, so a step cut into other micro-batches (out-of-memory recovery) sums to the
+        // same loss; without masked targets this is the plain mean above.
+        const torch::Tensor losses =
+            torch::nn::functional::cross_entropy(
+                logits, targets.reshape({-1}),
+                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
+                .view(targets.sizes());
+        const torch::Tensor counts = targets.ne(-100).sum(1).clamp_min(1).to(losses.scalar_type());
+        result.loss = (losses.sum(1) / counts).mean();
+    }
     if (!routing.expert_counts.empty()) {
         result.moe = std::move(routing);
     }

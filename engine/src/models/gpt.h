@@ -136,12 +136,16 @@ public:
     torch::Tensor forward(const torch::Tensor &tokens);
     // Logits of packed rows: every document in a row computes what it computes alone.
     torch::Tensor forward(const torch::Tensor &tokens, const DocumentLayout &layout);
-    // Mean cross-entropy of next-token prediction over all B*T positions.
+    // Mean cross-entropy of next-token prediction over all B*T positions; with targets of -100
+    // (not learned), the mean over each row's learned targets, then over the rows.
     torch::Tensor loss(const torch::Tensor &inputs, const torch::Tensor &targets);
     // The same with the MoE blocks' losses and routing counts (once per forward pass, also
     // with activation checkpointing). With a layout, the rows are packed documents.
     GptLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets,
                       const DocumentLayout *layout = nullptr);
+    // The cross-entropy of each target [B, T] (0 where the target is -100), for evaluation.
+    torch::Tensor targetLosses(const torch::Tensor &inputs, const torch::Tensor &targets,
+                               const DocumentLayout *layout = nullptr);
     const GptOptions &options() const;
     // The blocks, so activation checkpointing can wrap them later.
     torch::nn::ModuleList blocks();

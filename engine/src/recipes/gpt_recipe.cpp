@@ -88,12 +88,21 @@ public:
     }
 
     void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
-        const auto count = static_cast<std::int64_t>(batch.size());
-        totals.loss_sum += loss(batch).item<double>() * static_cast<double>(count);
-        totals.examples += count;
+        const LanguageModelBatch tokens = languageModelBatch(batch, seq_len_, device_);
+        addDocumentLosses(model_->targetLosses(tokens.inputs, tokens.targets, tokens.packed()),
+                          tokens.targets, batch, totals);
     }
 
     std::int64_t tokensPerExample() const override { return seq_len_; }
+    std::int64_t tokensOf(const std::vector<data::Example> &examples) const override {
+        return realInputTokens(examples, seq_len_);
+    }
+    std::int64_t computedTokensOf(const std::vector<data::Example> &examples) const override {
+        return paddedInputTokens(examples, seq_len_);
+    }
+    void beginStep(const std::vector<data::Example> &examples) override {
+        step_width_ = longestExample(examples);
+    }
     std::unique_ptr<models::NextTokenLogits> nextTokenLogits() override {
         return models::gptLogits(*model_, device_);
     }
@@ -128,32 +137,14 @@ public:
 
 private:
     models::GptLoss lossTerms(const ExampleBatch &batch) {
-        const torch::Tensor tokens = collate(batch);
-        using torch::indexing::Slice;
-        torch::Tensor targets = tokens.index({Slice(), Slice(1, seq_len_ + 1)}).clone();
-        maskUntrainedTargets(targets, batch);
-        return model_->lossTerms(tokens.index({Slice(), Slice(0, seq_len_)}), targets);
-    }
-
-    torch::Tensor collate(const ExampleBatch &batch) const {
-        const auto rows = static_cast<std::int64_t>(batch.size());
-        const std::int64_t width = seq_len_ + 1;
-        torch::Tensor tokens = torch::empty({rows, width}, torch::kInt64);
-        auto *out = tokens.data_ptr<std::int64_t>();
-        for (std::int64_t row = 0; row < rows; ++row) {
-            const std::vector<std::int32_t> &source = batch[static_cast<std::size_t>(row)]->tokens;
-            TORCH_CHECK(static_cast<std::int64_t>(source.size()) == width, "example has ",
-                        source.size(), " tokens, expected ", width);
-            for (std::int64_t column = 0; column < width; ++column) {
-                out[row * width + column] = source[static_cast<std::size_t>(column)];
-            }
-        }
-        return device_.is_cpu() ? tokens : tokens.to(device_);
+        const LanguageModelBatch tokens = languageModelBatch(batch, seq_len_, device_, step_width_);
+        return model_->lossTerms(tokens.inputs, tokens.targets, tokens.packed());
     }
 
     models::Gpt model_;
     torch::Device device_;
     std::int64_t seq_len_;
+    std::int64_t step_width_ = 0; // the training step's longest example (beginStep)
 };
 
 } // namespace

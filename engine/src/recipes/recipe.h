@@ -3,6 +3,7 @@
 #include "data/example.h"
 #include "hf/model_folder.h"
 #include "hf/quantized_base_cache.h"
+#include "models/document_layout.h"
 #include "models/generation.h"
 #include "models/gpt.h"
 #include "util/base_format.h"
@@ -97,6 +98,15 @@ public:
     virtual std::int64_t tokensOf(const std::vector<data::Example> &examples) const {
         return tokensPerExample() * static_cast<std::int64_t>(examples.size());
     }
+    // Tokens a step computes on, padding included; by default tokensOf (no padding).
+    virtual std::int64_t computedTokensOf(const std::vector<data::Example> &examples) const {
+        return tokensOf(examples);
+    }
+    // Called with a step's whole effective batch before its micro-batches (again when an
+    // out-of-memory recovery replays it): a language model pads every micro-batch of the step
+    // to the step's longest example, so the tensors, and the keyed dropout masks drawn over
+    // them, do not depend on how the step is cut.
+    virtual void beginStep(const std::vector<data::Example> &examples) {}
     virtual bool reportsAccuracy() const = 0;
     virtual bool reportsRmse() const = 0; // and R^2
     // "GPT · 4 layers · dim 128 · 4 heads · 0.82 M parameters"
@@ -127,6 +137,33 @@ public:
 // prompt/completion example's prompt and padding (data::Example::prompt_tokens / real_tokens),
 // a conversation's tokens outside the trained turns (data::Example::trained).
 void maskUntrainedTargets(torch::Tensor &targets, const ExampleBatch &batch);
+
+// A language model's batch from its examples: inputs and targets [B, T] with T the longest
+// example's real tokens minus one (at most seq_len), so a batch of short prompt/completion or
+// conversation examples is padded to its longest, not to model.seq_len; untrained targets are
+// -100 (maskUntrainedTargets). Rows of packed documents (data.packing) come with their layout.
+struct LanguageModelBatch {
+    torch::Tensor inputs;
+    torch::Tensor targets;
+    models::DocumentLayout layout; // undefined unless the rows are packed
+    const models::DocumentLayout *packed() const { return layout.defined() ? &layout : nullptr; }
+};
+// min_width: pad to at least this many tokens (a step's longest example; 0 = the batch's own).
+LanguageModelBatch languageModelBatch(const ExampleBatch &batch, std::int64_t seq_len,
+                                      const torch::Device &device, std::int64_t min_width = 0);
+// The width languageModelBatch pads the examples to: their longest, at least 2 tokens.
+std::int64_t longestExample(const std::vector<data::Example> &examples);
+
+// Tokens of the examples that are not padding, the inputs a step really computes on.
+std::int64_t realInputTokens(const std::vector<data::Example> &examples, std::int64_t seq_len);
+// The tokens languageModelBatch computes on for a step's examples (each padded to the longest).
+std::int64_t paddedInputTokens(const std::vector<data::Example> &examples, std::int64_t seq_len);
+
+// Adds to `totals` each document's mean loss from the per-target losses [B, T] (0 where the
+// target is -100): one per document of a packed row, one per other row; a document without
+// targets adds nothing. So a file evaluates to the same loss packed and unpacked.
+void addDocumentLosses(const torch::Tensor &target_losses, const torch::Tensor &targets,
+                       const ExampleBatch &batch, EvalTotals &totals);
 
 // The GPT shape a config asks for: model.params when set, else layers/heads/dim; the moe.*
 // keys. Throws ConfigError when the options are not valid (the message names the moe.* key).

@@ -54,6 +54,7 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
     spec.validation_fraction = config.real("data.validation_fraction");
     spec.seq_len = config.integer("model.seq_len");
     spec.stride = config.integer("data.stride");
+    spec.packing = config.integer("data.packing") == 1;
     spec.seed = static_cast<std::uint64_t>(config.integer("train.seed"));
     spec.split_seed = kSplitSeed;
     spec.retrieval = config.text("recipe") == "splade";

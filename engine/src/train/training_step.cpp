@@ -223,7 +223,11 @@ bool TrainingRun::trainOneStep() {
     metrics.micro_batch = static_cast<int>(shape_.micro_batch);
     metrics.accumulation = static_cast<int>(shape_.accumulation());
     metrics.samples_per_s = static_cast<double>(effective_batch) / seconds;
-    metrics.tokens_per_s = static_cast<double>(recipe_->tokensOf(examples)) / seconds;
+    const std::int64_t real_tokens = recipe_->tokensOf(examples);
+    metrics.tokens_per_s = static_cast<double>(real_tokens) / seconds;
+    const std::int64_t computed = recipe_->computedTokensOf(examples);
+    metrics.padding_fraction =
+        computed > 0 ? 1.0 - static_cast<double>(real_tokens) / static_cast<double>(computed) : 0;
     const MemorySample memory = sampleMemory();
     metrics.mem_live = memory.live;
     metrics.mem_peak = memory.peak;
@@ -265,6 +269,7 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
     const auto micro_batch = static_cast<std::size_t>(shape_.micro_batch);
     const std::uint64_t dropout_seed =
         models::dropoutStepSeed(static_cast<std::uint64_t>(settings_.seed), step);
+    recipe_->beginStep(examples);
     if (recipe_->couplesExamples()) {
         // Every rank computes the whole step's loss (it couples all examples), then
         // back-propagates its own share of it.

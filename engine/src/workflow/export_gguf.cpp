@@ -279,14 +279,14 @@ ExportSource loadExportSource(const std::string &project_path, std::int64_t run_
     return source;
 }
 
-struct Plan {
+struct GgufPlan {
     gguf::Metadata metadata;
     std::vector<gguf::TensorPlan> tensors;
 };
 
-Plan planExport(const ExportSource &source, gguf::ExportQuant quant,
-                const std::string &project_path) {
-    Plan plan;
+GgufPlan planExport(const ExportSource &source, gguf::ExportQuant quant,
+                    const std::string &project_path) {
+    GgufPlan plan;
     const std::string arch = gguf::ggufArchitecture(source.architecture);
     plan.metadata.setString("general.architecture", arch);
     plan.metadata.setString("general.type", "model");
@@ -430,7 +430,7 @@ GgufExport exportGguf(const GgufExportRequest &request) {
     GgufExport result;
     try {
         ExportSource source = loadExportSource(request.project_path, request.run_id);
-        const Plan plan = planExport(source, quant, request.project_path);
+        const GgufPlan plan = planExport(source, quant, request.project_path);
         gguf::FileWriter writer(request.gguf_path, plan.metadata, plan.tensors);
         for (std::size_t i = 0; i < source.tensors.size(); ++i) {
             const gguf::TensorPlan &target = plan.tensors[i];
@@ -477,7 +477,7 @@ std::vector<GgufSizeEstimate> estimateGgufSizes(const std::string &project_path,
     try {
         const ExportSource source = loadExportSource(project_path, run_id);
         for (gguf::ExportQuant quant : gguf::allExportQuants()) {
-            const Plan plan = planExport(source, quant, project_path);
+            const GgufPlan plan = planExport(source, quant, project_path);
             sizes.push_back({gguf::exportQuantName(quant),
                              gguf::plannedFileBytes(plan.metadata, plan.tensors)});
         }

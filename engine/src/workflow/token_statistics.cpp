@@ -1,5 +1,6 @@
 #include "workflow/token_statistics.h"
 
+#include "data/document_packer.h"
 #include "data/record_reader.h"
 #include "data/utf8.h"
 #include "tokenizers/hf_data_tokenizer.h"
@@ -145,6 +146,34 @@ void summarize(std::vector<std::int64_t> counts, TokenCountStats &stats) {
     }
 }
 
+// The padding shares of TokenCountStats for records of `counts` tokens (each cut at the window).
+void estimatePadding(const std::vector<std::int64_t> &counts, TokenCountStats &stats) {
+    constexpr std::size_t kRowsPerBatch = 8;
+    const std::int64_t window = stats.seq_len + 1;
+    double real = 0;
+    double unpacked = 0;
+    data::DocumentPacker packer(window, 64, 0);
+    for (std::size_t first = 0; first < counts.size(); first += kRowsPerBatch) {
+        const std::size_t end = std::min(counts.size(), first + kRowsPerBatch);
+        std::int64_t longest = 0;
+        for (std::size_t i = first; i < end; ++i) {
+            const std::int64_t size = std::min(counts[i], window);
+            real += static_cast<double>(size);
+            longest = std::max(longest, size);
+            packer.add(std::vector<std::int32_t>(static_cast<std::size_t>(size)), {});
+        }
+        unpacked += static_cast<double>(longest) * static_cast<double>(end - first);
+    }
+    data::Example window_example;
+    while (packer.take(window_example, true)) {
+    }
+    const double packed = static_cast<double>(packer.windowsTaken()) * static_cast<double>(window);
+    if (real > 0) {
+        stats.padding_unpacked = 1.0 - real / unpacked;
+        stats.padding_packed = 1.0 - real / packed;
+    }
+}
+
 } // namespace
 
 TokenPreview measureTokens(const data::DataSpec &spec, const data::Tokenizer &tokenizer,
@@ -202,6 +231,9 @@ TokenPreview measureTokens(const data::DataSpec &spec, const data::Tokenizer &to
     if (text_tokens > 0) {
         stats.characters_per_token =
             static_cast<double>(characters) / static_cast<double>(text_tokens);
+    }
+    if (stats.instruction && stats.seq_len > 0) {
+        estimatePadding(counts, stats);
     }
     summarize(std::move(counts), stats);
     return preview;
