@@ -41,7 +41,8 @@ CommandRunner addEvaluateCommand(CLI::App &app, Streams streams) {
     auto options = std::make_shared<Options>();
     command->add_option("PROJECT", options->project, "Project file")->required();
     command->add_option("--run", options->run,
-                        "Run id (see `runs`); default: the newest run with a checkpoint");
+                        "Run id (see `runs`); default: the newest run with a checkpoint; -1: the "
+                        "base model of a pretrained project, before any run");
     command
         ->add_option("--data", options->data,
                      "File with the training data's layout (the same CSV columns, or text)")
@@ -54,7 +55,9 @@ CommandRunner addEvaluateCommand(CLI::App &app, Streams streams) {
         if (options->json) {
             nlohmann::ordered_json line = {{"run", report.run_id},
                                            {"step", report.step},
-                                           {"checkpoint", report.latest ? "latest" : "best"},
+                                           {"checkpoint", report.run_id == 0 ? "base"
+                                                          : report.latest    ? "latest"
+                                                                             : "best"},
                                            {"task", report.task},
                                            {"examples", m.examples}};
             putFigure(line, "loss", m.loss);
@@ -66,10 +69,13 @@ CommandRunner addEvaluateCommand(CLI::App &app, Streams streams) {
             streams.out << line.dump() << '\n';
             return static_cast<int>(kExitSuccess);
         }
-        std::string text = "run " + std::to_string(report.run_id) + ", " +
-                           (report.latest ? "latest" : "best") + " checkpoint (step " +
-                           std::to_string(report.step) + ") on " + options->data + ": " +
-                           std::to_string(m.examples) + " examples, loss " + figure(m.loss, 4);
+        std::string text =
+            (report.run_id == 0 ? std::string("the base model")
+                                : "run " + std::to_string(report.run_id) + ", " +
+                                      (report.latest ? "latest" : "best") + " checkpoint (step " +
+                                      std::to_string(report.step) + ")") +
+            " on " + options->data + ": " + std::to_string(m.examples) + " examples, loss " +
+            figure(m.loss, 4);
         if (std::isfinite(m.accuracy)) {
             text += ", accuracy " + figure(m.accuracy, 4);
         }

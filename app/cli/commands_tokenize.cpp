@@ -70,6 +70,9 @@ nlohmann::json statsJson(const TokenPreview &preview) {
         {"characters_per_token", stats.characters_per_token},
         {"seq_len", stats.seq_len},
         {"longer_than_window", stats.longer_than_window}};
+    if (stats.instruction && stats.seq_len > 0) {
+        out["padding"] = {{"unpacked", stats.padding_unpacked}, {"packed", stats.padding_packed}};
+    }
     if (!preview.samples.empty()) {
         const TokenizedSample &sample = preview.samples.front();
         nlohmann::json ids = nlohmann::json::array();
@@ -100,6 +103,11 @@ void printStats(const TokenPreview &preview, std::ostream &out) {
     if (stats.seq_len > 0) {
         out << stats.longer_than_window << ' ' << unit << "s longer than one training window ("
             << stats.seq_len << " + 1 tokens)\n";
+    }
+    if (stats.instruction && stats.seq_len > 0) {
+        out << std::setprecision(1) << "padding: " << 100.0 * stats.padding_unpacked
+            << " % of the tokens computed one record per row, " << 100.0 * stats.padding_packed
+            << " % packed (data.packing=1)\n";
     }
 }
 

@@ -47,6 +47,7 @@ public:
                                    {"accumulation", m.accumulation},
                                    {"tokens_per_s", m.tokens_per_s},
                                    {"samples_per_s", m.samples_per_s},
+                                   {"padding_fraction", m.padding_fraction},
                                    {"mem_live", m.mem_live},
                                    {"mem_peak", m.mem_peak},
                                    {"mem_reserved", m.mem_reserved},
