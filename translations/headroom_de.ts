@@ -370,6 +370,10 @@
         <source>Chat data: the tokens learned; assistant = every assistant reply with its end-of-turn, last_assistant = the final reply only, all = the whole text</source>
         <translation>Chat-Daten: die gelernten Tokens; assistant = jede Antwort des Assistenten mit ihrem Zugende, last_assistant = nur die letzte Antwort, all = der ganze Text</translation>
     </message>
+    <message>
+        <source>Language models: place whole records (text, prompt/completion, conversations) side by side in windows of model.seq_len, best fit over the next 64, each attending only to itself with positions from 0; 0 = one padded window per prompt/completion or conversation, plain text as one stream</source>
+        <translation>Sprachmodelle: ganze Datensätze (Text, Prompt/Completion, Gespräche) nebeneinander in Fenster von model.seq_len legen, bestmöglich passend unter den nächsten 64, jeder achtet nur auf sich selbst, Positionen ab 0; 0 = ein aufgefülltes Fenster je Prompt/Completion oder Gespräch, reiner Text als ein Strom</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -1093,6 +1097,14 @@
     <message>
         <source>New GPT language model from scratch (text, JSONL or CSV text column)</source>
         <translation>Neues GPT-Sprachmodell von Grund auf (Text, JSONL oder CSV-Textspalte)</translation>
+    </message>
+    <message>
+        <source>&amp;Pack short records side by side into full windows</source>
+        <translation>Kurze Datensätze nebeneinander in volle Fenster &amp;packen</translation>
+    </message>
+    <message>
+        <source>data.packing: several records share one window of model.seq_len tokens, each seeing only itself, instead of one window per record padded to the longest of its batch. The same losses, far fewer padding tokens when records are short.</source>
+        <translation>data.packing: Mehrere Datensätze teilen sich ein Fenster von model.seq_len Token, jeder sieht nur sich selbst, statt ein Fenster je Datensatz, aufgefüllt auf den längsten seines Batches. Dieselben Verluste, bei kurzen Datensätzen weit weniger Füll-Token.</translation>
     </message>
 </context>
 <context>
@@ -3331,6 +3343,10 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>The %1 tokenizer was trained on these lines for the preview; the project trains it on the whole file.</source>
         <translation>Der %1-Tokenizer wurde für die Vorschau auf diesen Zeilen trainiert; das Projekt trainiert ihn auf der ganzen Datei.</translation>
+    </message>
+    <message>
+        <source>Padding: %1 of the tokens computed with one record per row (each batch padded to its longest), %2 with the records packed side by side.</source>
+        <translation>Auffüllung: %1 der berechneten Token mit einem Datensatz je Zeile (jeder Batch auf seinen längsten aufgefüllt), %2 mit nebeneinander gepackten Datensätzen.</translation>
     </message>
 </context>
 <context>

@@ -370,6 +370,10 @@
         <source>Chat data: the tokens learned; assistant = every assistant reply with its end-of-turn, last_assistant = the final reply only, all = the whole text</source>
         <translation>对话数据：学习哪些词元；assistant = 每条助手回复及其轮次结束符，last_assistant = 仅最后一条回复，all = 全部文本</translation>
     </message>
+    <message>
+        <source>Language models: place whole records (text, prompt/completion, conversations) side by side in windows of model.seq_len, best fit over the next 64, each attending only to itself with positions from 0; 0 = one padded window per prompt/completion or conversation, plain text as one stream</source>
+        <translation>语言模型:将完整记录(文本、提示/补全、对话)并排放入 model.seq_len 的窗口,在接下来的 64 条中最佳匹配,每条只关注自身,位置从 0 开始;0 = 每个提示/补全或对话一个填充窗口,纯文本作为一个流</translation>
+    </message>
 </context>
 <context>
     <name>DisplayText</name>
@@ -1084,6 +1088,14 @@
     <message>
         <source>New GPT language model from scratch (text, JSONL or CSV text column)</source>
         <translation>从零开始的新 GPT 语言模型（文本、JSONL 或 CSV 文本列）</translation>
+    </message>
+    <message>
+        <source>&amp;Pack short records side by side into full windows</source>
+        <translation>将短记录并排打包进完整窗口(&amp;P)</translation>
+    </message>
+    <message>
+        <source>data.packing: several records share one window of model.seq_len tokens, each seeing only itself, instead of one window per record padded to the longest of its batch. The same losses, far fewer padding tokens when records are short.</source>
+        <translation>data.packing:多条记录共用一个 model.seq_len 个词元的窗口,每条只关注自身,而不是每条记录一个窗口、填充到其批次中最长的一条。损失相同,记录较短时填充词元少得多。</translation>
     </message>
 </context>
 <context>
@@ -3311,6 +3323,10 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>The %1 tokenizer was trained on these lines for the preview; the project trains it on the whole file.</source>
         <translation>%1 分词器仅用这些行训练以供预览；项目会用整个文件训练它。</translation>
+    </message>
+    <message>
+        <source>Padding: %1 of the tokens computed with one record per row (each batch padded to its longest), %2 with the records packed side by side.</source>
+        <translation>填充:每行一条记录(每个批次填充到其最长者)时占计算词元的 %1,记录并排打包时为 %2。</translation>
     </message>
 </context>
 <context>

@@ -41,6 +41,12 @@ const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys", "Share of records kept for validation"),
     QT_TRANSLATE_NOOP("ConfigKeys", "Tokens between windows (gpt); 0 = seq_len"),
     QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Language models: place whole records (text, prompt/completion, "
+                      "conversations) side by side in windows of model.seq_len, best fit over "
+                      "the next 64, each attending only to itself with positions from 0; 0 = "
+                      "one padded window per prompt/completion or conversation, plain text as "
+                      "one stream"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
                       "byte needs no training; bpe/unigram train SentencePiece on the corpus; "
                       "base uses the tokenizer of model.base"),
     QT_TRANSLATE_NOOP("ConfigKeys", "SentencePiece vocabulary size"),

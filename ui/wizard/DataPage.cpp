@@ -12,6 +12,7 @@
 #include <headroom/data_preview.h>
 #include <headroom/token_preview.h>
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -104,6 +105,13 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     form->addRow(buddyLabel(tr("&Data file:"), data_path_, this), path_row);
     tokenizer_label_ = addBuddyRow(form, tr("&Tokenizer:"), tokenizer_, this);
     target_label_ = addBuddyRow(form, tr("T&arget column:"), target_, this);
+    packing_ = new QCheckBox(tr("&Pack short records side by side into full windows"), this);
+    packing_->setObjectName(QStringLiteral("packing"));
+    packing_->setToolTip(
+        tr("data.packing: several records share one window of model.seq_len tokens, each "
+           "seeing only itself, instead of one window per record padded to the longest of its "
+           "batch. The same losses, far fewer padding tokens when records are short."));
+    form->addRow(QString(), packing_);
 
     retrieval_format_ = new QLabel(
         tr("Retrieval data: a JSON array or a JSONL file (one object per line) of records with "
@@ -204,6 +212,10 @@ bool DataPage::isRetrievalEncoder() const {
     return isPretrained() && base_box_->info() && base_box_->info()->encoder;
 }
 
+bool DataPage::isLanguageModel() const {
+    return recipe_->currentData().toString() != QLatin1String("tabular") && !isRetrievalEncoder();
+}
+
 std::string DataPage::recipeKey() const {
     if (isPretrained()) {
         return isRetrievalEncoder() ? "splade" : "gpt";
@@ -214,6 +226,7 @@ std::string DataPage::recipeKey() const {
 // A masked language model reads retrieval records, a causal one text: the data file is
 // checked again when the base changes which.
 void DataPage::onBaseChecked() {
+    packing_->setVisible(isLanguageModel());
     updatePreviewPanels();
     if (recipeKey() != checked_recipe_ && !data_path_->text().trimmed().isEmpty()) {
         scheduleCheck();
@@ -258,6 +271,7 @@ void DataPage::onRecipeChanged() {
     tokenizer_->setVisible(gpt);
     target_label_->setVisible(!gpt && !pretrained);
     target_->setVisible(!gpt && !pretrained);
+    packing_->setVisible(isLanguageModel());
     updatePreviewPanels();
     if (pretrained && base_box_->folder().isEmpty()) {
         base_box_->folderEdit()->setFocus();
@@ -275,6 +289,7 @@ Config DataPage::currentConfig() const {
                pretrained ? "byte" : tokenizer_->currentData().toString().toStdString());
     config.set("model.base", "");
     config.set("data.target", target_->currentText().toStdString());
+    config.set("data.packing", isLanguageModel() && packing_->isChecked() ? "1" : "0");
     if (chat_data_) {
         chat_->applyTo(config);
     } else {

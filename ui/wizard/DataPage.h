@@ -4,6 +4,7 @@
 
 #include <QWizardPage>
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QLineEdit;
@@ -39,6 +40,8 @@ public:
     bool isPretrained() const;
     // A pretrained masked language model (BERT, DistilBERT): recipe=splade, retrieval data.
     bool isRetrievalEncoder() const;
+    // A language model (from scratch or pretrained causal), whose records may be packed.
+    bool isLanguageModel() const;
     BaseModelBox *baseModelBox() const { return base_box_; }
     TokenPreviewPanel *tokenPreview() const { return tokens_; }
     ChatPreviewPanel *chatPreview() const { return chat_; }
@@ -91,6 +94,7 @@ private:
     QComboBox *tokenizer_ = nullptr;
     QLabel *target_label_ = nullptr;
     QComboBox *target_ = nullptr;
+    QCheckBox *packing_ = nullptr; // data.packing, language models only
     QLabel *summary_ = nullptr;
     QLabel *status_ = nullptr;
     QPlainTextEdit *preview_ = nullptr;

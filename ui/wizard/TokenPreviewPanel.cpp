@@ -20,6 +20,10 @@ constexpr int kChipRowsShown = 3;
 QString decimal(double value, int digits) {
     return QLocale().toString(value, 'f', digits);
 }
+
+QString percent(double share) {
+    return QLocale().toString(100.0 * share, 'f', 0) + QStringLiteral(" %");
+}
 } // namespace
 
 TokenPreviewPanel::TokenPreviewPanel(QWidget *parent) : QWidget(parent) {
@@ -184,6 +188,11 @@ void TokenPreviewPanel::showStats(const TokenPreview &preview) {
                         nullptr, longer)
                          .arg(stats.seq_len);
         }
+    }
+    if (stats.instruction && stats.seq_len > 0) {
+        lines << tr("Padding: %1 of the tokens computed with one record per row (each batch "
+                    "padded to its longest), %2 with the records packed side by side.")
+                     .arg(percent(stats.padding_unpacked), percent(stats.padding_packed));
     }
     if (preview.trained_on_sample) {
         lines << tr("The %1 tokenizer was trained on these lines for the preview; the project "
