@@ -50,6 +50,13 @@ torch::Tensor explicitAttention(const torch::Tensor &split, std::int64_t batch, 
         .reshape({batch * length, dim});
 }
 
+#if HEADROOM_TORCH_AT_LEAST(2, 0)
+// An undefined tensor inside an optional is not "no mask" to every kernel: pass none instead.
+c10::optional<at::Tensor> optionalMask(const torch::Tensor &mask) {
+    return mask.defined() ? c10::optional<at::Tensor>(mask) : c10::nullopt;
+}
+#endif
+
 AttentionShape shapeOf(const torch::Tensor &queries, std::int64_t batch, std::int64_t heads,
                        std::int64_t length, std::int64_t head_dim, bool keyed_weight_dropout) {
     return AttentionShape{
@@ -76,9 +83,9 @@ torch::Tensor causalSelfAttention(const torch::Tensor &qkv, std::int64_t heads, 
 #if HEADROOM_TORCH_AT_LEAST(2, 0)
     if (chooseAttentionPath(path, shape) == AttentionPath::Sdpa) {
         // scaled_dot_product_attention takes the strided views as they are.
-        const torch::Tensor attended =
-            at::scaled_dot_product_attention(split[0], split[1], split[2], mask, dropout_p,
-                                             /*is_causal=*/!mask.defined()); // [B, H, T, D]
+        const torch::Tensor attended = at::scaled_dot_product_attention(
+            split[0], split[1], split[2], optionalMask(mask), dropout_p,
+            /*is_causal=*/!mask.defined()); // [B, H, T, D]
         return attended.transpose(1, 2).reshape({batch * length, dim});
     }
 #else
@@ -127,7 +134,7 @@ torch::Tensor causalAttention(const torch::Tensor &q, const torch::Tensor &k,
                                      .reshape({batch, heads, keys, head_dim});
         };
         return at::scaled_dot_product_attention(
-            q, repeated(k), repeated(v), mask, dropout_p,
+            q, repeated(k), repeated(v), optionalMask(mask), dropout_p,
             /*is_causal=*/!mask.defined() && length == keys && length > 1, scale);
     }
 #else
