@@ -1,6 +1,6 @@
 #include "compat/attention_path.h"
 #include "models/gpt.h"
-#include "recipes/recipe.h"
+#include "recipes/language_model_recipe.h"
 
 #include <headroom/config.h>
 
@@ -53,10 +53,10 @@ void maskUntrainedTargets(torch::Tensor &targets, const ExampleBatch &batch) {
 
 namespace {
 
-class GptRecipe final : public Recipe {
+class GptRecipe final : public LanguageModelRecipe {
 public:
     GptRecipe(const models::GptOptions &options, torch::Device device)
-        : model_(options), device_(device), seq_len_(options.seq_len()) {
+        : LanguageModelRecipe(options.seq_len()), model_(options), device_(device) {
         model_->to(device_);
     }
 
@@ -87,22 +87,6 @@ public:
         return result;
     }
 
-    void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
-        const LanguageModelBatch tokens = languageModelBatch(batch, seq_len_, device_);
-        addDocumentLosses(model_->targetLosses(tokens.inputs, tokens.targets, tokens.packed()),
-                          tokens.targets, batch, totals);
-    }
-
-    std::int64_t tokensPerExample() const override { return seq_len_; }
-    std::int64_t tokensOf(const std::vector<data::Example> &examples) const override {
-        return realInputTokens(examples, seq_len_);
-    }
-    std::int64_t computedTokensOf(const std::vector<data::Example> &examples) const override {
-        return paddedInputTokens(examples, seq_len_);
-    }
-    void beginStep(const std::vector<data::Example> &examples) override {
-        step_width_ = longestExample(examples);
-    }
     std::unique_ptr<models::NextTokenLogits> nextTokenLogits() override {
         return models::gptLogits(*model_, device_);
     }
@@ -135,16 +119,20 @@ public:
         return std::string(text) + experts;
     }
 
+protected:
+    torch::Device device() const override { return device_; }
+    torch::Tensor targetLosses(const LanguageModelBatch &tokens) override {
+        return model_->targetLosses(tokens.inputs, tokens.targets, tokens.packed());
+    }
+
 private:
     models::GptLoss lossTerms(const ExampleBatch &batch) {
-        const LanguageModelBatch tokens = languageModelBatch(batch, seq_len_, device_, step_width_);
+        const LanguageModelBatch tokens = trainingBatch(batch);
         return model_->lossTerms(tokens.inputs, tokens.targets, tokens.packed());
     }
 
     models::Gpt model_;
     torch::Device device_;
-    std::int64_t seq_len_;
-    std::int64_t step_width_ = 0; // the training step's longest example (beginStep)
 };
 
 } // namespace

@@ -6,7 +6,7 @@
 #include "hf/model_folder.h"
 #include "hf/pretrained_model.h"
 #include "models/causal_lm.h"
-#include "recipes/recipe.h"
+#include "recipes/language_model_recipe.h"
 
 #include <headroom/config.h>
 
@@ -17,12 +17,12 @@ namespace headroom::train {
 
 namespace {
 
-class PretrainedRecipe final : public Recipe {
+class PretrainedRecipe final : public LanguageModelRecipe {
 public:
     PretrainedRecipe(hf::ArchitectureConfig architecture, models::CausalLm model,
                      std::int64_t seq_len, torch::Device device)
-        : architecture_(std::move(architecture)), model_(std::move(model)), device_(device),
-          seq_len_(seq_len) {
+        : LanguageModelRecipe(seq_len), architecture_(std::move(architecture)),
+          model_(std::move(model)), device_(device) {
         model_->to(device_);
     }
 
@@ -52,22 +52,6 @@ public:
         return result;
     }
 
-    void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
-        const LanguageModelBatch tokens = languageModelBatch(batch, seq_len_, device_);
-        addDocumentLosses(model_->targetLosses(tokens.inputs, tokens.targets, tokens.packed()),
-                          tokens.targets, batch, totals);
-    }
-
-    std::int64_t tokensPerExample() const override { return seq_len_; }
-    std::int64_t tokensOf(const std::vector<data::Example> &examples) const override {
-        return realInputTokens(examples, seq_len_);
-    }
-    std::int64_t computedTokensOf(const std::vector<data::Example> &examples) const override {
-        return paddedInputTokens(examples, seq_len_);
-    }
-    void beginStep(const std::vector<data::Example> &examples) override {
-        step_width_ = longestExample(examples);
-    }
     std::unique_ptr<models::NextTokenLogits> nextTokenLogits() override {
         return models::causalLmLogits(*model_, device_);
     }
@@ -111,17 +95,21 @@ public:
         return description;
     }
 
+protected:
+    torch::Device device() const override { return device_; }
+    torch::Tensor targetLosses(const LanguageModelBatch &tokens) override {
+        return model_->targetLosses(tokens.inputs, tokens.targets, tokens.packed());
+    }
+
 private:
     models::CausalLmLoss lossTerms(const ExampleBatch &batch) {
-        const LanguageModelBatch tokens = languageModelBatch(batch, seq_len_, device_, step_width_);
+        const LanguageModelBatch tokens = trainingBatch(batch);
         return model_->lossTerms(tokens.inputs, tokens.targets, tokens.packed());
     }
 
     hf::ArchitectureConfig architecture_;
     models::CausalLm model_;
     torch::Device device_;
-    std::int64_t seq_len_;
-    std::int64_t step_width_ = 0; // the training step's longest example (beginStep)
 };
 
 void tell(const std::function<void(const std::string &)> &progress, const std::string &message) {
