@@ -35,16 +35,20 @@ QByteArray instructions(int count) {
     return lines;
 }
 
-// The mean padding_fraction of a train --json run's step lines.
+// The mean padding_fraction of a train --json run's step lines; -1 when a step line lacks it.
 double meanPadding(const QByteArray &out, int *steps) {
     double sum = 0;
     *steps = 0;
     for (const QByteArray &line : out.split('\n')) {
         const QJsonObject object = QJsonDocument::fromJson(line).object();
-        if (object["type"].toString() == "step") {
-            sum += object["padding_fraction"].toDouble(-1);
-            ++*steps;
+        if (object["type"].toString() != "step") {
+            continue;
         }
+        if (!object.contains("padding_fraction")) {
+            return -1; // every step line must carry it
+        }
+        sum += object["padding_fraction"].toDouble();
+        ++*steps;
     }
     return *steps > 0 ? sum / *steps : -1;
 }
