@@ -71,6 +71,15 @@ public:
                                   {"query_nonzeros", m.retrieval->query_nonzeros},
                                   {"passage_nonzeros", m.retrieval->passage_nonzeros}};
             }
+            if (m.preference) {
+                const PreferenceStepMetrics &p = *m.preference;
+                line["chosen_logps"] = finiteOrNull(p.chosen_logps);
+                line["rejected_logps"] = finiteOrNull(p.rejected_logps);
+                line["chosen_rewards"] = finiteOrNull(p.chosen_rewards);
+                line["rejected_rewards"] = finiteOrNull(p.rejected_rewards);
+                line["reward_margin"] = finiteOrNull(p.reward_margin);
+                line["reward_accuracy"] = p.reward_accuracy;
+            }
             if (!m.ranks.empty()) {
                 line["ranks"] = nlohmann::json::parse(rankStepMetricsJson(m.ranks));
             }
@@ -88,6 +97,11 @@ public:
                               "  FLOPS q %.3g d %.3g  non-zeros q %.0f d %.0f",
                               m.retrieval->flops_q, m.retrieval->flops_d,
                               m.retrieval->query_nonzeros, m.retrieval->passage_nonzeros);
+            }
+            if (m.preference) {
+                std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                              "  reward margin %.4f  accuracy %.0f%%", m.preference->reward_margin,
+                              100.0 * m.preference->reward_accuracy);
             }
             streams_.err << text << '\n' << std::flush;
         }

@@ -77,6 +77,8 @@ public:
 private:
     // The moe.* keys: only with recipe=gpt and no model.base, top_k <= experts, every <= layers.
     void validateMoe() const;
+    // train.objective and the pref.* keys: preference objectives on a pretrained base only.
+    void validatePreference() const;
 
     std::map<std::string, std::string> values_;
 };

@@ -34,6 +34,21 @@ struct RetrievalStepMetrics {
     double passage_nonzeros = 0;
 };
 
+// What a preference objective (train.objective dpo, ipo, simpo, orpo) measured in one step,
+// means over the step's pairs: the policy's log-probabilities of the chosen and the rejected
+// completions (summed over their tokens for dpo, per token for the others), their implicit
+// rewards (beta times the log-ratio to the reference for dpo/ipo, beta (simpo) or lambda (orpo)
+// times the log-probability otherwise), the reward margin and the share of pairs whose chosen
+// reward is the higher.
+struct PreferenceStepMetrics {
+    double chosen_logps = 0;
+    double rejected_logps = 0;
+    double chosen_rewards = 0;
+    double rejected_rewards = 0;
+    double reward_margin = 0;
+    double reward_accuracy = 0;
+};
+
 // One rank of a distributed run in one step: its peak memory and the throughput of its share
 // of the step (its examples over the time it spent on them, the exchange not counted).
 struct RankStepMetrics {
@@ -67,12 +82,15 @@ struct StepMetrics {
     std::int64_t skipped_steps = 0; // steps skipped so far because scaled gradients overflowed
     double elapsed_s = 0;           // since the run (or resumed run) started
     std::string samples_digest;
-    std::optional<MoeStepMetrics> moe;             // with Mixture-of-Experts blocks
-    std::optional<RetrievalStepMetrics> retrieval; // splade
-    std::vector<RankStepMetrics> ranks;            // distributed runs, by rank
+    std::optional<MoeStepMetrics> moe;               // with Mixture-of-Experts blocks
+    std::optional<RetrievalStepMetrics> retrieval;   // splade
+    std::optional<PreferenceStepMetrics> preference; // preference objectives
+    std::vector<RankStepMetrics> ranks;              // distributed runs, by rank
 };
 
-// A validation pass. accuracy is for classifiers, rmse for regressors; NaN when not applicable.
+// A validation pass. accuracy is for classifiers (and, for preference objectives, the share of
+// held-out pairs whose chosen completion earns the higher reward), rmse for regressors; NaN when
+// not applicable.
 struct EvalMetrics {
     std::int64_t step = 0;
     double loss = 0;

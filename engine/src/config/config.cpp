@@ -291,6 +291,7 @@ void Config::validate() const {
         }
     }
     validateMoe();
+    validatePreference();
     if (recipe != "splade") {
         for (const KeySpec &spec : configKeys()) {
             if (spec.name.rfind("splade.", 0) == 0 && text(spec.name) != spec.default_value) {
@@ -346,6 +347,48 @@ void Config::validate() const {
                               text("data.stride") +
                               ") cuts one stream of text and cannot go with it: set one of them");
         }
+    }
+}
+
+void Config::validatePreference() const {
+    const std::string &objective = text("train.objective");
+    if (objective == "sft") {
+        for (const KeySpec &spec : configKeys()) {
+            const bool preference_key =
+                spec.name.rfind("pref.", 0) == 0 || spec.name == "data.max_prompt_len";
+            if (preference_key && text(spec.name) != spec.default_value) {
+                throw ConfigError(spec.name + "=" + text(spec.name) +
+                                  " is a setting of the preference objectives; train.objective "
+                                  "is sft (set train.objective=dpo, ipo, simpo or orpo)");
+            }
+        }
+        return;
+    }
+    if (!isLanguageModelRecipe(text("recipe")) || text("model.base").empty()) {
+        throw ConfigError("train.objective=" + objective +
+                          " tunes a pretrained language model on preference pairs: set "
+                          "model.base to a Hugging Face model folder");
+    }
+    if (integer("data.packing") == 1) {
+        throw ConfigError("train.objective=" + objective +
+                          " compares a pair's two completions, which data.packing=1 would "
+                          "place in different windows: set data.packing=0");
+    }
+    const std::string &format = text("data.format");
+    if (format != "auto" && format != "jsonl" && format != "json") {
+        throw ConfigError("data.format=" + format + " does not hold preference pairs: train." +
+                          "objective=" + objective +
+                          " reads jsonl or json records with \"prompt\", \"chosen\" and "
+                          "\"rejected\"");
+    }
+    const bool reference = objective == "dpo" || objective == "ipo";
+    if (text("pref.reference_dtype") != "fp32" && (!reference || integer("lora.rank") > 0)) {
+        throw ConfigError(
+            "pref.reference_dtype=" + text("pref.reference_dtype") +
+            (reference ? " sets how a frozen copy of the base is held; with LoRA (lora.rank > 0) "
+                         "the reference is the base itself with the adapters switched off"
+                       : " sets how the reference model is held; train.objective=" + objective +
+                             " has none"));
     }
 }
 

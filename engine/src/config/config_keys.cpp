@@ -91,6 +91,9 @@ std::vector<KeySpec> buildKeys() {
                       "0 = one padded window per prompt/completion or conversation, plain text "
                       "as one stream"),
               "1"),
+        integer("data.max_prompt_len", "0", 0, 1000000,
+                "Preference pairs: the most prompt tokens kept (the prompt's end, as TRL keeps "
+                "it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens either way)"),
 
         choice("tokenizer", "byte", {"byte", "bpe", "unigram", "base"},
                "byte needs no training; bpe/unigram train SentencePiece on the corpus; base "
@@ -252,6 +255,27 @@ std::vector<KeySpec> buildKeys() {
         real("moe.jitter", "0", 0, 0.99,
              "Router input noise in training: the input is multiplied by uniform noise in [1 "
              "- j, 1 + j]; 0 = off"),
+
+        // --- Preference tuning (recipes/preference_objective.h) on a pretrained base ---
+        choice("train.objective", "sft", {"sft", "dpo", "ipo", "simpo", "orpo"},
+               "What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo "
+               "= preference tuning on \"prompt\"/\"chosen\"/\"rejected\" pairs (model.base; "
+               "dpo and ipo against a frozen reference: the base with the LoRA adapters off, "
+               "or a frozen copy without LoRA). Dropout is off for them, as in TRL"),
+        real("pref.beta", "0.1", 1e-6, 1000,
+             "Preference objectives: beta, how far the policy may move from the reference (dpo, "
+             "ipo) or the reward scale (simpo)"),
+        real("pref.label_smoothing", "0", 0, 0.49,
+             "dpo and simpo: the share of pairs assumed mislabelled (conservative DPO); 0 = "
+             "none"),
+        real("pref.simpo_gamma", "0.5", 0, 1000, "simpo: the target reward margin gamma"),
+        real("pref.orpo_lambda", "0.1", 0, 1000,
+             "orpo: the weight of the odds-ratio term beside the next-token loss of the chosen "
+             "sequence (its prompt and completion, as TRL)"),
+        choice("pref.reference_dtype", "fp32", {"fp32", "bf16", "int8", "nf4"},
+               "dpo and ipo without LoRA: how the frozen reference copy of the base holds its "
+               "attention and MLP weights (int8/nf4 save memory at a small error in the "
+               "reference log-probabilities)"),
 
         // --- SPLADE (models/splade.h): sparse retrieval encoder fine-tuning (splade) ---
         real("splade.lambda_q", "0.0005", 0, 1000,

@@ -34,6 +34,11 @@ struct DataSpec {
     // Hard negatives per training example, taken in turn from the record's "negatives" (a
     // different window each epoch).
     std::int64_t hard_negatives = 1;
+    // Preference pairs (train.objective dpo, ipo, simpo, orpo): every record holds "prompt",
+    // "chosen" and "rejected"; each becomes one example with its rejected sequence.
+    bool preference = false;
+    // Preference pairs: the most prompt tokens kept (its end); 0 = no limit.
+    std::int64_t max_prompt_len = 0;
     // Chat data (data.format=chat, or JSONL whose first record is a conversation): every record
     // must be a conversation.
     bool chat = false;

@@ -22,6 +22,10 @@ struct Example {
     // assistant's reply and end-of-turn); the target predicting token t + 1 is kept when
     // trained[t + 1] is 1. Empty for other examples.
     std::vector<std::uint8_t> trained;
+    // gpt, a preference pair (train.objective dpo, ipo, simpo, orpo): this example is the prompt
+    // and the chosen completion (as a prompt/completion record), `rejected` holds the same prompt
+    // with the rejected completion in the same form. Empty for other examples.
+    std::vector<Example> rejected;
 
     // retrieval (splade): `tokens` holds the query's tokens, then each passage's, back to back;
     // segment_lengths their lengths, the query's first. The first positive_passages passages

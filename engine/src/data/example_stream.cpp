@@ -3,6 +3,7 @@
 #include "chat/chat_tokens.h"
 #include "data/data_error.h"
 #include "data/document_packer.h"
+#include "data/preference_pairs.h"
 #include "data/record_reader.h"
 #include "data/split.h"
 #include "data/state_codec.h"
@@ -20,11 +21,30 @@ namespace {
 
 constexpr std::uint64_t kStateMagicV1 = 0x3153445244485248ULL; // "HRHDRDS1"
 // Version 2 adds each buffered example's prompt and padding spans; 3 its retrieval segments;
-// 4 the trained-token mask of chat examples; 5 the documents waiting to be packed.
+// 4 the trained-token mask of chat examples; 5 the documents waiting to be packed; 6 the
+// rejected sequence of preference pairs.
 constexpr std::uint64_t kStateMagicV2 = 0x3253445244485248ULL; // "HRHDRDS2"
 constexpr std::uint64_t kStateMagicV3 = 0x3353445244485248ULL; // "HRHDRDS3"
 constexpr std::uint64_t kStateMagicV4 = 0x3453445244485248ULL; // "HRHDRDS4"
-constexpr std::uint64_t kStateMagic = 0x3553445244485248ULL;   // "HRHDRDS5"
+constexpr std::uint64_t kStateMagicV5 = 0x3553445244485248ULL; // "HRHDRDS5"
+constexpr std::uint64_t kStateMagic = 0x3653445244485248ULL;   // "HRHDRDS6"
+
+// The example encoding of a saved position (StateReader::example).
+int exampleVersion(std::uint64_t magic) {
+    switch (magic) {
+    case kStateMagic:
+        return 5;
+    case kStateMagicV5:
+    case kStateMagicV4:
+        return 4;
+    case kStateMagicV3:
+        return 3;
+    case kStateMagicV2:
+        return 2;
+    default:
+        return 1;
+    }
+}
 
 // Documents buffered for best-fit packing: more fill the windows better, at the cost of
 // holding them (a few hundred kilobytes at most).
@@ -40,6 +60,7 @@ struct EpochCounts {
     std::int64_t conversations_cut_at_turn = 0;
     std::int64_t conversations_truncated = 0;
     std::int64_t conversations_without_targets = 0; // nothing trained within seq_len + 1
+    PairCuts pairs;                                 // preference pairs cut to fit
 };
 
 void checkSpec(const DataSpec &spec, const Tokenizer *tokenizer, const TabularSchema *schema) {
@@ -88,6 +109,10 @@ std::uint64_t specFingerprint(const DataSpec &spec, const Tokenizer *tokenizer) 
     }
     if (spec.packing) {
         writer.str("packing");
+    }
+    if (spec.preference) {
+        writer.str("preference");
+        writer.i64(spec.max_prompt_len);
     }
     if (tokenizer) {
         writer.u64(static_cast<std::uint64_t>(tokenizer->kind()));
@@ -195,6 +220,18 @@ bool ExampleStream::Impl::produce(Example &out) {
         }
         if (encoder) {
             encoder->encode(record.fields, record.line, out);
+            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
+            ++counts.examples;
+            return true;
+        }
+        if (record.pair) {
+            if (!preferencePair(*tokenizer, record.prompt, record.text, record.rejected,
+                                spec.seq_len, spec.max_prompt_len, out, counts.pairs)) {
+                continue;
+            }
+            counts.tokens += out.real_tokens + out.rejected.front().real_tokens;
+            padToWindow(out);
+            padToWindow(out.rejected.front());
             out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
             ++counts.examples;
             return true;
@@ -350,6 +387,11 @@ void ExampleStream::Impl::throwNoTrainingExamples() const {
     } else if (counts.split_records == 0) {
         why = std::to_string(counts.records) + " records read, all in the validation split " +
               "(validation_fraction " + std::to_string(spec.validation_fraction) + ")";
+    } else if (counts.pairs.without_room == counts.split_records) {
+        why = "every prompt of the training split's " + std::to_string(counts.split_records) +
+              " preference pairs fills seq_len+1 = " + std::to_string(spec.seq_len + 1) +
+              " tokens, leaving no completion to compare (raise model.seq_len or set "
+              "data.max_prompt_len)";
     } else if (counts.conversations_without_targets == counts.split_records) {
         why = "none of the training split's " + std::to_string(counts.split_records) +
               " conversations has an assistant token within seq_len+1 = " +
@@ -466,8 +508,8 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::string &path = d.spec.path;
     StateReader reader(state, path);
     const std::uint64_t magic = reader.u64();
-    if (magic != kStateMagic && magic != kStateMagicV4 && magic != kStateMagicV3 &&
-        magic != kStateMagicV2 && magic != kStateMagicV1) {
+    if (magic != kStateMagic && magic != kStateMagicV5 && magic != kStateMagicV4 &&
+        magic != kStateMagicV3 && magic != kStateMagicV2 && magic != kStateMagicV1) {
         reader.fail("it is not a Headroom data position");
     }
     if (reader.u64() != static_cast<std::uint64_t>(d.split)) {
@@ -508,7 +550,7 @@ void ExampleStream::restoreState(const std::string &state) {
     TokenWindows windows = d.windows;
     windows.load(reader);
     DocumentPacker packer = d.packer;
-    if (magic == kStateMagic) {
+    if (magic == kStateMagic || magic == kStateMagicV5) {
         packer.load(reader);
     } else {
         packer.clear();
@@ -517,10 +559,7 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::uint64_t buffered = reader.u64();
     std::vector<Example> shuffle_buffer;
     for (std::uint64_t i = 0; i < buffered; ++i) {
-        shuffle_buffer.push_back(reader.example(magic == kStateMagic || magic == kStateMagicV4 ? 4
-                                                : magic == kStateMagicV3                       ? 3
-                                                : magic == kStateMagicV2                       ? 2
-                                                                         : 1));
+        shuffle_buffer.push_back(reader.example(exampleVersion(magic)));
     }
     if (!reader.atEnd()) {
         reader.fail("unexpected bytes after its end");

@@ -183,6 +183,8 @@ void RecordReader::readObject(const std::string &text, Record &record) {
     }
     if (spec_.retrieval) {
         takeRetrievalFields(object, record);
+    } else if (spec_.preference) {
+        takePreferenceFields(object, record);
     } else {
         takeTextFields(object, record);
     }
@@ -214,6 +216,11 @@ void RecordReader::takeTextFields(const nlohmann::ordered_json &object, Record &
     const auto field = object.find(spec_.text_field);
     const auto prompt = object.find("prompt");
     const auto completion = object.find("completion");
+    if (field == object.end() && object.contains("chosen") && object.contains("rejected")) {
+        throw DataError(path(), record.line,
+                        "a preference pair (\"chosen\" and \"rejected\"), which supervised "
+                        "training cannot use: set train.objective=dpo (or ipo, simpo, orpo)");
+    }
     if (field == object.end() && prompt != object.end() && completion != object.end()) {
         for (const auto &[name, value] :
              {std::make_pair("prompt", prompt), std::make_pair("completion", completion)}) {
@@ -244,6 +251,45 @@ void RecordReader::takeTextFields(const nlohmann::ordered_json &object, Record &
                             ", expected a string");
     }
     record.text = field->get<std::string>();
+}
+
+void RecordReader::takePreferenceFields(const nlohmann::ordered_json &object,
+                                        Record &record) const {
+    const auto fail = [&](const std::string &problem) {
+        throw DataError(path(), record.line, problem);
+    };
+    std::string values[3];
+    const char *const names[3] = {"prompt", "chosen", "rejected"};
+    for (int i = 0; i < 3; ++i) {
+        const auto field = object.find(names[i]);
+        if (field == object.end()) {
+            fail(std::string("a preference pair needs the string fields \"prompt\", \"chosen\" "
+                             "and \"rejected\"; \"") +
+                 names[i] + "\" is missing (its fields: " + joinNames(keysOf(object)) + ")");
+        }
+        if (field->is_array()) {
+            fail(std::string("the field \"") + names[i] +
+                 "\" is a list of messages; conversational pairs are not read yet: give "
+                 "\"prompt\", \"chosen\" and \"rejected\" as text (the chat template already "
+                 "applied)");
+        }
+        if (!field->is_string()) {
+            fail(std::string("the field \"") + names[i] + "\" is a " + field->type_name() +
+                 ", expected a string");
+        }
+        values[i] = field->get<std::string>();
+    }
+    if (isWhitespace(values[1]) || isWhitespace(values[2])) {
+        fail(std::string("the ") + (isWhitespace(values[1]) ? "chosen" : "rejected") +
+             " completion is empty: nothing to compare");
+    }
+    if (values[1] == values[2]) {
+        fail("the chosen and rejected completions are identical: the pair teaches nothing");
+    }
+    record.pair = true;
+    record.prompt = std::move(values[0]);
+    record.text = std::move(values[1]);
+    record.rejected = std::move(values[2]);
 }
 
 void RecordReader::takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const {

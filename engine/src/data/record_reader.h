@@ -25,6 +25,10 @@ struct Record {
     // the completion in `text` and the prompt here.
     bool instruction = false;
     std::string prompt;
+    // JSONL preference data (spec.preference): the chosen completion is in `text`, the prompt in
+    // `prompt`, the rejected completion here.
+    bool pair = false;
+    std::string rejected;
     // JSONL/JSON chat data: a record with "messages" or "conversations" (text stays empty).
     std::shared_ptr<const chat::Conversation> conversation;
     std::vector<std::string> fields; // CSV: all fields of the row
@@ -74,6 +78,7 @@ private:
     void readObject(const std::string &text, Record &record);
     void takeTextFields(const nlohmann::ordered_json &object, Record &record) const;
     void takeConversation(const nlohmann::ordered_json &object, Record &record) const;
+    void takePreferenceFields(const nlohmann::ordered_json &object, Record &record) const;
     void takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const;
     bool nextCsv(Record &record);
 

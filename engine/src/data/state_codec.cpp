@@ -60,6 +60,10 @@ void StateWriter::example(const Example &value) {
     tokens(value.segment_lengths);
     i64(value.positive_passages);
     str(std::string(value.trained.begin(), value.trained.end()));
+    u64(value.rejected.size());
+    for (const Example &rejected : value.rejected) {
+        example(rejected);
+    }
 }
 
 StateReader::StateReader(const std::string &bytes, std::string path)
@@ -170,6 +174,15 @@ Example StateReader::example(int version) {
             fail("an example's trained-token mask does not fit its tokens");
         }
         value.trained.assign(trained.begin(), trained.end());
+    }
+    if (version >= 5) {
+        const std::uint64_t rejected = u64();
+        if (rejected > 1) {
+            fail("an example holds more than one rejected sequence");
+        }
+        for (std::uint64_t i = 0; i < rejected; ++i) {
+            value.rejected.push_back(example(version));
+        }
     }
     return value;
 }

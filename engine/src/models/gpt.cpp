@@ -226,7 +226,7 @@ std::map<std::string, torch::Tensor> GptBlockImpl::mergedLinearWeights() const {
 
 torch::Tensor GptBlockImpl::project(const std::string &target, torch::nn::Linear &linear,
                                     const torch::Tensor &x) {
-    if (adapters_.empty()) {
+    if (adapters_.empty() || !adaptersOn()) {
         return cpuLinear(linear, x);
     }
     const auto adapter = adapters_.find(target);

@@ -11,6 +11,24 @@ namespace headroom::models {
 
 namespace {
 
+thread_local bool adapters_off = false;
+
+} // namespace
+
+ScopedAdaptersOff::ScopedAdaptersOff() : was_off_(adapters_off) {
+    adapters_off = true;
+}
+
+ScopedAdaptersOff::~ScopedAdaptersOff() {
+    adapters_off = was_off_;
+}
+
+bool adaptersOn() {
+    return !adapters_off;
+}
+
+namespace {
+
 std::string validTargetList() {
     std::string list;
     for (const std::string &name : loraTargetNames()) {

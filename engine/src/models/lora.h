@@ -38,6 +38,22 @@ void validateLoraOptions(const LoraOptions &options);
 // The same without the targets (pretrained models name their own projections).
 void validateLoraHyperparameters(const LoraOptions &options);
 
+// While one lives, the adapters of every model on this thread add nothing: the models compute
+// their frozen base (as PEFT's disable_adapter()), the reference model of preference tuning
+// without a second copy of the weights.
+class ScopedAdaptersOff {
+public:
+    ScopedAdaptersOff();
+    ~ScopedAdaptersOff();
+    ScopedAdaptersOff(const ScopedAdaptersOff &) = delete;
+    ScopedAdaptersOff &operator=(const ScopedAdaptersOff &) = delete;
+
+private:
+    bool was_off_;
+};
+// False while a ScopedAdaptersOff lives on this thread.
+bool adaptersOn();
+
 // The adapter of one Linear. It keeps the Linear it adapts without registering it, so its own
 // parameters are only "a" and "b" and the base keeps its names in the enclosing module.
 class LoraAdapterImpl : public torch::nn::Module {

@@ -95,7 +95,7 @@ std::map<std::string, torch::Tensor> ExpertMlpImpl::mergedLinearWeights() const 
 torch::Tensor ExpertMlpImpl::project(torch::nn::Linear &linear, LoraAdapter &adapter,
                                      const torch::Tensor &x, const torch::Tensor &positions,
                                      std::int64_t tokens) {
-    if (!adapter) {
+    if (!adapter || !adaptersOn()) {
         return cpuLinear(linear, x);
     }
     const double p = adapter->dropoutProbability();

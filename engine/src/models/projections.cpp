@@ -83,7 +83,7 @@ torch::Tensor ProjectionsImpl::project(const std::string &name, const torch::Ten
     } else {
         out = applyLinear(x, base->weight, base->bias);
     }
-    if (!adapters_.empty()) {
+    if (!adapters_.empty() && adaptersOn()) {
         const auto adapter = adapters_.find(name);
         if (adapter != adapters_.end()) {
             LoraAdapter &lora = adapter->second;

@@ -27,10 +27,12 @@ plan::StepTechniques stepTechniques(const Config &config) {
     step.checkpoint_every = techniques.checkpoint_every;
     step.adamw8bit = techniques.adamw8bit;
     step.offload = techniques.offload;
-    step.micro_batch = config.integer("train.micro_batch");
+    // A preference pair is two sequences (chosen and rejected) through one forward pass.
+    step.micro_batch =
+        config.integer("train.micro_batch") * (config.text("train.objective") == "sft" ? 1 : 2);
     step.accumulation = config.integer("train.accumulation");
     step.lora_rank = config.integer("lora.rank");
-    step.lora_dropout = config.real("lora.dropout");
+    step.lora_dropout = config.text("train.objective") == "sft" ? config.real("lora.dropout") : 0.0;
     std::string targets = config.text("lora.targets");
     std::size_t start = 0;
     while (start <= targets.size()) {
@@ -100,6 +102,35 @@ void applyDistributed(const Config &config, std::int64_t trainable, MemoryEstima
                              " of it per rank");
 }
 
+// Preference objectives: the rows of a pair, and the frozen reference copy a full fine-tune
+// compares with for dpo and ipo (with LoRA the base itself is the reference: no bytes).
+void applyPreference(const Config &config, const ModelFacts &facts, MemoryEstimate &estimate) {
+    const std::string &objective = config.text("train.objective");
+    if (objective == "sft") {
+        return;
+    }
+    estimate.notes.push_back("train.objective=" + objective +
+                             ": each pair's chosen and rejected sequences go through one pass "
+                             "(activations of 2 x micro_batch rows)");
+    if ((objective != "dpo" && objective != "ipo") || config.integer("lora.rank") > 0) {
+        return;
+    }
+    const std::string &format = config.text("pref.reference_dtype");
+    std::uint64_t reference = estimate.weights;
+    if (format != "fp32") {
+        // The copy is held as a LoRA run's frozen base in that format would be.
+        Config held = config;
+        held.set("model.base_dtype", format);
+        held.set("lora.rank", "8");
+        plan::StepTechniques techniques = stepTechniques(held);
+        reference = stepMemory(held, facts, techniques).weights;
+    }
+    estimate.weights += reference;
+    estimate.notes.push_back("a frozen " + format + " copy of the base is the reference (" +
+                             formatBytes(reference) +
+                             "); with LoRA the base with its adapters off is, at no extra memory");
+}
+
 } // namespace
 
 MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
@@ -109,7 +140,7 @@ MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
     estimate.device = deviceKind(config);
     techniques.cpu = estimate.device == "cpu";
     estimate.techniques = train::techniquesFromConfig(config).describe();
-    estimate.micro_batch = techniques.micro_batch;
+    estimate.micro_batch = config.integer("train.micro_batch");
     estimate.accumulation = techniques.accumulation;
     const plan::StepMemory memory = stepMemory(config, facts, techniques);
     estimate.model = memory.model;
@@ -128,6 +159,7 @@ MemoryEstimate estimateMemory(const Config &config, const ModelFacts &facts) {
     estimate.overhead = memory.overhead;
     estimate.host_bytes = memory.host;
     applyDistributed(config, memory.trainable, estimate);
+    applyPreference(config, facts, estimate);
     if (estimate.device != "cpu") {
         // The caching allocators round blocks up and keep workspaces (cuBLAS); the
         // coefficients above come from the exact CPU counts.

@@ -146,6 +146,13 @@ constexpr const char *kVersion7To8 = R"sql(
 ALTER TABLE metrics ADD COLUMN ranks TEXT;
 )sql";
 
+// Version 9: language models' padding share per step, and preference objectives' step figures
+// (log-probabilities, rewards, margin, accuracy) as a JSON object (NULL for other runs).
+constexpr const char *kVersion8To9 = R"sql(
+ALTER TABLE metrics ADD COLUMN padding_fraction REAL;
+ALTER TABLE metrics ADD COLUMN preference TEXT;
+)sql";
+
 // steps[N] takes a file from version N to N + 1.
 const std::vector<std::function<void(Database &)>> &migrationSteps() {
     static const std::vector<std::function<void(Database &)>> steps = {
@@ -161,6 +168,7 @@ const std::vector<std::function<void(Database &)>> &migrationSteps() {
         [](Database &db) { db.exec(kVersion5To6, "migrate schema version 5 to 6"); },
         [](Database &db) { db.exec(kVersion6To7, "migrate schema version 6 to 7"); },
         [](Database &db) { db.exec(kVersion7To8, "migrate schema version 7 to 8"); },
+        [](Database &db) { db.exec(kVersion8To9, "migrate schema version 8 to 9"); },
     };
     return steps;
 }

@@ -119,6 +119,41 @@ std::vector<RankStepMetrics> ranksFromJson(const std::string &text) {
     return ranks;
 }
 
+constexpr const char *kPreferenceFields[] = {"chosen_logps",   "rejected_logps",
+                                             "chosen_rewards", "rejected_rewards",
+                                             "reward_margin",  "reward_accuracy"};
+
+std::array<double *, 6> preferenceFigures(PreferenceStepMetrics &m) {
+    return {&m.chosen_logps,     &m.rejected_logps, &m.chosen_rewards,
+            &m.rejected_rewards, &m.reward_margin,  &m.reward_accuracy};
+}
+
+std::string preferenceJson(PreferenceStepMetrics m) {
+    nlohmann::json object = nlohmann::json::object();
+    const std::array<double *, 6> figures = preferenceFigures(m);
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        object[kPreferenceFields[i]] = *figures[i];
+    }
+    return object.dump();
+}
+
+// A damaged object reads as figures of 0 rather than failing the whole run's history.
+PreferenceStepMetrics preferenceFromJson(const std::string &text) {
+    PreferenceStepMetrics m;
+    const nlohmann::json object = nlohmann::json::parse(text, nullptr, false);
+    if (!object.is_object()) {
+        return m;
+    }
+    const std::array<double *, 6> figures = preferenceFigures(m);
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        const auto value = object.find(kPreferenceFields[i]);
+        if (value != object.end() && value->is_number()) {
+            *figures[i] = value->get<double>();
+        }
+    }
+    return m;
+}
+
 } // namespace
 
 const char *const kUpsertStepSql = R"sql(
@@ -126,9 +161,10 @@ INSERT INTO metrics (run_id, step, loss, lr, grad_norm, micro_batch, accumulatio
                      samples_per_s, mem_live, mem_peak, elapsed_s, samples_digest,
                      mem_reserved, mem_rss, loss_scale, skipped_steps, moe_aux_loss, moe_z_loss,
                      moe_dropped_fraction, moe_expert_load, splade_flops_q, splade_flops_d,
-                     splade_query_nonzeros, splade_passage_nonzeros, ranks)
+                     splade_query_nonzeros, splade_passage_nonzeros, ranks, padding_fraction,
+                     preference)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-        ?21, ?22, ?23, ?24, ?25, ?26)
+        ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, lr = excluded.lr, grad_norm = excluded.grad_norm,
     micro_batch = excluded.micro_batch, accumulation = excluded.accumulation,
@@ -141,7 +177,8 @@ ON CONFLICT (run_id, step) DO UPDATE SET
     moe_expert_load = excluded.moe_expert_load, splade_flops_q = excluded.splade_flops_q,
     splade_flops_d = excluded.splade_flops_d,
     splade_query_nonzeros = excluded.splade_query_nonzeros,
-    splade_passage_nonzeros = excluded.splade_passage_nonzeros, ranks = excluded.ranks
+    splade_passage_nonzeros = excluded.splade_passage_nonzeros, ranks = excluded.ranks,
+    padding_fraction = excluded.padding_fraction, preference = excluded.preference
 )sql";
 
 const char *const kUpsertEvaluationSql = R"sql(
@@ -171,7 +208,8 @@ WHERE run_id = ?1 AND step = ?2 AND loss IS ?3 AND lr IS ?4 AND grad_norm IS ?5 
   mem_reserved IS ?14 AND mem_rss IS ?15 AND loss_scale IS ?16 AND skipped_steps IS ?17 AND
   moe_aux_loss IS ?18 AND moe_z_loss IS ?19 AND moe_dropped_fraction IS ?20 AND
   moe_expert_load IS ?21 AND splade_flops_q IS ?22 AND splade_flops_d IS ?23 AND
-  splade_query_nonzeros IS ?24 AND splade_passage_nonzeros IS ?25 AND ranks IS ?26
+  splade_query_nonzeros IS ?24 AND splade_passage_nonzeros IS ?25 AND ranks IS ?26 AND
+  padding_fraction IS ?27 AND preference IS ?28
 )sql";
 
 const char *const kStoredEvaluationSql = R"sql(
@@ -224,6 +262,12 @@ void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {
     } else {
         upsert.bind(26, rankStepMetricsJson(m.ranks));
     }
+    upsert.bindReal(27, m.padding_fraction);
+    if (m.preference) {
+        upsert.bind(28, preferenceJson(*m.preference));
+    } else {
+        upsert.bindNull(28);
+    }
 }
 
 void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m,
@@ -254,7 +298,8 @@ const char *const kSelectStepsSql = R"sql(
 SELECT step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s, samples_per_s,
        mem_live, mem_peak, elapsed_s, samples_digest, mem_reserved, mem_rss, loss_scale,
        skipped_steps, moe_aux_loss, moe_z_loss, moe_dropped_fraction, moe_expert_load,
-       splade_flops_q, splade_flops_d, splade_query_nonzeros, splade_passage_nonzeros, ranks
+       splade_flops_q, splade_flops_d, splade_query_nonzeros, splade_passage_nonzeros, ranks,
+       padding_fraction, preference
 FROM metrics WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
@@ -314,6 +359,10 @@ StepMetrics readStep(const Statement &row) {
     }
     if (!row.isNull(24)) {
         m.ranks = ranksFromJson(row.text(24));
+    }
+    m.padding_fraction = row.isNull(25) ? 0 : row.real(25);
+    if (!row.isNull(26)) {
+        m.preference = preferenceFromJson(row.text(26));
     }
     return m;
 }

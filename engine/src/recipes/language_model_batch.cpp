@@ -57,10 +57,14 @@ LanguageModelBatch languageModelBatch(const ExampleBatch &batch, std::int64_t se
     return result;
 }
 
+// A preference pair's rejected sequence is a row of its own.
 std::int64_t realInputTokens(const std::vector<data::Example> &examples, std::int64_t seq_len) {
     std::int64_t total = 0;
     for (const data::Example &example : examples) {
         total += std::min(seq_len, realTokens(example));
+        for (const data::Example &rejected : example.rejected) {
+            total += std::min(seq_len, realTokens(rejected));
+        }
     }
     return total;
 }
@@ -69,12 +73,19 @@ std::int64_t longestExample(const std::vector<data::Example> &examples) {
     std::int64_t longest = 2;
     for (const data::Example &example : examples) {
         longest = std::max(longest, realTokens(example));
+        for (const data::Example &rejected : example.rejected) {
+            longest = std::max(longest, realTokens(rejected));
+        }
     }
     return longest;
 }
 
 std::int64_t paddedInputTokens(const std::vector<data::Example> &examples, std::int64_t seq_len) {
-    return static_cast<std::int64_t>(examples.size()) * std::min(seq_len, longestExample(examples));
+    std::int64_t rows = 0;
+    for (const data::Example &example : examples) {
+        rows += 1 + static_cast<std::int64_t>(example.rejected.size());
+    }
+    return rows * std::min(seq_len, longestExample(examples));
 }
 
 void addDocumentLosses(const torch::Tensor &target_losses, const torch::Tensor &targets,

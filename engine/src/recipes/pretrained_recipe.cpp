@@ -7,6 +7,7 @@
 #include "hf/pretrained_model.h"
 #include "models/causal_lm.h"
 #include "recipes/language_model_recipe.h"
+#include "recipes/preference_scoring.h"
 
 #include <headroom/config.h>
 
@@ -20,21 +21,38 @@ namespace {
 class PretrainedRecipe final : public LanguageModelRecipe {
 public:
     PretrainedRecipe(hf::ArchitectureConfig architecture, models::CausalLm model,
-                     std::int64_t seq_len, torch::Device device)
+                     std::int64_t seq_len, torch::Device device,
+                     std::optional<PreferenceScorer> preference)
         : LanguageModelRecipe(seq_len), architecture_(std::move(architecture)),
-          model_(std::move(model)), device_(device) {
+          model_(std::move(model)), device_(device), preference_(std::move(preference)) {
         model_->to(device_);
+        if (preference_) {
+            preference_->moveTo(device_);
+        }
     }
 
     std::shared_ptr<torch::nn::Module> module() override { return model_.ptr(); }
     void moveTo(const torch::Device &device) override {
         device_ = device;
         model_->to(device_);
+        if (preference_) {
+            preference_->moveTo(device_);
+        }
     }
 
-    torch::Tensor loss(const ExampleBatch &batch) override { return lossTerms(batch).loss; }
+    torch::Tensor loss(const ExampleBatch &batch) override {
+        return preference_ ? scorePairs(batch, true).loss : lossTerms(batch).loss;
+    }
 
     TrainingLoss trainingLoss(const ExampleBatch &batch) override {
+        if (preference_) {
+            const PreferenceTerms terms = scorePairs(batch, true);
+            TrainingLoss result;
+            result.loss = terms.loss;
+            result.objective = terms.loss;
+            result.preference = preferenceStepMetrics(terms);
+            return result;
+        }
         models::CausalLmLoss terms = lossTerms(batch);
         TrainingLoss result;
         result.loss = terms.loss;
@@ -68,7 +86,15 @@ public:
         }
         return true;
     }
-    bool reportsAccuracy() const override { return false; }
+    void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
+        if (!preference_) {
+            LanguageModelRecipe::evaluate(batch, totals);
+            return;
+        }
+        addPreferenceTotals(scorePairs(batch, false), totals);
+    }
+    // A preference objective's validation accuracy: held-out pairs ranked right by the rewards.
+    bool reportsAccuracy() const override { return preference_.has_value(); }
     bool reportsRmse() const override { return false; }
 
     std::string describe() const override {
@@ -92,6 +118,9 @@ public:
         if (model_->baseFormat() != BaseFormat::Fp32) {
             description += " · frozen projections held as " + baseFormatName(model_->baseFormat());
         }
+        if (preference_) {
+            description += " · " + preference_->describe();
+        }
         return description;
     }
 
@@ -102,6 +131,24 @@ protected:
     }
 
 private:
+    // A training batch is padded to the step's longest sequence, a validation batch to its own.
+    PreferenceTerms scorePairs(const ExampleBatch &batch, bool training) {
+        const ExampleBatch rows = pairRows(batch);
+        const LanguageModelBatch tokens =
+            training ? trainingBatch(rows) : languageModelBatch(rows, seq_len_, device_);
+        torch::Tensor chosen_targets;
+        if (preference_->options().objective == PreferenceObjective::Orpo) {
+            const std::vector<data::Example> chosen = chosenWithPrompts(batch);
+            ExampleBatch chosen_rows;
+            for (const data::Example &sequence : chosen) {
+                chosen_rows.push_back(&sequence);
+            }
+            chosen_targets =
+                languageModelBatch(chosen_rows, seq_len_, device_, tokens.inputs.size(1) + 1)
+                    .targets;
+        }
+        return preference_->score(*model_, tokens, chosen_targets);
+    }
     models::CausalLmLoss lossTerms(const ExampleBatch &batch) {
         const LanguageModelBatch tokens = trainingBatch(batch);
         return model_->lossTerms(tokens.inputs, tokens.targets, tokens.packed());
@@ -110,6 +157,7 @@ private:
     hf::ArchitectureConfig architecture_;
     models::CausalLm model_;
     torch::Device device_;
+    std::optional<PreferenceScorer> preference_; // train.objective other than sft
 };
 
 void tell(const std::function<void(const std::string &)> &progress, const std::string &message) {
@@ -151,6 +199,24 @@ void loadWithCache(models::CausalLmImpl &model, const hf::ModelFolder &folder,
     }
 }
 
+// A full fine-tune's preference reference: the base once more, frozen, in eval mode, its
+// projections held in `format`.
+models::CausalLm loadReferenceCopy(models::CausalLmOptions options, const hf::ModelFolder &folder,
+                                   const hf::ArchitectureConfig &architecture,
+                                   models::BaseFormat format,
+                                   const std::function<void(const std::string &)> &progress) {
+    tell(progress, "loading a frozen reference copy of the base" +
+                       (format == models::BaseFormat::Fp32
+                            ? std::string()
+                            : ", projections held as " + models::baseFormatName(format)));
+    options.deferred_projections = format != models::BaseFormat::Fp32;
+    models::CausalLm reference(options);
+    hf::loadPretrainedWeights(*reference, folder, architecture, {}, format);
+    models::freezeParameters(*reference);
+    reference->eval();
+    return reference;
+}
+
 } // namespace
 
 std::unique_ptr<Recipe>
@@ -165,7 +231,9 @@ makePretrainedRecipe(const Config &config, const hf::ModelFolder &folder, torch:
                           std::to_string(architecture.max_positions) + " positions)");
     }
     models::CausalLmOptions options = hf::causalLmOptions(architecture);
-    if (config.real("model.dropout") == 0) {
+    const std::optional<PreferenceOptions> preference = preferenceOptions(config);
+    // Preference objectives train without dropout, as TRL does by default.
+    if (config.real("model.dropout") == 0 || preference) {
         options.embedding_dropout = options.residual_dropout = options.attention_dropout = 0;
     }
     options.attention = compat::parseAttentionPath(config.text("model.attention"));
@@ -187,8 +255,18 @@ makePretrainedRecipe(const Config &config, const hf::ModelFolder &folder, torch:
     options.deferred_projections = base_format != models::BaseFormat::Fp32;
     models::CausalLm model(options);
     loadWithCache(*model, folder, architecture, base_format, cache, progress);
+    std::optional<PreferenceScorer> scorer;
+    if (preference) {
+        models::CausalLm reference{nullptr};
+        if (needsReference(preference->objective) && config.integer("lora.rank") == 0) {
+            reference = loadReferenceCopy(
+                options, folder, architecture,
+                models::parseBaseFormat(config.text("pref.reference_dtype")), progress);
+        }
+        scorer.emplace(*preference, std::move(reference));
+    }
     return std::make_unique<PretrainedRecipe>(std::move(architecture), std::move(model), seq_len,
-                                              device);
+                                              device, std::move(scorer));
 }
 
 } // namespace headroom::train

@@ -53,7 +53,8 @@ struct TrainingLoss {
     // that couples the step's examples): backward runs on it as it is, not weighted by the
     // micro-batch's share; `loss` is then the whole step's loss.
     bool step_total = false;
-    std::optional<RetrievalStepMetrics> retrieval; // splade
+    std::optional<RetrievalStepMetrics> retrieval;   // splade
+    std::optional<PreferenceStepMetrics> preference; // preference objectives: this micro-batch's
 };
 
 // Elements of every parameter (a tied weight counts once: it is one parameter).
@@ -151,7 +152,8 @@ struct LanguageModelBatch {
 // min_width: pad to at least this many tokens (a step's longest example; 0 = the batch's own).
 LanguageModelBatch languageModelBatch(const ExampleBatch &batch, std::int64_t seq_len,
                                       const torch::Device &device, std::int64_t min_width = 0);
-// The width languageModelBatch pads the examples to: their longest, at least 2 tokens.
+// The width languageModelBatch pads the examples to: their longest (a preference pair's rejected
+// sequence included), at least 2 tokens.
 std::int64_t longestExample(const std::vector<data::Example> &examples);
 
 // Tokens of the examples that are not padding, the inputs a step really computes on.

@@ -180,7 +180,11 @@ std::optional<models::LoraOptions> loraOptionsFromConfig(const Config &config) {
     }
     const bool pretrained = !config.text("model.base").empty();
     models::LoraOptions options;
-    options.rank(rank).alpha(config.real("lora.alpha")).dropout(config.real("lora.dropout"));
+    // Preference objectives train without dropout, the adapters' included (as TRL does).
+    const bool sft = config.text("train.objective") == "sft";
+    options.rank(rank)
+        .alpha(config.real("lora.alpha"))
+        .dropout(sft ? config.real("lora.dropout") : 0.0);
     if (pretrained) {
         // The targets are the model's projection names, resolved when the model exists.
         try {

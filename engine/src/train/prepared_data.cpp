@@ -55,6 +55,8 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
     spec.seq_len = config.integer("model.seq_len");
     spec.stride = config.integer("data.stride");
     spec.packing = config.integer("data.packing") == 1;
+    spec.preference = config.text("train.objective") != "sft";
+    spec.max_prompt_len = config.integer("data.max_prompt_len");
     spec.seed = static_cast<std::uint64_t>(config.integer("train.seed"));
     spec.split_seed = kSplitSeed;
     spec.retrieval = config.text("recipe") == "splade";

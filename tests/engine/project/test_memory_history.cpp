@@ -198,6 +198,8 @@ void TestMemoryHistory::migratesVersion3File() {
                            "ALTER TABLE metrics DROP COLUMN splade_query_nonzeros; "
                            "ALTER TABLE metrics DROP COLUMN splade_passage_nonzeros; "
                            "ALTER TABLE metrics DROP COLUMN ranks; "
+                           "ALTER TABLE metrics DROP COLUMN padding_fraction; "
+                           "ALTER TABLE metrics DROP COLUMN preference; "
                            "ALTER TABLE evaluations DROP COLUMN mrr_at_10; "
                            "ALTER TABLE evaluations DROP COLUMN recall_at_100; "
                            "PRAGMA user_version = 3"),

@@ -12,6 +12,7 @@
 using headroom::EngineEvent;
 using headroom::EvalMetrics;
 using headroom::MetricsWriter;
+using headroom::PreferenceStepMetrics;
 using headroom::Project;
 using headroom::ProjectError;
 using headroom::StepMetrics;
@@ -38,6 +39,10 @@ StepMetrics stepMetrics(std::int64_t step) {
     m.skipped_steps = step / 5;
     m.elapsed_s = 0.125 * static_cast<double>(step);
     m.samples_digest = "digest-" + std::to_string(step);
+    m.padding_fraction = 0.03125 * static_cast<double>(step % 5);
+    if (step % 3 == 0) { // a preference objective's figures
+        m.preference = PreferenceStepMetrics{-40.5, -52.25, 0.75, -0.5, 1.25, 0.875};
+    }
     if (step % 2 == 0) { // a distributed run's per-rank figures
         m.ranks = {{0, 1000u + static_cast<std::uint64_t>(step), 12.5},
                    {1, 900u + static_cast<std::uint64_t>(step), 11.25}};
@@ -62,6 +67,16 @@ void compareSteps(const StepMetrics &actual, const StepMetrics &expected) {
     QCOMPARE(actual.skipped_steps, expected.skipped_steps);
     QCOMPARE(actual.elapsed_s, expected.elapsed_s);
     QCOMPARE(actual.samples_digest, expected.samples_digest);
+    QCOMPARE(actual.padding_fraction, expected.padding_fraction);
+    QCOMPARE(actual.preference.has_value(), expected.preference.has_value());
+    if (expected.preference) {
+        QCOMPARE(actual.preference->chosen_logps, expected.preference->chosen_logps);
+        QCOMPARE(actual.preference->rejected_logps, expected.preference->rejected_logps);
+        QCOMPARE(actual.preference->chosen_rewards, expected.preference->chosen_rewards);
+        QCOMPARE(actual.preference->rejected_rewards, expected.preference->rejected_rewards);
+        QCOMPARE(actual.preference->reward_margin, expected.preference->reward_margin);
+        QCOMPARE(actual.preference->reward_accuracy, expected.preference->reward_accuracy);
+    }
     QCOMPARE(actual.ranks.size(), expected.ranks.size());
     for (std::size_t i = 0; i < expected.ranks.size(); ++i) {
         QCOMPARE(actual.ranks[i].rank, expected.ranks[i].rank);

@@ -1,0 +1,49 @@
+// A pretrained causal model trained on preference pairs: each pair's chosen and rejected
+// sequences go through one forward pass of the policy (rows 0..B-1 chosen, B..2B-1 rejected), the
+// reference's log-probabilities through one no-grad pass of the base with the LoRA adapters
+// switched off, or of a frozen copy of the base when every weight trains.
+#pragma once
+
+#include "models/causal_lm.h"
+#include "recipes/preference_objective.h"
+#include "recipes/recipe.h"
+
+#include <headroom/metrics.h>
+
+#include <string>
+
+namespace headroom::train {
+
+// The rows of pairs as a language model batch takes them: every chosen sequence, then every
+// rejected one.
+ExampleBatch pairRows(const ExampleBatch &pairs);
+// The chosen sequences with their prompts as targets too (orpo's next-token loss).
+std::vector<data::Example> chosenWithPrompts(const ExampleBatch &pairs);
+
+class PreferenceScorer {
+public:
+    // `reference`: the frozen copy a full fine-tune compares with; null with LoRA (the policy's
+    // base is the reference) or for an objective without a reference.
+    PreferenceScorer(PreferenceOptions options, models::CausalLm reference);
+
+    // The objective's terms on a batch of pairRows (LanguageModelBatch of 2B rows).
+    // `chosen_targets` [B, T] (orpo): the chosen rows' targets with the prompt kept (only the
+    // padding -100), for the next-token loss TRL adds over the whole chosen sequence.
+    PreferenceTerms score(models::CausalLmImpl &policy, const LanguageModelBatch &rows,
+                          const torch::Tensor &chosen_targets = {});
+    void moveTo(const torch::Device &device);
+    const PreferenceOptions &options() const { return options_; }
+    // "DPO (beta 0.1) against the base with its adapters off"
+    std::string describe() const;
+
+private:
+    PreferenceOptions options_;
+    models::CausalLm reference_;
+};
+
+// The means over a micro-batch's pairs.
+PreferenceStepMetrics preferenceStepMetrics(const PreferenceTerms &terms);
+// Adds a validation batch's pairs: loss, and whether the chosen reward is the higher (correct).
+void addPreferenceTotals(const PreferenceTerms &terms, EvalTotals &totals);
+
+} // namespace headroom::train

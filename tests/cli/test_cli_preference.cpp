@@ -1,0 +1,210 @@
+#include "cli_support.h"
+#include "sample_files.h"
+
+#include <QDirIterator>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include <cmath>
+
+#ifndef HEADROOM_PRETRAINED_REFERENCE_DIR
+#define HEADROOM_PRETRAINED_REFERENCE_DIR ""
+#endif
+
+// Preference tuning through the binary on the tiny random Llama of the pretrained_reference
+// fixture: DPO with LoRA starts at ln 2, reports its rewards on every step line, learns to rank
+// held-out pairs and replays a step after an out-of-memory error exactly; a full fine-tune
+// compares with an int8 reference copy; a bad pair is refused at its line; an objective without
+// a pretrained base is refused by name.
+class TestCliPreference : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase();
+    void dpoWithLoraLearnsToRankThePairs();
+    void fullFineTuneComparesWithAFrozenCopy();
+    void oomRecoveryReplaysThePairs();
+    void badPairIsRefusedAtItsLine();
+    void objectiveWithoutABaseIsRefused();
+
+private:
+    using Result = test_support::CliResult;
+    Result cli(const QStringList &arguments) { return test_support::runCli(arguments); }
+    QString path(const QString &name) const { return QDir(dir_.path()).filePath(name); }
+    QString newProject(const QString &name, const QString &data, const QStringList &settings);
+
+    QTemporaryDir dir_;
+    QString base_;
+};
+
+namespace {
+
+QList<QJsonObject> linesOfType(const QByteArray &out, const QString &type) {
+    QList<QJsonObject> lines;
+    for (const QByteArray &line : out.split('\n')) {
+        const QJsonObject object = QJsonDocument::fromJson(line).object();
+        if (object["type"].toString() == type) {
+            lines.push_back(object);
+        }
+    }
+    return lines;
+}
+
+// Pairs whose chosen completion always agrees ("yes ...") and whose rejected one never does: a
+// difference a model learns within a short run.
+QByteArray learnablePairs(int count) {
+    QByteArray records;
+    for (int i = 0; i < count; ++i) {
+        records += QString("{\"prompt\": \"Question %1: is it so?\", \"chosen\": \" yes, it is\", "
+                           "\"rejected\": \" no %2\"}\n")
+                       .arg(i * 13)
+                       .arg(i % 5)
+                       .toUtf8();
+    }
+    return records;
+}
+
+} // namespace
+
+void TestCliPreference::initTestCase() {
+    QVERIFY(dir_.isValid());
+    const QString reference = QStringLiteral(HEADROOM_PRETRAINED_REFERENCE_DIR);
+    QFile status(reference + "/status.txt");
+    if (!status.open(QIODevice::ReadOnly) || !status.readAll().startsWith("ok")) {
+        QSKIP("no pretrained reference folders: run tests/interop/pretrained/setup.sh");
+    }
+    base_ = path("llama");
+    QDir().mkpath(base_);
+    QDirIterator files(reference + "/reference/llama", QDir::Files);
+    while (files.hasNext()) {
+        files.next();
+        if (files.fileName() != "reference.safetensors") {
+            QVERIFY(QFile::copy(files.filePath(), QDir(base_).filePath(files.fileName())));
+        }
+    }
+}
+
+QString TestCliPreference::newProject(const QString &name, const QString &data,
+                                      const QStringList &settings) {
+    const QString project = path(name + ".headroom");
+    const QStringList tiny = {"--set", "model.seq_len=24",
+                              "--set", "train.micro_batch=4",
+                              "--set", "train.eval_batches=0",
+                              "--set", "train.lr=0.003",
+                              "--set", "train.warmup_steps=2",
+                              "--set", "train.checkpoint_every=0",
+                              "--set", "data.validation_fraction=0.2"};
+    const Result result =
+        cli(QStringList{"new", project, "--base", base_, "--data", data} + tiny + settings);
+    if (result.exit_code != 0) {
+        qWarning("%s", qPrintable(result.err));
+        return {};
+    }
+    return project;
+}
+
+void TestCliPreference::dpoWithLoraLearnsToRankThePairs() {
+    const QString data =
+        test_support::writeFile(QDir(dir_.path()), "pairs.jsonl", learnablePairs(100));
+    const QString project = newProject("dpo", data,
+                                       {"--set", "train.objective=dpo", "--set", "lora.rank=8",
+                                        "--set", "lora.targets=all-linear", "--set",
+                                        "train.steps=30", "--set", "train.eval_every=30"});
+    QVERIFY(!project.isEmpty());
+    const Result trained = cli({"train", project, "--json"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    QVERIFY2(trained.err.contains("DPO (beta 0.1) against the base with the adapters off"),
+             qPrintable(trained.err));
+    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    QCOMPARE(steps.size(), 30);
+    // The adapters start at zero: the policy is its reference, the loss ln 2.
+    QVERIFY(std::abs(steps.front()["loss"].toDouble() - std::log(2.0)) < 1e-6);
+    QCOMPARE(steps.front()["reward_margin"].toDouble(), 0.0);
+    for (const char *key : {"chosen_logps", "rejected_logps", "chosen_rewards", "rejected_rewards",
+                            "reward_margin", "reward_accuracy"}) {
+        QVERIFY2(steps.back().contains(key), key);
+    }
+    QVERIFY(steps.back()["loss"].toDouble() < 0.3);
+    QVERIFY(steps.back()["reward_margin"].toDouble() > 1.0);
+    const QList<QJsonObject> evaluations = linesOfType(trained.out, "eval");
+    QVERIFY(!evaluations.isEmpty());
+    // Held-out pairs ranked right by the learnt rewards.
+    QVERIFY2(evaluations.back()["accuracy"].toDouble() >= 0.9,
+             qPrintable(QJsonDocument(evaluations.back()).toJson()));
+    QVERIFY(evaluations.back()["examples"].toInt() >= 10);
+}
+
+void TestCliPreference::fullFineTuneComparesWithAFrozenCopy() {
+    const QString data =
+        test_support::writeFile(QDir(dir_.path()), "full.jsonl", learnablePairs(40));
+    const QString project =
+        newProject("full", data,
+                   {"--set", "train.objective=ipo", "--set", "pref.reference_dtype=int8", "--set",
+                    "train.steps=3", "--set", "train.eval_every=3"});
+    QVERIFY(!project.isEmpty());
+    const Result trained = cli({"train", project, "--json"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    QVERIFY2(trained.err.contains("IPO (beta 0.1) against a frozen copy of the base (int8)"),
+             qPrintable(trained.err));
+    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    QCOMPARE(steps.size(), 3);
+    QVERIFY(std::isfinite(steps.back()["loss"].toDouble()));
+    QVERIFY(steps.back().contains("reward_accuracy"));
+}
+
+void TestCliPreference::oomRecoveryReplaysThePairs() {
+    // An out-of-memory error in step 2 halves the micro-batch in pairs and replays the step:
+    // every step's samples, loss and rewards equal those of a run without the fault.
+    const QString data =
+        test_support::writeFile(QDir(dir_.path()), "oom.jsonl", learnablePairs(40));
+    const QString project = newProject("oom", data,
+                                       {"--set", "train.objective=dpo", "--set", "lora.rank=4",
+                                        "--set", "lora.targets=all-linear", "--set",
+                                        "train.steps=4", "--set", "train.eval_every=0"});
+    QVERIFY(!project.isEmpty());
+    const Result clean = cli({"train", project, "--json"});
+    QVERIFY2(clean.exit_code == 0, qPrintable(clean.err));
+    const Result faulty = test_support::runCli({"train", project, "--json"}, "oom@step:2");
+    QVERIFY2(faulty.exit_code == 0, qPrintable(faulty.err));
+    QVERIFY2(faulty.out.contains("\"oom_recovered\""), faulty.out.constData());
+    const QList<QJsonObject> expected = linesOfType(clean.out, "step");
+    const QList<QJsonObject> actual = linesOfType(faulty.out, "step");
+    QCOMPARE(actual.size(), expected.size());
+    for (int index = 0; index < expected.size(); ++index) {
+        QCOMPARE(actual[index]["samples_digest"], expected[index]["samples_digest"]);
+        for (const char *key : {"loss", "reward_margin", "chosen_logps"}) {
+            const double value = expected[index][key].toDouble();
+            QVERIFY2(std::abs(actual[index][key].toDouble() - value) <=
+                         1e-5 * std::max(1.0, std::abs(value)),
+                     qPrintable(QString("step %1 %2").arg(index + 1).arg(key)));
+        }
+    }
+    QCOMPARE(actual.last()["micro_batch"].toInt(), 2);
+}
+
+void TestCliPreference::badPairIsRefusedAtItsLine() {
+    // `new` reads every record: the pair is refused before anything trains.
+    QByteArray records = learnablePairs(30);
+    records += "{\"prompt\": \"p\", \"chosen\": \"same\", \"rejected\": \"same\"}\n";
+    const QString data = test_support::writeFile(QDir(dir_.path()), "bad.jsonl", records);
+    const Result result = cli({"new", path("bad.headroom"), "--base", base_, "--data", data,
+                               "--set", "train.objective=simpo", "--set", "lora.rank=4"});
+    QCOMPARE(result.exit_code, 2);
+    QVERIFY2(result.err.contains("bad.jsonl:31:") && result.err.contains("identical"),
+             qPrintable(result.err));
+}
+
+void TestCliPreference::objectiveWithoutABaseIsRefused() {
+    const QString data =
+        test_support::writeFile(QDir(dir_.path()), "scratch.jsonl", learnablePairs(10));
+    const Result result = cli({"new", path("scratch.headroom"), "--recipe", "gpt", "--data", data,
+                               "--set", "train.objective=dpo"});
+    QCOMPARE(result.exit_code, 2);
+    QVERIFY2(result.err.contains("train.objective=dpo") && result.err.contains("model.base"),
+             qPrintable(result.err));
+}
+
+QTEST_GUILESS_MAIN(TestCliPreference)
+#include "test_cli_preference.moc"
