@@ -331,6 +331,34 @@
         <translation>Harte Negative pro Anfrage im Training, reihum aus den &quot;negatives&quot; jedes Datensatzes genommen (jede andere Passage des Batches ist ebenfalls ein Negativ)</translation>
     </message>
     <message>
+        <source>Preference pairs: the most prompt tokens kept (the prompt&apos;s end, as TRL keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens either way)</source>
+        <translation>Präferenzpaare: höchstens so viele Prompt-Token werden behalten (das Ende des Prompts, wie TRL es behält); 0 = keine Grenze (ein Paar wird in jedem Fall bei model.seq_len + 1 Token abgeschnitten)</translation>
+    </message>
+    <message>
+        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA). Dropout is off for them, as in TRL</source>
+        <translation>Was der Lauf optimiert: sft = Next-Token-Verlust auf den Daten; dpo, ipo, simpo, orpo = Präferenz-Tuning auf &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot;-Paaren (model.base; dpo und ipo gegen ein eingefrorenes Referenzmodell: die Basis mit abgeschalteten LoRA-Adaptern oder ohne LoRA eine eingefrorene Kopie). Dropout ist bei ihnen aus, wie in TRL</translation>
+    </message>
+    <message>
+        <source>Preference objectives: beta, how far the policy may move from the reference (dpo, ipo) or the reward scale (simpo)</source>
+        <translation>Präferenzziele: beta, wie weit sich die Policy vom Referenzmodell entfernen darf (dpo, ipo), bzw. die Skala der Belohnung (simpo)</translation>
+    </message>
+    <message>
+        <source>dpo and simpo: the share of pairs assumed mislabelled (conservative DPO); 0 = none</source>
+        <translation>dpo und simpo: der Anteil der Paare, die als falsch beschriftet angenommen werden (konservatives DPO); 0 = keiner</translation>
+    </message>
+    <message>
+        <source>simpo: the target reward margin gamma</source>
+        <translation>simpo: der angestrebte Belohnungsabstand gamma</translation>
+    </message>
+    <message>
+        <source>orpo: the weight of the odds-ratio term beside the next-token loss of the chosen sequence (its prompt and completion, as TRL)</source>
+        <translation>orpo: das Gewicht des Odds-Ratio-Terms neben dem Next-Token-Verlust der bevorzugten Sequenz (Prompt und Antwort, wie TRL)</translation>
+    </message>
+    <message>
+        <source>dpo and ipo without LoRA: how the frozen reference copy of the base holds its attention and MLP weights (int8/nf4 save memory at a small error in the reference log-probabilities)</source>
+        <translation>dpo und ipo ohne LoRA: wie die eingefrorene Referenzkopie der Basis ihre Attention- und MLP-Gewichte hält (int8/nf4 sparen Speicher bei einem kleinen Fehler in den Referenz-Log-Wahrscheinlichkeiten)</translation>
+    </message>
+    <message>
         <source>Distributed runs: each rank keeps the optimizer state (AdamW moments, 8-bit states, offloaded master copies) of about 1/ranks of the parameters and broadcasts its updated parameters after each step (ZeRO stage 1); checkpoints hold the whole state</source>
         <translation>Verteilte Läufe: Jeder Rang hält den Optimiererzustand (AdamW-Momente, 8-Bit-Zustände, ausgelagerte Masterkopien) von etwa 1/Ränge der Parameter und sendet seine aktualisierten Parameter nach jedem Schritt an die anderen (ZeRO Stufe 1); Checkpoints enthalten den ganzen Zustand</translation>
     </message>
@@ -3683,6 +3711,41 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>↑ budget %1, above this scale</source>
         <translation>↑ Budget %1, oberhalb dieser Skala</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::PreferencePlot</name>
+    <message>
+        <source>Rewards</source>
+        <translation>Belohnungen</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>reward</source>
+        <translation>Belohnung</translation>
+    </message>
+    <message>
+        <source>pairs ranked right</source>
+        <translation>richtig gereihte Paare</translation>
+    </message>
+    <message>
+        <source>chosen reward</source>
+        <translation>Belohnung bevorzugt</translation>
+    </message>
+    <message>
+        <source>rejected reward</source>
+        <translation>Belohnung abgelehnt</translation>
+    </message>
+    <message>
+        <source>reward margin</source>
+        <translation>Belohnungsabstand</translation>
+    </message>
+    <message>
+        <source>reward accuracy</source>
+        <translation>Belohnungsgenauigkeit</translation>
     </message>
 </context>
 <context>

@@ -331,6 +331,34 @@
         <translation>训练中每个查询的困难负例数，依次取自每条记录的 &quot;negatives&quot;（批次中其他所有段落也都是负例）</translation>
     </message>
     <message>
+        <source>Preference pairs: the most prompt tokens kept (the prompt&apos;s end, as TRL keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens either way)</source>
+        <translation>偏好对：最多保留的提示词元数（保留提示的末尾，与 TRL 相同）；0 = 不限制（无论如何，偏好对都会在 model.seq_len + 1 个词元处截断）</translation>
+    </message>
+    <message>
+        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA). Dropout is off for them, as in TRL</source>
+        <translation>本次运行优化的目标：sft = 数据上的下一词元损失；dpo、ipo、simpo、orpo = 基于 &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; 偏好对的偏好微调（需要 model.base；dpo 和 ipo 与冻结的参考模型比较：关闭 LoRA 适配器的基座模型，或不用 LoRA 时的一份冻结副本）。与 TRL 一样，这些目标不使用 dropout</translation>
+    </message>
+    <message>
+        <source>Preference objectives: beta, how far the policy may move from the reference (dpo, ipo) or the reward scale (simpo)</source>
+        <translation>偏好目标：beta，策略可偏离参考模型的程度（dpo、ipo），或奖励的尺度（simpo）</translation>
+    </message>
+    <message>
+        <source>dpo and simpo: the share of pairs assumed mislabelled (conservative DPO); 0 = none</source>
+        <translation>dpo 和 simpo：假定标注错误的偏好对比例（保守 DPO）；0 = 无</translation>
+    </message>
+    <message>
+        <source>simpo: the target reward margin gamma</source>
+        <translation>simpo：目标奖励间隔 gamma</translation>
+    </message>
+    <message>
+        <source>orpo: the weight of the odds-ratio term beside the next-token loss of the chosen sequence (its prompt and completion, as TRL)</source>
+        <translation>orpo：除被选序列（提示与回答，与 TRL 相同）的下一词元损失之外，几率比项的权重</translation>
+    </message>
+    <message>
+        <source>dpo and ipo without LoRA: how the frozen reference copy of the base holds its attention and MLP weights (int8/nf4 save memory at a small error in the reference log-probabilities)</source>
+        <translation>不使用 LoRA 的 dpo 和 ipo：基座模型的冻结参考副本如何保存其注意力与 MLP 权重（int8/nf4 节省内存，参考对数概率会有少许误差）</translation>
+    </message>
+    <message>
         <source>Distributed runs: each rank keeps the optimizer state (AdamW moments, 8-bit states, offloaded master copies) of about 1/ranks of the parameters and broadcasts its updated parameters after each step (ZeRO stage 1); checkpoints hold the whole state</source>
         <translation>分布式运行：每个 rank 只保存约 1/rank 数参数的优化器状态（AdamW 动量、8 位状态、卸载的主副本），并在每步后广播其更新的参数（ZeRO 第 1 阶段）；检查点保存完整状态</translation>
     </message>
@@ -3663,6 +3691,41 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>↑ budget %1, above this scale</source>
         <translation>↑ 预算 %1，超出此刻度</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::PreferencePlot</name>
+    <message>
+        <source>Rewards</source>
+        <translation>奖励</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>reward</source>
+        <translation>奖励</translation>
+    </message>
+    <message>
+        <source>pairs ranked right</source>
+        <translation>排序正确的偏好对</translation>
+    </message>
+    <message>
+        <source>chosen reward</source>
+        <translation>被选回答的奖励</translation>
+    </message>
+    <message>
+        <source>rejected reward</source>
+        <translation>被拒回答的奖励</translation>
+    </message>
+    <message>
+        <source>reward margin</source>
+        <translation>奖励间隔</translation>
+    </message>
+    <message>
+        <source>reward accuracy</source>
+        <translation>奖励准确率</translation>
     </message>
 </context>
 <context>

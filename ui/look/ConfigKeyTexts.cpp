@@ -207,6 +207,30 @@ const char *const kDescriptions[] = {
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Hard negatives per query in training, taken in turn from each record's "
                       "\"negatives\" (every other passage of the batch is a negative too)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Preference pairs: the most prompt tokens kept (the prompt's end, as TRL "
+                      "keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens either "
+                      "way)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, "
+                      "orpo = preference tuning on \"prompt\"/\"chosen\"/\"rejected\" pairs "
+                      "(model.base; dpo and ipo against a frozen reference: the base with the LoRA "
+                      "adapters off, or a frozen copy without LoRA). Dropout is off for them, as in"
+                      " TRL"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "Preference objectives: beta, how far the policy may move from the reference "
+                      "(dpo, ipo) or the reward scale (simpo)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "dpo and simpo: the share of pairs assumed mislabelled (conservative DPO); 0 "
+                      "= none"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "simpo: the target reward margin gamma"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "orpo: the weight of the odds-ratio term beside the next-token loss of the "
+                      "chosen sequence (its prompt and completion, as TRL)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "dpo and ipo without LoRA: how the frozen reference copy of the base holds "
+                      "its attention and MLP weights (int8/nf4 save memory at a small error in the "
+                      "reference log-probabilities)"),
 };
 
 } // namespace

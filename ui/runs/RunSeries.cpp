@@ -22,6 +22,13 @@ void RunSeries::append(const StepMetrics &metrics) {
     if (metrics.retrieval) {
         appendRetrieval(metrics.step, *metrics.retrieval);
     }
+    if (metrics.preference) {
+        preference_steps.push_back(double(metrics.step));
+        chosen_rewards.push_back(metrics.preference->chosen_rewards);
+        rejected_rewards.push_back(metrics.preference->rejected_rewards);
+        reward_margin.push_back(metrics.preference->reward_margin);
+        reward_accuracy.push_back(metrics.preference->reward_accuracy);
+    }
     if (!metrics.ranks.empty()) {
         // The first step's number of ranks holds for the run (a resumed run with another
         // number starts a new run record).

@@ -57,6 +57,14 @@ struct RunSeries {
     QVector<double> ranking_eval_steps;
     QVector<double> mrr_at_10;
     QVector<double> recall_at_100;
+    // Preference objectives, for the steps that reported them (empty for other runs): the mean
+    // rewards of the chosen and rejected completions, their margin and the share of pairs ranked
+    // right.
+    QVector<double> preference_steps;
+    QVector<double> chosen_rewards;
+    QVector<double> rejected_rewards;
+    QVector<double> reward_margin;
+    QVector<double> reward_accuracy;
     // Distributed runs, by step and rank: each rank's peak memory (bytes) and the throughput
     // of its share (samples/s). Empty for single-process runs.
     QVector<double> rank_steps;
@@ -78,6 +86,7 @@ struct RunSeries {
     // validations: a default EvalMetrics has finite ranking figures).
     bool hasRetrieval() const { return !retrieval_steps.isEmpty(); }
     bool hasRanks() const { return !rank_steps.isEmpty(); }
+    bool hasPreference() const { return !preference_steps.isEmpty(); }
 };
 
 // Reads a run's metrics, evaluations and events from the project; throws ProjectError.

@@ -4,6 +4,7 @@
 #include "plots/ExpertLoadPlot.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
+#include "plots/PreferencePlot.h"
 #include "plots/RankPlot.h"
 #include "plots/RetrievalPlots.h"
 #include "plots/ThroughputPlot.h"
@@ -85,6 +86,9 @@ LiveView::LiveView(QWidget *parent) : QWidget(parent) {
     ranks_ = new plots::RankPlot(this);
     splitter->addWidget(ranks_);
     splitter->setStretchFactor(7, 2);
+    preference_ = new plots::PreferencePlot(this);
+    splitter->insertWidget(1, preference_); // beside the loss it explains
+    splitter->setStretchFactor(1, 3);
     for (QWidget *plot : optionalPlots()) {
         plot->hide();
     }
@@ -143,6 +147,7 @@ void LiveView::beginRun(std::int64_t run_id, const QString &caption) {
     sparsity_->clearData();
     retrieval_quality_->clearData();
     ranks_->clearData();
+    preference_->clearData();
     for (QWidget *plot : optionalPlots()) {
         plot->hide();
     }
@@ -161,10 +166,20 @@ void LiveView::showRun(const RunSeries &series, const QString &caption) {
     showMoe(0);
     showRetrieval(0, 0);
     showRanks(0);
+    showPreference(0);
 }
 
 std::vector<QWidget *> LiveView::optionalPlots() const {
-    return {expert_load_, routing_, sparsity_, retrieval_quality_, ranks_};
+    return {expert_load_, routing_, sparsity_, retrieval_quality_, ranks_, preference_};
+}
+
+// Only preference objectives report rewards.
+void LiveView::showPreference(int first_preference_step) {
+    if (!series_.hasPreference()) {
+        return;
+    }
+    preference_->append(series_, first_preference_step);
+    preference_->show();
 }
 
 // Only distributed runs report per-rank figures.
@@ -203,6 +218,7 @@ void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     const int first_moe = int(series_.moe_steps.size());
     const int first_retrieval = int(series_.retrieval_steps.size());
     const int first_rank_step = int(series_.rank_steps.size());
+    const int first_preference = int(series_.preference_steps.size());
     for (const StepMetrics &step : steps) {
         series_.append(step);
     }
@@ -215,6 +231,7 @@ void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     // The quality plot follows the run's last step between validations.
     showRetrieval(first_retrieval, int(series_.ranking_eval_steps.size()));
     showRanks(first_rank_step);
+    showPreference(first_preference);
 }
 
 void LiveView::appendEvals(const QVector<EvalMetrics> &evals) {
@@ -243,6 +260,9 @@ QStringList LiveView::exportPlots(const QString &path) {
     QStringList written;
     std::vector<std::pair<const char *, plots::PlotWidget *>> parts = {
         {"loss", loss_}, {"memory", memory_}, {"throughput", throughput_}};
+    if (series_.hasPreference()) {
+        parts.emplace_back("rewards", preference_);
+    }
     if (series_.hasMoe()) {
         parts.emplace_back("experts", expert_load_);
         parts.emplace_back("routing", routing_);

@@ -16,6 +16,7 @@ namespace plots {
 class ExpertLoadPlot;
 class LossPlot;
 class MemoryPlot;
+class PreferencePlot;
 class RetrievalQualityPlot;
 class RetrievalSparsityPlot;
 class RankPlot;
@@ -52,9 +53,11 @@ public:
     plots::RetrievalSparsityPlot *sparsityPlot() const { return sparsity_; }
     plots::RetrievalQualityPlot *retrievalQualityPlot() const { return retrieval_quality_; }
     plots::RankPlot *rankPlot() const { return ranks_; }
+    plots::PreferencePlot *preferencePlot() const { return preference_; }
 
     // Writes the plots as NAME-loss.png, NAME-memory.png ... (and NAME-experts, NAME-routing
-    // for MoE runs, NAME-sparsity, NAME-retrieval for SPLADE runs, NAME-ranks for distributed
+    // for MoE runs, NAME-sparsity, NAME-retrieval for SPLADE runs, NAME-rewards for preference
+    // objectives, NAME-ranks for distributed
     // runs) next to path (PNG or PDF by its
     // suffix); returns the files written, empty on failure.
     QStringList exportPlots(const QString &path);
@@ -74,7 +77,9 @@ private:
     void showMoe(int first_moe_step);
     void showRetrieval(int first_retrieval_step, int first_ranking_eval);
     void showRanks(int first_rank_step);
-    // The plots only some runs fill (MoE, SPLADE, distributed), hidden until they do.
+    void showPreference(int first_preference_step);
+    // The plots only some runs fill (MoE, SPLADE, distributed, preference objectives), hidden
+    // until they do.
     std::vector<QWidget *> optionalPlots() const;
 
     RunSeries series_;
@@ -91,6 +96,7 @@ private:
     plots::RetrievalSparsityPlot *sparsity_ = nullptr;
     plots::RetrievalQualityPlot *retrieval_quality_ = nullptr;
     plots::RankPlot *ranks_ = nullptr;
+    plots::PreferencePlot *preference_ = nullptr;
 };
 
 } // namespace headroom::ui

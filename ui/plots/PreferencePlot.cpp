@@ -1,0 +1,77 @@
+#include "PreferencePlot.h"
+
+#include "PlotStyle.h"
+#include "runs/RunSeries.h"
+
+#include <algorithm>
+
+namespace headroom::ui::plots {
+
+PreferencePlot::PreferencePlot(QWidget *parent) : PlotWidget(tr("Rewards"), parent) {
+    setObjectName(QStringLiteral("preferencePlot"));
+    xAxis->setLabel(tr("step"));
+    yAxis->setLabel(tr("reward"));
+    yAxis2->setVisible(true);
+    yAxis2->setLabel(tr("pairs ranked right"));
+    chosen_ = addGraph();
+    chosen_->setName(tr("chosen reward"));
+    rejected_ = addGraph();
+    rejected_->setName(tr("rejected reward"));
+    margin_ = addGraph();
+    margin_->setName(tr("reward margin"));
+    accuracy_ = addGraph(xAxis, yAxis2);
+    accuracy_->setName(tr("reward accuracy"));
+    for (QCPGraph *graph : {chosen_, rejected_, margin_, accuracy_}) {
+        graph->setAdaptiveSampling(true);
+    }
+    applyPalette(this, palette()); // yAxis2 became visible after PlotWidget styled the axes
+    restyle();
+}
+
+void PreferencePlot::restyle() {
+    const PlotColors colors = plotColors(palette());
+    chosen_->setPen(QPen(colors.validation, 1));
+    QPen rejected(colors.validation, 1);
+    rejected.setStyle(Qt::DashLine);
+    rejected_->setPen(rejected);
+    margin_->setPen(QPen(colors.train, 2));
+    accuracy_->setPen(QPen(colors.throughput, 1));
+}
+
+void PreferencePlot::clearData() {
+    for (QCPGraph *graph : {chosen_, rejected_, margin_, accuracy_}) {
+        graph->data()->clear();
+    }
+    scheduleReplot();
+}
+
+void PreferencePlot::append(const RunSeries &series, int first_preference_step) {
+    for (int i = first_preference_step; i < series.preference_steps.size(); ++i) {
+        const double step = series.preference_steps.at(i);
+        chosen_->addData(step, series.chosen_rewards.at(i));
+        rejected_->addData(step, series.rejected_rewards.at(i));
+        margin_->addData(step, series.reward_margin.at(i));
+        accuracy_->addData(step, series.reward_accuracy.at(i));
+    }
+    scheduleReplot();
+}
+
+void PreferencePlot::fitRanges() {
+    PlotWidget::fitRanges();
+    // Rewards start at 0 and move both ways: the axis keeps 0 in view with room for the legend.
+    double lower = 0;
+    double upper = 0;
+    for (QCPGraph *graph : {chosen_, rejected_, margin_}) {
+        bool found = false;
+        const QCPRange range = graph->getValueRange(found);
+        if (found) {
+            lower = std::min(lower, range.lower);
+            upper = std::max(upper, range.upper);
+        }
+    }
+    const double span = upper - lower > 0 ? upper - lower : 1.0;
+    yAxis->setRange(lower - 0.05 * span, upper + 0.5 * span);
+    yAxis2->setRange(0, 1.5); // the top third for the legend
+}
+
+} // namespace headroom::ui::plots
