@@ -52,6 +52,17 @@ bool PlotWidget::exportTo(const QString &path) {
     return savePng(path, width(), height(), 2.0);
 }
 
+void PlotWidget::placeLegendBeside() {
+    axisRect()->insetLayout()->take(legend);
+    auto *side = new QCPLayoutGrid;
+    plotLayout()->addElement(1, 1, side);
+    plotLayout()->setColumnStretchFactor(1, 0.001);
+    side->addElement(0, 0, legend);
+    side->addElement(1, 0, new QCPLayoutElement(this)); // keeps the legend's rows together
+    side->setRowStretchFactor(0, 0.001);
+    legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+}
+
 void PlotWidget::fitRanges() {
     rescaleAxes(true);
     // Room above the data for the legend.

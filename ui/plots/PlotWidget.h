@@ -33,6 +33,9 @@ protected:
     virtual void fitRanges();
     // Called when the palette changed: restyle series.
     virtual void restyle() {}
+    // The legend beside the axes, one entry per row, instead of inside them (where it would
+    // cover curves that fill the whole height).
+    void placeLegendBeside();
 
 private:
     void replotNow();

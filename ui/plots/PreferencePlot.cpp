@@ -25,6 +25,8 @@ PreferencePlot::PreferencePlot(QWidget *parent) : PlotWidget(tr("Rewards"), pare
         graph->setAdaptiveSampling(true);
     }
     applyPalette(this, palette()); // yAxis2 became visible after PlotWidget styled the axes
+    // Accuracy sits at 1 and the margin climbs to the top: an inset legend would cover them.
+    placeLegendBeside();
     restyle();
 }
 
@@ -58,7 +60,7 @@ void PreferencePlot::append(const RunSeries &series, int first_preference_step) 
 
 void PreferencePlot::fitRanges() {
     PlotWidget::fitRanges();
-    // Rewards start at 0 and move both ways: the axis keeps 0 in view with room for the legend.
+    // Rewards start at 0 and move both ways: the axis keeps 0 in view.
     double lower = 0;
     double upper = 0;
     for (QCPGraph *graph : {chosen_, rejected_, margin_}) {
@@ -70,8 +72,8 @@ void PreferencePlot::fitRanges() {
         }
     }
     const double span = upper - lower > 0 ? upper - lower : 1.0;
-    yAxis->setRange(lower - 0.05 * span, upper + 0.5 * span);
-    yAxis2->setRange(0, 1.5); // the top third for the legend
+    yAxis->setRange(lower - 0.05 * span, upper + 0.05 * span);
+    yAxis2->setRange(0, 1.05);
 }
 
 } // namespace headroom::ui::plots

@@ -96,14 +96,7 @@ RetrievalQualityPlot::RetrievalQualityPlot(QWidget *parent)
     recall_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, 6));
     // Recall@100 often sits at 1, where an inset legend would cover it: the legend goes beside
     // the axes instead.
-    axisRect()->insetLayout()->take(legend);
-    auto *side = new QCPLayoutGrid;
-    plotLayout()->addElement(1, 1, side);
-    plotLayout()->setColumnStretchFactor(1, 0.001);
-    side->addElement(0, 0, legend);
-    side->addElement(1, 0, new QCPLayoutElement(this)); // keeps the legend's rows together
-    side->setRowStretchFactor(0, 0.001);
-    legend->setFillOrder(QCPLayoutGrid::foRowsFirst);
+    placeLegendBeside();
     restyle();
 }
 
