@@ -41,8 +41,8 @@ length = int(sys.argv[1])
 random.seed(5)
 words = ["river", "stone", "quiet", "lamp", "orbit", "maple", "copper", "window", "signal",
          "harbor", "tender", "puzzle", "meadow", "anchor", "velvet", "ember"]
-def text(tokens):
-    return " ".join(random.choice(words) for _ in range(tokens // 2))
+def text(tokens):  # the test tokenizer spends about 5 tokens on each of these words
+    return " ".join(random.choice(words) for _ in range(max(1, tokens // 5)))
 with open("pairs.jsonl", "w") as pairs, open("sft.jsonl", "w") as sft:
     for _ in range(400):
         prompt, chosen, rejected = text(length // 2), text(length // 3), text(length // 3)
