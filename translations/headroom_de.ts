@@ -1134,6 +1134,14 @@
         <source>data.packing: several records share one window of model.seq_len tokens, each seeing only itself, instead of one window per record padded to the longest of its batch. The same losses, far fewer padding tokens when records are short.</source>
         <translation>data.packing: Mehrere Datensätze teilen sich ein Fenster von model.seq_len Token, jeder sieht nur sich selbst, statt ein Fenster je Datensatz, aufgefüllt auf den längsten seines Batches. Dieselben Verluste, bei kurzen Datensätzen weit weniger Füll-Token.</translation>
     </message>
+    <message>
+        <source>&amp;Objective:</source>
+        <translation>&amp;Ziel:</translation>
+    </message>
+    <message>
+        <source>The file holds preference pairs (&quot;chosen&quot; and &quot;rejected&quot;), which tune a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
+        <translation>Die Datei enthält Präferenzpaare (&quot;chosen&quot; und &quot;rejected&quot;), mit denen ein vortrainiertes Modell abgestimmt wird: Wählen Sie &quot;Von einem vortrainierten Modell ausgehen&quot;.</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -2522,6 +2530,33 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::ObjectiveBox</name>
+    <message>
+        <source>Objective</source>
+        <translation>Ziel</translation>
+    </message>
+    <message>
+        <source>DPO: prefer the chosen completion, against the base</source>
+        <translation>DPO: die bevorzugte Antwort vorziehen, gemessen an der Basis</translation>
+    </message>
+    <message>
+        <source>IPO: DPO with a bounded margin</source>
+        <translation>IPO: DPO mit begrenztem Abstand</translation>
+    </message>
+    <message>
+        <source>SimPO: length-normalized, no reference model</source>
+        <translation>SimPO: längennormiert, ohne Referenzmodell</translation>
+    </message>
+    <message>
+        <source>ORPO: learn and prefer in one, no reference model</source>
+        <translation>ORPO: Lernen und Vorziehen in einem, ohne Referenzmodell</translation>
+    </message>
+    <message>
+        <source>train.objective: preference tuning learns from each pair which completion people preferred. DPO and IPO compare with the base model (with LoRA: the base with its adapters switched off, no extra memory).</source>
+        <translation>train.objective: Präferenz-Tuning lernt aus jedem Paar, welche Antwort Menschen bevorzugt haben. DPO und IPO vergleichen mit dem Basismodell (mit LoRA: die Basis mit abgeschalteten Adaptern, ohne zusätzlichen Speicher).</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::PlanChoiceTable</name>
     <message>
         <source>%1 ms</source>
@@ -3117,6 +3152,10 @@ Auf der GPU belegt: %3</translation>
         <source>a new tabular model, trained from scratch</source>
         <translation>ein neues Tabellenmodell, von Grund auf trainiert</translation>
     </message>
+    <message>
+        <source>a pretrained causal language model, tuned on preference pairs with %1 (%2)</source>
+        <translation>ein vortrainiertes kausales Sprachmodell, mit %1 auf Präferenzpaaren abgestimmt (%2)</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::RunsPanel</name>
@@ -3375,6 +3414,36 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Padding: %1 of the tokens computed with one record per row (each batch padded to its longest), %2 with the records packed side by side.</source>
         <translation>Auffüllung: %1 der berechneten Token mit einem Datensatz je Zeile (jeder Batch auf seinen längsten aufgefüllt), %2 mit nebeneinander gepackten Datensätzen.</translation>
+    </message>
+    <message>
+        <source> · rejected completion</source>
+        <translation> · abgelehnte Antwort</translation>
+    </message>
+    <message>
+        <source> · chosen completion</source>
+        <translation> · bevorzugte Antwort</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n preference pairs read</source>
+        <translation>
+            <numerusform>%n Präferenzpaar gelesen</numerusform>
+            <numerusform>%n Präferenzpaare gelesen</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>tokens per sequence (prompt and chosen or rejected completion): mean %1 · median %2 · p95 %3 · max %4</source>
+        <translation>Tokens pro Sequenz (Prompt und bevorzugte oder abgelehnte Antwort): Mittel %1 · Median %2 · p95 %3 · Max. %4</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sequences longer than the context of %1 tokens (model.seq_len): training cuts their completions there.</source>
+        <translation>
+            <numerusform>%n Sequenz länger als der Kontext von %1 Tokens (model.seq_len): das Training schneidet ihre Antwort dort ab.</numerusform>
+            <numerusform>%n Sequenzen länger als der Kontext von %1 Tokens (model.seq_len): das Training schneidet ihre Antworten dort ab.</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Padding: %1 of the tokens computed, each sequence a row padded to the longest of its batch (pairs are not packed).</source>
+        <translation>Auffüllung: %1 der berechneten Token, jede Sequenz eine Zeile, aufgefüllt auf die längste ihres Batches (Paare werden nicht gepackt).</translation>
     </message>
 </context>
 <context>

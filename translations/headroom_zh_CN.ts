@@ -1125,6 +1125,14 @@
         <source>data.packing: several records share one window of model.seq_len tokens, each seeing only itself, instead of one window per record padded to the longest of its batch. The same losses, far fewer padding tokens when records are short.</source>
         <translation>data.packing:多条记录共用一个 model.seq_len 个词元的窗口,每条只关注自身,而不是每条记录一个窗口、填充到其批次中最长的一条。损失相同,记录较短时填充词元少得多。</translation>
     </message>
+    <message>
+        <source>&amp;Objective:</source>
+        <translation>目标(&amp;O)：</translation>
+    </message>
+    <message>
+        <source>The file holds preference pairs (&quot;chosen&quot; and &quot;rejected&quot;), which tune a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
+        <translation>该文件包含偏好对（&quot;chosen&quot; 和 &quot;rejected&quot;），用于微调预训练模型：请选择“从预训练模型开始”。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -2512,6 +2520,33 @@
     </message>
 </context>
 <context>
+    <name>headroom::ui::ObjectiveBox</name>
+    <message>
+        <source>Objective</source>
+        <translation>目标</translation>
+    </message>
+    <message>
+        <source>DPO: prefer the chosen completion, against the base</source>
+        <translation>DPO：偏好被选回答，以基座模型为参照</translation>
+    </message>
+    <message>
+        <source>IPO: DPO with a bounded margin</source>
+        <translation>IPO：间隔有界的 DPO</translation>
+    </message>
+    <message>
+        <source>SimPO: length-normalized, no reference model</source>
+        <translation>SimPO：按长度归一化，无参考模型</translation>
+    </message>
+    <message>
+        <source>ORPO: learn and prefer in one, no reference model</source>
+        <translation>ORPO：学习与偏好合而为一，无参考模型</translation>
+    </message>
+    <message>
+        <source>train.objective: preference tuning learns from each pair which completion people preferred. DPO and IPO compare with the base model (with LoRA: the base with its adapters switched off, no extra memory).</source>
+        <translation>train.objective：偏好微调从每个偏好对中学习人们更喜欢哪个回答。DPO 和 IPO 以基座模型为参照（使用 LoRA 时：关闭适配器的基座模型，不占额外内存）。</translation>
+    </message>
+</context>
+<context>
     <name>headroom::ui::PlanChoiceTable</name>
     <message>
         <source>%1 ms</source>
@@ -3103,6 +3138,10 @@ GPU 上分配：%3</translation>
         <source>a new tabular model, trained from scratch</source>
         <translation>新的表格模型，从零训练</translation>
     </message>
+    <message>
+        <source>a pretrained causal language model, tuned on preference pairs with %1 (%2)</source>
+        <translation>预训练因果语言模型，用 %1 在偏好对上微调（%2）</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::RunsPanel</name>
@@ -3355,6 +3394,34 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Padding: %1 of the tokens computed with one record per row (each batch padded to its longest), %2 with the records packed side by side.</source>
         <translation>填充:每行一条记录(每个批次填充到其最长者)时占计算词元的 %1,记录并排打包时为 %2。</translation>
+    </message>
+    <message>
+        <source> · rejected completion</source>
+        <translation> · 被拒回答</translation>
+    </message>
+    <message>
+        <source> · chosen completion</source>
+        <translation> · 被选回答</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n preference pairs read</source>
+        <translation>
+            <numerusform>已读取 %n 个偏好对</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>tokens per sequence (prompt and chosen or rejected completion): mean %1 · median %2 · p95 %3 · max %4</source>
+        <translation>每条序列（提示加被选或被拒回答）的词元数：平均 %1 · 中位数 %2 · p95 %3 · 最大 %4</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n sequences longer than the context of %1 tokens (model.seq_len): training cuts their completions there.</source>
+        <translation>
+            <numerusform>%n 条序列超过 %1 个词元的上下文（model.seq_len）：训练会在该处截断其回答。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Padding: %1 of the tokens computed, each sequence a row padded to the longest of its batch (pairs are not packed).</source>
+        <translation>填充：计算的词元中 %1 为填充，每条序列占一行，补齐到所在批次中最长的一条（偏好对不打包）。</translation>
     </message>
 </context>
 <context>

@@ -64,6 +64,7 @@ nlohmann::json statsJson(const TokenPreview &preview) {
         {"bytes", stats.bytes},
         {"whole_file", stats.whole_file},
         {"instruction", stats.instruction},
+        {"pairs", stats.pairs},
         {"tokens", stats.tokens},
         {"tokens_per_record",
          {{"mean", stats.mean}, {"median", stats.median}, {"p95", stats.p95}, {"max", stats.max}}},
@@ -85,17 +86,20 @@ nlohmann::json statsJson(const TokenPreview &preview) {
                          {"ids", ids},
                          {"tokens", pieces},
                          {"prompt_tokens", sample.prompt_tokens},
-                         {"total_tokens", sample.total_tokens}};
+                         {"total_tokens", sample.total_tokens},
+                         {"rejected", sample.rejected}};
     }
     return out;
 }
 
 void printStats(const TokenPreview &preview, std::ostream &out) {
     const TokenCountStats &stats = preview.stats;
-    const char *unit = stats.instruction ? "record" : "line";
+    // A preference pair is two sequences: the statistics are per sequence.
+    const char *unit = stats.pairs ? "sequence" : stats.instruction ? "record" : "line";
     out << "tokenizer: " << preview.tokenizer << " (vocabulary " << preview.vocab_size
         << (preview.trained_on_sample ? ", trained on these records only" : "") << ")\n"
-        << stats.records << ' ' << unit << "s read (" << stats.bytes << " bytes"
+        << stats.records << (stats.pairs ? " preference pairs" : std::string(" ") + unit + "s")
+        << " read (" << stats.bytes << " bytes"
         << (stats.whole_file ? ", the whole file" : ", the start of the file") << ")\n"
         << std::fixed << std::setprecision(1) << "tokens per " << unit << ": mean " << stats.mean
         << ", median " << stats.median << ", p95 " << stats.p95 << ", max " << stats.max << '\n'
@@ -104,7 +108,11 @@ void printStats(const TokenPreview &preview, std::ostream &out) {
         out << stats.longer_than_window << ' ' << unit << "s longer than one training window ("
             << stats.seq_len << " + 1 tokens)\n";
     }
-    if (stats.instruction && stats.seq_len > 0) {
+    if (stats.pairs && stats.seq_len > 0) {
+        out << std::setprecision(1) << "padding: " << 100.0 * stats.padding_unpacked
+            << " % of the tokens computed, each sequence a row padded to the longest of its "
+               "batch (pairs are not packed)\n";
+    } else if (stats.instruction && stats.seq_len > 0) {
         out << std::setprecision(1) << "padding: " << 100.0 * stats.padding_unpacked
             << " % of the tokens computed one record per row, " << 100.0 * stats.padding_packed
             << " % packed (data.packing=1)\n";

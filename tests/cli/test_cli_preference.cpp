@@ -27,6 +27,7 @@ private Q_SLOTS:
     void fullFineTuneComparesWithAFrozenCopy();
     void oomRecoveryReplaysThePairs();
     void badPairIsRefusedAtItsLine();
+    void tokenizeMeasuresBothSequences();
     void objectiveWithoutABaseIsRefused();
 
 private:
@@ -194,6 +195,29 @@ void TestCliPreference::badPairIsRefusedAtItsLine() {
     QCOMPARE(result.exit_code, 2);
     QVERIFY2(result.err.contains("bad.jsonl:31:") && result.err.contains("identical"),
              qPrintable(result.err));
+}
+
+void TestCliPreference::tokenizeMeasuresBothSequences() {
+    const QString data =
+        test_support::writeFile(QDir(dir_.path()), "measure.jsonl", learnablePairs(12));
+    const Result result = cli(
+        {"tokenize", "--tokenizer", base_, "--file", data, "--stats", "--seq-len", "24", "--json"});
+    QVERIFY2(result.exit_code == 0, qPrintable(result.err));
+    const QJsonObject stats = QJsonDocument::fromJson(result.out).object();
+    QVERIFY2(stats["pairs"].toBool(), result.out.constData());
+    QCOMPARE(stats["records"].toInt(), 12);
+    // Both sequences of every pair are counted: prompt, completion and end-of-text each.
+    QVERIFY(stats["tokens"].toInt() > 2 * 12 * 5);
+    const QJsonObject sample = stats["sample"].toObject();
+    QCOMPARE(sample["line"].toInt(), 1);
+    QVERIFY(sample["prompt_tokens"].toInt() > 0);
+    QCOMPARE(sample["rejected"].toBool(), false);
+    const Result text =
+        cli({"tokenize", "--tokenizer", base_, "--file", data, "--stats", "--seq-len", "24"});
+    QVERIFY2(text.out.contains("12 preference pairs read") &&
+                 text.out.contains("tokens per sequence") &&
+                 text.out.contains("pairs are not packed"),
+             text.out.constData());
 }
 
 void TestCliPreference::objectiveWithoutABaseIsRefused() {

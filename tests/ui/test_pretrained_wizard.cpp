@@ -10,8 +10,10 @@
 #include "wizard/MemoryBarsWidget.h"
 #include "wizard/MemoryPlanPage.h"
 #include "wizard/ModelSizePage.h"
+#include "wizard/ObjectiveBox.h"
 #include "wizard/PlanChoiceTable.h"
 #include "wizard/ReviewPage.h"
+#include "wizard/TokenPreviewPanel.h"
 
 #include <headroom/config.h>
 #include <headroom/project.h>
@@ -55,6 +57,8 @@ private Q_SLOTS:
     void backToANewModelDropsTheBase();
     void droppingAModelFolderChoosesIt();
     void mixtralOffersItsExperts();
+    void preferencePairsOfferTheObjective();
+    void preferencePairsNeedAPretrainedModel();
 
 private:
     // Hardware with the defaults, then the data page with the corpus and `base`.
@@ -375,6 +379,80 @@ void TestPretrainedWizard::mixtralOffersItsExperts() {
     QVERIFY2(
         summary.contains("Mixture of Experts: 8 experts in every layer, each token routed to 2"),
         qPrintable(summary));
+}
+
+namespace {
+QByteArray preferencePairs(int count) {
+    QByteArray records;
+    for (int i = 0; i < count; ++i) {
+        records += QString("{\"prompt\": \"Is %1 even?\", \"chosen\": \" %2\", \"rejected\": "
+                           "\" %3\"}\n")
+                       .arg(i)
+                       .arg(i % 2 == 0 ? "yes" : "no")
+                       .arg(i % 2 == 0 ? "no" : "yes")
+                       .toUtf8();
+    }
+    return records;
+}
+} // namespace
+
+// A file of preference pairs on a pretrained causal model: the data page reads them as pairs,
+// offers the objective (DPO first) in place of packing, shows each pair's two sequences, and
+// the project is made with the objective chosen.
+void TestPretrainedWizard::preferencePairsOfferTheObjective() {
+    const QString pairs = writeFile(QDir(dir_.path()), "pairs.jsonl", preferencePairs(40));
+    ConfigWizard wizard;
+    QVERIFY(toDataPage(wizard, llama_));
+    headroom::ui::DataPage *page = wizard.dataPage();
+    wizard.setDataPath(pairs);
+    QTRY_VERIFY_WITH_TIMEOUT(page->isPairData() && !page->isChecking(), kTimeout);
+    auto *objective = page->objectiveBox();
+    QVERIFY(objective->isVisible());
+    QCOMPARE(objective->currentData().toString(), QString("dpo"));
+    QVERIFY(!wizard.findChild<QCheckBox *>("packing")->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isTokenizing() && page->tokenPreview()->sampleCount() > 0,
+                             kTimeout);
+    QCOMPARE(page->tokenPreview()->sampleCount(), 20); // the first 20 samples: 10 pairs
+    const QString chosen = text(page->tokenPreview(), "tokenSample");
+    QVERIFY2(chosen.startsWith("line 1") && chosen.contains("chosen completion"),
+             qPrintable(chosen));
+    page->tokenPreview()->findChild<QAbstractButton *>("nextSample")->click();
+    const QString rejected = text(page->tokenPreview(), "tokenSample");
+    QVERIFY2(rejected.startsWith("line 1") && rejected.contains("rejected completion"),
+             qPrintable(rejected));
+    QVERIFY2(text(page->tokenPreview(), "tokenStats").contains("40 preference pairs read"),
+             qPrintable(text(page->tokenPreview(), "tokenStats")));
+    objective->setCurrentIndex(objective->findData("orpo"));
+    QVERIFY(next(wizard));
+    QVERIFY(next(wizard));
+    QVERIFY(next(wizard));
+    QCOMPARE(wizard.currentId(), int(ConfigWizard::Review));
+    const QString review = wizard.findChild<QPlainTextEdit *>("reviewSettings")->toPlainText();
+    QVERIFY2(review.contains("tuned on preference pairs with ORPO"), qPrintable(review));
+    QVERIFY2(review.contains("train.objective = orpo"), qPrintable(review));
+    wizard.reviewPage()->setProjectPath(dir_.filePath("pairs.headroom"));
+    QSignalSpy accepted(&wizard, &QDialog::accepted);
+    wizard.button(QWizard::FinishButton)->click();
+    QVERIFY2(accepted.wait(kTimeout), qPrintable(wizard.reviewPage()->errorText()));
+    const headroom::Config config = headroom::Config::fromJson(
+        headroom::Project::open(wizard.projectPath().toStdString()).configJson());
+    QCOMPARE(QString::fromStdString(config.text("train.objective")), QString("orpo"));
+    QCOMPARE(QString::fromStdString(config.text("data.packing")), QString("0"));
+}
+
+void TestPretrainedWizard::preferencePairsNeedAPretrainedModel() {
+    const QString pairs = writeFile(QDir(dir_.path()), "scratch-pairs.jsonl", preferencePairs(20));
+    ConfigWizard wizard;
+    wizard.show();
+    QVERIFY(next(wizard));
+    headroom::ui::DataPage *page = wizard.dataPage();
+    page->selectRecipe("gpt");
+    wizard.setDataPath(pairs);
+    QTRY_VERIFY_WITH_TIMEOUT(!page->isChecking() && !page->problem().isEmpty(), kTimeout);
+    QVERIFY2(page->problem().contains("Start from a pretrained model"),
+             qPrintable(page->problem()));
+    QVERIFY(!page->objectiveBox()->isVisible());
+    QVERIFY(!wizard.button(QWizard::NextButton)->isEnabled());
 }
 
 QTEST_MAIN(TestPretrainedWizard)

@@ -4,6 +4,7 @@
 #include "BaseModelBox.h"
 #include "ChatPreviewPanel.h"
 #include "LoraControls.h"
+#include "ObjectiveBox.h"
 #include "TokenPreviewPanel.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
@@ -26,6 +27,7 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
+#include <QSignalBlocker>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -112,6 +114,10 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
            "seeing only itself, instead of one window per record padded to the longest of its "
            "batch. The same losses, far fewer padding tokens when records are short."));
     form->addRow(QString(), packing_);
+    objective_ = new ObjectiveBox(this);
+    objective_label_ = addBuddyRow(form, tr("&Objective:"), objective_, this);
+    objective_label_->hide();
+    objective_->hide();
 
     retrieval_format_ = new QLabel(
         tr("Retrieval data: a JSON array or a JSONL file (one object per line) of records with "
@@ -175,6 +181,10 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     connect(base_box_, &BaseModelBox::checked, this, &DataPage::onBaseChecked);
     connect(base_box_, &BaseModelBox::edited, this, &DataPage::startTokenPreview);
     connect(chat_, &ChatPreviewPanel::previewShown, this, &DataPage::tokensShown);
+    connect(objective_, &QComboBox::currentIndexChanged, this, [this] {
+        updateObjectiveRow();
+        startTokenPreview();
+    });
     onRecipeChanged();
 }
 
@@ -226,13 +236,25 @@ std::string DataPage::recipeKey() const {
 // A masked language model reads retrieval records, a causal one text: the data file is
 // checked again when the base changes which.
 void DataPage::onBaseChecked() {
-    packing_->setVisible(isLanguageModel());
+    updateObjectiveRow();
     updatePreviewPanels();
     if (recipeKey() != checked_recipe_ && !data_path_->text().trimmed().isEmpty()) {
         scheduleCheck();
         return;
     }
     startTokenPreview();
+}
+
+bool DataPage::offersObjective() const {
+    return pair_data_ && isPretrained() && !isRetrievalEncoder();
+}
+
+// Pairs are not packed: the objective row replaces the packing box.
+void DataPage::updateObjectiveRow() {
+    const bool offered = offersObjective();
+    objective_label_->setVisible(offered);
+    objective_->setVisible(offered);
+    packing_->setVisible(isLanguageModel() && !offered);
 }
 
 bool DataPage::isChecking() const {
@@ -271,7 +293,7 @@ void DataPage::onRecipeChanged() {
     tokenizer_->setVisible(gpt);
     target_label_->setVisible(!gpt && !pretrained);
     target_->setVisible(!gpt && !pretrained);
-    packing_->setVisible(isLanguageModel());
+    updateObjectiveRow();
     updatePreviewPanels();
     if (pretrained && base_box_->folder().isEmpty()) {
         base_box_->folderEdit()->setFocus();
@@ -289,7 +311,10 @@ Config DataPage::currentConfig() const {
                pretrained ? "byte" : tokenizer_->currentData().toString().toStdString());
     config.set("model.base", "");
     config.set("data.target", target_->currentText().toStdString());
-    config.set("data.packing", isLanguageModel() && packing_->isChecked() ? "1" : "0");
+    const bool pairs = offersObjective();
+    config.set("data.packing", isLanguageModel() && !pairs && packing_->isChecked() ? "1" : "0");
+    config.set("train.objective",
+               pairs ? objective_->currentData().toString().toStdString() : std::string("sft"));
     if (chat_data_) {
         chat_->applyTo(config);
     } else {
@@ -370,6 +395,20 @@ void DataPage::startCheck() {
                 return;
             }
             chat_data_ = result->error.isEmpty() && holdsConversations(result->preview);
+            pair_data_ = result->error.isEmpty() && result->preview.preference_pairs;
+            if (pair_data_ && !isPretrained()) {
+                result->error = tr("The file holds preference pairs (\"chosen\" and "
+                                   "\"rejected\"), which tune a pretrained model: choose "
+                                   "\"Start from a pretrained model\".");
+            }
+            {
+                // Each new file of pairs starts with DPO.
+                const QSignalBlocker quiet(objective_);
+                if (!pair_data_) {
+                    objective_->setCurrentIndex(0);
+                }
+            }
+            updateObjectiveRow();
             updatePreviewPanels();
             if (!result->error.isEmpty()) {
                 preview_->clear();

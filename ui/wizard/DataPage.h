@@ -16,6 +16,7 @@ namespace headroom::ui {
 class BackgroundJob;
 class BaseModelBox;
 class ChatPreviewPanel;
+class ObjectiveBox;
 class TokenPreviewPanel;
 
 // Page (b): the recipe — first a pretrained model's folder, inspected in the background (a causal
@@ -47,6 +48,9 @@ public:
     ChatPreviewPanel *chatPreview() const { return chat_; }
     // The checked file holds conversations.
     bool isChatData() const { return chat_data_; }
+    // The checked file holds preference pairs: the page offers the objective (DPO, ...).
+    bool isPairData() const { return pair_data_; }
+    ObjectiveBox *objectiveBox() const { return objective_; }
     bool isTokenizing() const;
     // The problem with the data as shown on the page; empty when it reads cleanly.
     QString problem() const { return problem_; }
@@ -80,6 +84,9 @@ private:
     Config currentConfig() const;
     std::string recipeKey() const;
     void applyBaseSettings(Config &config);
+    // Preference pairs on a pretrained causal model: the objective row is shown.
+    bool offersObjective() const;
+    void updateObjectiveRow();
 
     WizardSettings &settings_;
     QComboBox *recipe_ = nullptr;
@@ -95,6 +102,8 @@ private:
     QLabel *target_label_ = nullptr;
     QComboBox *target_ = nullptr;
     QCheckBox *packing_ = nullptr; // data.packing, language models only
+    QLabel *objective_label_ = nullptr;
+    ObjectiveBox *objective_ = nullptr; // train.objective, for preference pairs
     QLabel *summary_ = nullptr;
     QLabel *status_ = nullptr;
     QPlainTextEdit *preview_ = nullptr;
@@ -106,6 +115,7 @@ private:
     bool tokenize_again_ = false;
     ChatPreviewPanel *chat_ = nullptr;
     bool chat_data_ = false;
+    bool pair_data_ = false;
     bool checked_ok_ = false;
     QString problem_;
     QStringList columns_;

@@ -153,6 +153,12 @@ QString ReviewPage::projectKind() const {
                    ? tr("a pretrained masked language model fine-tuned as a SPLADE retrieval "
                         "encoder (%1)")
                          .arg(architecture)
+               : settings_.config.text("train.objective") != "sft"
+                   ? tr("a pretrained causal language model, tuned on preference pairs with %1 "
+                        "(%2)")
+                         .arg(QString::fromStdString(settings_.config.text("train.objective"))
+                                  .toUpper(),
+                              architecture)
                    : tr("a pretrained causal language model, fine-tuned (%1)").arg(architecture);
     }
     if (recipe == "gpt") {

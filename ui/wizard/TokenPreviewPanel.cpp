@@ -109,6 +109,7 @@ void TokenPreviewPanel::showProblem(const QString &problem) {
 void TokenPreviewPanel::showPreview(const TokenPreview &preview) {
     showMessage(QString());
     samples_ = preview.samples;
+    pairs_ = preview.stats.pairs;
     has_stats_ = true;
     showStats(preview);
     if (samples_.empty()) {
@@ -141,6 +142,9 @@ void TokenPreviewPanel::showSample(int index) {
     if (sample.prompt_tokens > 0) {
         text += tr(" (%n in the prompt)", nullptr, static_cast<int>(sample.prompt_tokens));
     }
+    if (pairs_) {
+        text += sample.rejected ? tr(" · rejected completion") : tr(" · chosen completion");
+    }
     if (static_cast<std::int64_t>(sample.tokens.size()) < sample.total_tokens) {
         text += tr(", the first %1 shown").arg(sample.tokens.size());
     }
@@ -162,13 +166,16 @@ void TokenPreviewPanel::updateNavigation() {
 void TokenPreviewPanel::showStats(const TokenPreview &preview) {
     const TokenCountStats &stats = preview.stats;
     const int records = static_cast<int>(stats.records);
-    QString read = stats.instruction ? tr("%n records read", nullptr, records)
-                                     : tr("%n lines read", nullptr, records);
+    QString read = stats.pairs         ? tr("%n preference pairs read", nullptr, records)
+                   : stats.instruction ? tr("%n records read", nullptr, records)
+                                       : tr("%n lines read", nullptr, records);
     read += stats.whole_file ? tr(" (the whole file)")
                              : tr(" (the first %1)").arg(DisplayText::bytes(stats.bytes));
     const QString per_record =
-        (stats.instruction ? tr("tokens per record: mean %1 · median %2 · p95 %3 · max %4")
-                           : tr("tokens per line: mean %1 · median %2 · p95 %3 · max %4"))
+        (stats.pairs ? tr("tokens per sequence (prompt and chosen or rejected completion): mean "
+                          "%1 · median %2 · p95 %3 · max %4")
+         : stats.instruction ? tr("tokens per record: mean %1 · median %2 · p95 %3 · max %4")
+                             : tr("tokens per line: mean %1 · median %2 · p95 %3 · max %4"))
             .arg(decimal(stats.mean, 1), decimal(stats.median, 1), QLocale().toString(stats.p95),
                  QLocale().toString(stats.max));
     QStringList lines{read + QStringLiteral(" · ") + per_record + QStringLiteral(" · ") +
@@ -177,6 +184,11 @@ void TokenPreviewPanel::showStats(const TokenPreview &preview) {
         const int longer = static_cast<int>(stats.longer_than_window);
         if (longer == 0) {
             lines << tr("All fit the context of %1 tokens (model.seq_len).").arg(stats.seq_len);
+        } else if (stats.pairs) {
+            lines << tr("%n sequences longer than the context of %1 tokens (model.seq_len): "
+                        "training cuts their completions there.",
+                        nullptr, longer)
+                         .arg(stats.seq_len);
         } else if (stats.instruction) {
             lines << tr("%n records longer than the context of %1 tokens (model.seq_len): "
                         "training cuts them there.",
@@ -189,7 +201,11 @@ void TokenPreviewPanel::showStats(const TokenPreview &preview) {
                          .arg(stats.seq_len);
         }
     }
-    if (stats.instruction && stats.seq_len > 0) {
+    if (stats.pairs && stats.seq_len > 0) {
+        lines << tr("Padding: %1 of the tokens computed, each sequence a row padded to the "
+                    "longest of its batch (pairs are not packed).")
+                     .arg(percent(stats.padding_unpacked));
+    } else if (stats.instruction && stats.seq_len > 0) {
         lines << tr("Padding: %1 of the tokens computed with one record per row (each batch "
                     "padded to its longest), %2 with the records packed side by side.")
                      .arg(percent(stats.padding_unpacked), percent(stats.padding_packed));

@@ -53,6 +53,7 @@ private:
     std::vector<TokenizedSample> samples_;
     int index_ = 0;
     bool has_stats_ = false;
+    bool pairs_ = false; // preference pairs: samples come as chosen, rejected
     bool problem_ = false;
 };
 

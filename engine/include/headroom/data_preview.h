@@ -18,6 +18,9 @@ struct DataPreview {
     std::uint64_t bytes = 0;          // size of the file
     std::vector<std::string> columns; // CSV header / JSONL keys of the first record
     std::vector<std::string> preview; // the first records, as the user would read them
+    // The records are preference pairs ("prompt", "chosen", "rejected"), for train.objective
+    // dpo, ipo, simpo or orpo; they are read as pairs whatever the config's objective.
+    bool preference_pairs = false;
 };
 
 // Reads the whole file once (every record is validated) with the data keys of `config`

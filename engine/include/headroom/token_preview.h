@@ -26,6 +26,9 @@ struct TokenizedSample {
     std::int64_t line = 0; // where the record starts in the file, 1-based
     // Prompt/completion records: the first prompt_tokens tokens are the prompt (not learned).
     std::int64_t prompt_tokens = 0;
+    // A preference pair gives two samples of the same line: the prompt with the chosen
+    // completion, then (rejected = true) with the rejected one; the completions are scored.
+    bool rejected = false;
     std::int64_t total_tokens = 0;    // of the whole record
     std::vector<PreviewToken> tokens; // at most TokenPreviewLimits::sample_tokens of them
 };
@@ -34,7 +37,8 @@ struct TokenCountStats {
     std::int64_t records = 0; // read, empty lines included (training reads them too)
     std::uint64_t bytes = 0;  // of the file read to get them
     bool whole_file = false;  // false: stopped at the limits
-    bool instruction = false; // the records read were prompt/completion records
+    bool instruction = false; // the records read were prompt/completion records (or pairs)
+    bool pairs = false;       // preference pairs: each counts as two sequences
     std::int64_t tokens = 0;  // all tokens of the records read, as training counts them
     // Tokens per record. median: the middle value (the mean of the two middle ones for an even
     // count); p95: the smallest count that 95 % of the records do not exceed (nearest rank).

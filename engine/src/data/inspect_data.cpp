@@ -48,6 +48,11 @@ std::string previewOf(const Record &record, Format format) {
     if (!record.query.empty()) {
         return previewUtf8(retrievalPreview(record), kPreviewBytes);
     }
+    if (record.pair) {
+        return previewUtf8(record.prompt + " | chosen: " + record.text +
+                               " | rejected: " + record.rejected,
+                           kPreviewBytes);
+    }
     if (format != Format::Csv) {
         return previewUtf8(record.text, kPreviewBytes);
     }

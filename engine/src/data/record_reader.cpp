@@ -4,6 +4,7 @@
 #include "data/csv_parser.h"
 #include "data/data_error.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <unordered_set>
 
@@ -381,6 +382,27 @@ void RecordReader::seek(const RecordPosition &position) {
         lines_.seek(position.offset, position.line);
     }
     ordinal_ = position.ordinal;
+}
+
+bool startsWithPreferencePair(const DataSpec &spec) {
+    if (spec.format != Format::Jsonl && spec.format != Format::Json) {
+        return false;
+    }
+    try {
+        // Without text the reader only parses the object and keeps its keys.
+        RecordReader reader(spec, false);
+        Record record;
+        if (!reader.next(record)) {
+            return false;
+        }
+        const std::vector<std::string> &keys = reader.columns();
+        const auto has = [&](const std::string &key) {
+            return std::find(keys.begin(), keys.end(), key) != keys.end();
+        };
+        return has("chosen") && has("rejected") && !has(spec.text_field);
+    } catch (const DataError &) {
+        return false; // the data check reports what is wrong with the file
+    }
 }
 
 } // namespace headroom::data

@@ -93,4 +93,8 @@ private:
     std::string line_;
 };
 
+// JSONL or JSON data whose first record holds "chosen" and "rejected" (and no spec.text_field):
+// preference pairs. False for other formats and for a first record that cannot be read.
+bool startsWithPreferencePair(const DataSpec &spec);
+
 } // namespace headroom::data

@@ -1,5 +1,6 @@
 #include "data/data_error.h"
 #include "data/example_stream.h"
+#include "data/record_reader.h"
 #include "data/tabular_schema.h"
 #include "plan/model_facts.h"
 #include "plan/tabular_defaults.h"
@@ -26,6 +27,9 @@ data::DataSpec previewDataSpec(const Config &config, const std::string &data_pat
     Config with_path = config;
     with_path.set("data.path", std::filesystem::absolute(data_path).lexically_normal().string());
     data::DataSpec spec = train::dataSpecFromConfig(with_path, "");
+    // A file of preference pairs is looked at as pairs whatever the objective chosen so far, so
+    // the wizard can offer the objective and `tokenize` can measure it.
+    spec.preference = spec.preference || (!spec.retrieval && data::startsWithPreferencePair(spec));
     requireCsvForTabular(config, spec, data_path);
     requireJsonForRetrieval(config, spec, data_path);
     return spec;
@@ -43,6 +47,7 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
         preview.bytes = summary.bytes;
         preview.columns = summary.columns;
         preview.preview = summary.preview;
+        preview.preference_pairs = spec.preference;
         return preview;
     } catch (const data::DataError &error) {
         throw InputError(error.what());

@@ -100,17 +100,24 @@ struct RecordTokens {
     std::int64_t characters = 0;
 };
 
+// Prompt start, completion, end-of-text: a prompt/completion record, a pair's either sequence.
+RecordTokens promptAndCompletion(const std::string &prompt, const std::string &completion,
+                                 const data::Tokenizer &tokenizer) {
+    RecordTokens result;
+    result.ids = tokenizer.encodeStart(prompt);
+    result.prompt_tokens = static_cast<std::int64_t>(result.ids.size());
+    const std::vector<std::int32_t> completion_ids = tokenizer.encode(completion);
+    result.ids.insert(result.ids.end(), completion_ids.begin(), completion_ids.end());
+    result.ids.push_back(tokenizer.endOfTextId());
+    result.characters = countCharacters(prompt) + countCharacters(completion);
+    return result;
+}
+
 RecordTokens tokenizeAsTraining(data::Record &record, bool newline_separator,
                                 const data::Tokenizer &tokenizer) {
     RecordTokens result;
-    if (record.instruction) {
-        result.ids = tokenizer.encodeStart(record.prompt);
-        result.prompt_tokens = static_cast<std::int64_t>(result.ids.size());
-        const std::vector<std::int32_t> completion = tokenizer.encode(record.text);
-        result.ids.insert(result.ids.end(), completion.begin(), completion.end());
-        result.ids.push_back(tokenizer.endOfTextId());
-        result.characters = countCharacters(record.prompt) + countCharacters(record.text);
-        return result;
+    if (record.instruction || record.pair) {
+        return promptAndCompletion(record.prompt, record.text, tokenizer);
     }
     if (newline_separator) {
         record.text.push_back('\n');
@@ -202,19 +209,27 @@ TokenPreview measureTokens(const data::DataSpec &spec, const data::Tokenizer &to
         if (!reader.next(record)) {
             break;
         }
-        const RecordTokens tokens = tokenizeAsTraining(record, newline_separator, tokenizer);
-        const auto count = static_cast<std::int64_t>(tokens.ids.size());
         ++stats.records;
-        stats.tokens += count;
-        stats.instruction = stats.instruction || record.instruction;
-        characters += tokens.characters;
-        counts.push_back(count);
-
-        const bool keep_sample = static_cast<int>(preview.samples.size()) < limits.samples &&
-                                 (record.instruction || !record.text.empty());
-        special_tokens += std::count_if(tokens.ids.begin(), tokens.ids.end(),
-                                        [&](std::int32_t id) { return speller.isSpecial(id); });
-        if (keep_sample) {
+        stats.instruction = stats.instruction || record.instruction || record.pair;
+        stats.pairs = stats.pairs || record.pair;
+        std::vector<RecordTokens> sequences = {
+            tokenizeAsTraining(record, newline_separator, tokenizer)};
+        if (record.pair) { // the rejected sequence is a row of its own in training
+            sequences.push_back(promptAndCompletion(record.prompt, record.rejected, tokenizer));
+        }
+        for (std::size_t s = 0; s < sequences.size(); ++s) {
+            const RecordTokens &tokens = sequences[s];
+            const auto count = static_cast<std::int64_t>(tokens.ids.size());
+            stats.tokens += count;
+            characters += tokens.characters;
+            counts.push_back(count);
+            special_tokens += std::count_if(tokens.ids.begin(), tokens.ids.end(),
+                                            [&](std::int32_t id) { return speller.isSpecial(id); });
+            const bool keep_sample = static_cast<int>(preview.samples.size()) < limits.samples &&
+                                     (record.instruction || record.pair || !record.text.empty());
+            if (!keep_sample) {
+                continue;
+            }
             TokenizedSample sample;
             const std::size_t shown =
                 std::min(tokens.ids.size(), static_cast<std::size_t>(limits.sample_tokens));
@@ -224,6 +239,7 @@ TokenPreview measureTokens(const data::DataSpec &spec, const data::Tokenizer &to
             sample.line = record.line;
             sample.prompt_tokens = tokens.prompt_tokens;
             sample.total_tokens = count;
+            sample.rejected = s == 1;
             preview.samples.push_back(std::move(sample));
         }
     }

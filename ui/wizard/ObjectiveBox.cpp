@@ -1,0 +1,17 @@
+#include "ObjectiveBox.h"
+
+namespace headroom::ui {
+
+ObjectiveBox::ObjectiveBox(QWidget *parent) : QComboBox(parent) {
+    setObjectName(QStringLiteral("objective"));
+    setAccessibleName(tr("Objective"));
+    addItem(tr("DPO: prefer the chosen completion, against the base"), QStringLiteral("dpo"));
+    addItem(tr("IPO: DPO with a bounded margin"), QStringLiteral("ipo"));
+    addItem(tr("SimPO: length-normalized, no reference model"), QStringLiteral("simpo"));
+    addItem(tr("ORPO: learn and prefer in one, no reference model"), QStringLiteral("orpo"));
+    setToolTip(tr("train.objective: preference tuning learns from each pair which completion "
+                  "people preferred. DPO and IPO compare with the base model (with LoRA: the "
+                  "base with its adapters switched off, no extra memory)."));
+}
+
+} // namespace headroom::ui
