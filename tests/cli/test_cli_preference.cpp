@@ -28,6 +28,7 @@ private Q_SLOTS:
     void oomRecoveryReplaysThePairs();
     void badPairIsRefusedAtItsLine();
     void tokenizeMeasuresBothSequences();
+    void conversationalPairsTrainThroughTheTemplate();
     void objectiveWithoutABaseIsRefused();
 
 private:
@@ -218,6 +219,35 @@ void TestCliPreference::tokenizeMeasuresBothSequences() {
                  text.out.contains("tokens per sequence") &&
                  text.out.contains("pairs are not packed"),
              text.out.constData());
+}
+
+void TestCliPreference::conversationalPairsTrainThroughTheTemplate() {
+    QByteArray records;
+    for (int i = 0; i < 24; ++i) {
+        records += QString("{\"prompt\": [{\"role\": \"user\", \"content\": \"Is %1 odd?\"}], "
+                           "\"chosen\": [{\"role\": \"assistant\", \"content\": \"%2\"}], "
+                           "\"rejected\": [{\"role\": \"assistant\", \"content\": \"%3\"}]}\n")
+                       .arg(i)
+                       .arg(i % 2 == 1 ? "yes" : "no")
+                       .arg(i % 2 == 1 ? "no" : "yes")
+                       .toUtf8();
+    }
+    const QString data = test_support::writeFile(QDir(dir_.path()), "chats.jsonl", records);
+    const QString project =
+        newProject("chat-dpo", data,
+                   {"--set", "train.objective=dpo", "--set", "lora.rank=4", "--set",
+                    "data.chat_template=chatml", "--set", "model.seq_len=48", "--set",
+                    "train.steps=3", "--set", "train.eval_every=3"});
+    QVERIFY(!project.isEmpty());
+    const Result trained = cli({"train", project, "--json"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    QCOMPARE(steps.size(), 3);
+    QVERIFY(std::abs(steps.front()["loss"].toDouble() - std::log(2.0)) < 1e-6);
+    // Each completion is the reply and the template's end-of-turn: a few tokens, not the whole
+    // conversation.
+    QVERIFY(steps.front()["chosen_logps"].toDouble() < 0);
+    QVERIFY(!linesOfType(trained.out, "eval").isEmpty());
 }
 
 void TestCliPreference::objectiveWithoutABaseIsRefused() {

@@ -225,8 +225,7 @@ bool ExampleStream::Impl::produce(Example &out) {
             return true;
         }
         if (record.pair) {
-            if (!preferencePair(*tokenizer, record.prompt, record.text, record.rejected,
-                                spec.seq_len, spec.max_prompt_len, out, counts.pairs)) {
+            if (!preferenceExample(*tokenizer, spec, record, out, counts.pairs)) {
                 continue;
             }
             counts.tokens += out.real_tokens + out.rejected.front().real_tokens;

@@ -4,14 +4,21 @@
 // completion's tokens (its end-of-text included) are scored.
 #pragma once
 
+#include "data/data_spec.h"
 #include "data/example.h"
 
 #include <cstdint>
 #include <string>
 
+namespace headroom::chat {
+class ChatTemplate;
+struct Conversation;
+} // namespace headroom::chat
+
 namespace headroom::data {
 
 class Tokenizer;
+struct Record;
 
 // What building the pairs of a file cut.
 struct PairCuts {
@@ -27,5 +34,21 @@ struct PairCuts {
 bool preferencePair(const Tokenizer &tokenizer, const std::string &prompt,
                     const std::string &chosen, const std::string &rejected, std::int64_t seq_len,
                     std::int64_t max_prompt_len, Example &out, PairCuts &cuts);
+
+// A conversational pair: each conversation (the prompt's messages and one reply) rendered
+// through the chat template, the last reply with its end-of-turn scored (Example::trained), each
+// cut at seq_len + 1 tokens. False (and counted) when no scored token of either is left. Throws
+// chat::ConversationError when the template refuses the conversation.
+bool conversationalPreferencePair(const Tokenizer &tokenizer,
+                                  const chat::ChatTemplate &chat_template,
+                                  const chat::Conversation &chosen,
+                                  const chat::Conversation &rejected, std::int64_t seq_len,
+                                  Example &out, PairCuts &cuts);
+
+// The example of a preference record (Record::pair): its texts, or its conversations rendered
+// with spec.chat_data's template. False (and counted) as the two above; throws DataError
+// (FILE:LINE) for a conversational pair without a template or one the template refuses.
+bool preferenceExample(const Tokenizer &tokenizer, const DataSpec &spec, const Record &record,
+                       Example &out, PairCuts &cuts);
 
 } // namespace headroom::data

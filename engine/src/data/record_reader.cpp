@@ -259,6 +259,13 @@ void RecordReader::takePreferenceFields(const nlohmann::ordered_json &object,
     const auto fail = [&](const std::string &problem) {
         throw DataError(path(), record.line, problem);
     };
+    record.chosen_conversation.reset();
+    record.rejected_conversation.reset();
+    const auto chosen = object.find("chosen");
+    if (chosen != object.end() && chosen->is_array()) {
+        takeConversationalPair(object, record);
+        return;
+    }
     std::string values[3];
     const char *const names[3] = {"prompt", "chosen", "rejected"};
     for (int i = 0; i < 3; ++i) {
@@ -267,12 +274,6 @@ void RecordReader::takePreferenceFields(const nlohmann::ordered_json &object,
             fail(std::string("a preference pair needs the string fields \"prompt\", \"chosen\" "
                              "and \"rejected\"; \"") +
                  names[i] + "\" is missing (its fields: " + joinNames(keysOf(object)) + ")");
-        }
-        if (field->is_array()) {
-            fail(std::string("the field \"") + names[i] +
-                 "\" is a list of messages; conversational pairs are not read yet: give "
-                 "\"prompt\", \"chosen\" and \"rejected\" as text (the chat template already "
-                 "applied)");
         }
         if (!field->is_string()) {
             fail(std::string("the field \"") + names[i] + "\" is a " + field->type_name() +
@@ -291,6 +292,72 @@ void RecordReader::takePreferenceFields(const nlohmann::ordered_json &object,
     record.prompt = std::move(values[0]);
     record.text = std::move(values[1]);
     record.rejected = std::move(values[2]);
+}
+
+// TRL's conversational preference format: "chosen" and "rejected" lists of messages ending in
+// the assistant's reply, after an explicit "prompt" list or (implicit prompt) sharing every
+// message before it.
+void RecordReader::takeConversationalPair(const nlohmann::ordered_json &object,
+                                          Record &record) const {
+    const auto fail = [&](const std::string &problem) {
+        throw DataError(path(), record.line, problem);
+    };
+    const auto rejected = object.find("rejected");
+    if (rejected == object.end() || !rejected->is_array()) {
+        fail("\"chosen\" is a list of messages, so \"rejected\" must be one too");
+    }
+    nlohmann::ordered_json prompt = nlohmann::ordered_json::array();
+    if (const auto given = object.find("prompt"); given != object.end()) {
+        if (!given->is_array()) {
+            fail("with conversational completions, \"prompt\" must be a list of messages too "
+                 "(or left out when \"chosen\" and \"rejected\" hold the whole "
+                 "conversations)");
+        }
+        prompt = *given;
+    }
+    const auto conversation = [&](const nlohmann::ordered_json &completion, const char *name) {
+        if (completion.empty() || !completion.back().is_object() ||
+            completion.back().value("role", "") != "assistant") {
+            fail(std::string("the ") + name + " conversation must end with an assistant reply");
+        }
+        nlohmann::ordered_json messages = prompt;
+        messages.insert(messages.end(), completion.begin(), completion.end());
+        nlohmann::ordered_json source = {{"messages", std::move(messages)}};
+        for (const char *extra : {"tools", "chat_template_kwargs"}) {
+            if (object.contains(extra)) {
+                source[extra] = object.at(extra);
+            }
+        }
+        try {
+            return std::make_shared<const chat::Conversation>(chat::readConversation(source));
+        } catch (const chat::ConversationError &error) {
+            fail(std::string(name) + ": " + error.what());
+        }
+        return std::shared_ptr<const chat::Conversation>();
+    };
+    record.chosen_conversation = conversation(*object.find("chosen"), "chosen");
+    record.rejected_conversation = conversation(*rejected, "rejected");
+    const nlohmann::ordered_json &chosen_messages = record.chosen_conversation->messages;
+    const nlohmann::ordered_json &rejected_messages = record.rejected_conversation->messages;
+    const nlohmann::ordered_json chosen_before(chosen_messages.begin(), chosen_messages.end() - 1);
+    const nlohmann::ordered_json rejected_before(rejected_messages.begin(),
+                                                 rejected_messages.end() - 1);
+    if (chosen_before != rejected_before) {
+        fail("the chosen and rejected conversations must share every message before their last "
+             "reply (the prompt)");
+    }
+    if (chosen_messages.back() == rejected_messages.back()) {
+        fail("the chosen and rejected completions are identical: the pair teaches nothing");
+    }
+    const auto texts = [](const nlohmann::ordered_json &messages) {
+        chat::Conversation part;
+        part.messages = messages;
+        return chat::messageTexts(part);
+    };
+    record.pair = true;
+    record.prompt = texts(chosen_before);
+    record.text = texts(nlohmann::ordered_json::array({chosen_messages.back()}));
+    record.rejected = texts(nlohmann::ordered_json::array({rejected_messages.back()}));
 }
 
 void RecordReader::takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const {

@@ -29,6 +29,11 @@ struct Record {
     // `prompt`, the rejected completion here.
     bool pair = false;
     std::string rejected;
+    // A conversational pair (lists of messages): the prompt's messages with the chosen reply,
+    // and with the rejected one, rendered through the chat template in training; `prompt`,
+    // `text` and `rejected` then hold their plain texts (for previews and statistics).
+    std::shared_ptr<const chat::Conversation> chosen_conversation;
+    std::shared_ptr<const chat::Conversation> rejected_conversation;
     // JSONL/JSON chat data: a record with "messages" or "conversations" (text stays empty).
     std::shared_ptr<const chat::Conversation> conversation;
     std::vector<std::string> fields; // CSV: all fields of the row
@@ -79,6 +84,7 @@ private:
     void takeTextFields(const nlohmann::ordered_json &object, Record &record) const;
     void takeConversation(const nlohmann::ordered_json &object, Record &record) const;
     void takePreferenceFields(const nlohmann::ordered_json &object, Record &record) const;
+    void takeConversationalPair(const nlohmann::ordered_json &object, Record &record) const;
     void takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const;
     bool nextCsv(Record &record);
 

@@ -66,7 +66,8 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
 
 namespace {
 
-// data.format=auto: JSONL or JSON data is chat data when its first record is a conversation.
+// data.format=auto: JSONL or JSON data is chat data when its first record is a conversation
+// (or, preference data, a pair of conversations).
 bool startsWithConversation(const data::DataSpec &spec) {
     if (spec.format != data::Format::Jsonl && spec.format != data::Format::Json) {
         return false;
@@ -74,7 +75,8 @@ bool startsWithConversation(const data::DataSpec &spec) {
     try {
         data::RecordReader reader(spec, true);
         data::Record record;
-        return reader.next(record) && record.conversation != nullptr;
+        return reader.next(record) &&
+               (record.conversation != nullptr || record.chosen_conversation != nullptr);
     } catch (const data::DataError &) {
         return false; // the stream reports what is wrong with the file
     }

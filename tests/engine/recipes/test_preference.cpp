@@ -4,6 +4,7 @@
 // the adapters switched off, and the configurations refused by name. The comparison with an
 // independent Python reference is test_preference_interop.
 #include "causal_lm_support.h"
+#include "chat/chat_tokens.h"
 #include "data/data_error.h"
 #include "data/example_stream.h"
 #include "models/causal_lm.h"
@@ -51,6 +52,8 @@ private Q_SLOTS:
     void badPairsAreRefusedWithTheirLine_data();
     void badPairsAreRefusedWithTheirLine();
     void supervisedTrainingRefusesPairs();
+    void conversationalPairsRenderThroughTheTemplate();
+    void conversationalPairsMustShareTheirPrompt();
     void savedPositionKeepsThePairs();
     void objectivesFollowTheirFormulas();
     void adaptersOffComputeTheBase();
@@ -154,9 +157,9 @@ void TestPreference::badPairsAreRefusedWithTheirLine_data() {
                                   << "the chosen completion is empty";
     QTest::newRow("missing rejected") << R"({"prompt": "p", "chosen": "yes"})"
                                       << "\"rejected\" is missing";
-    QTest::newRow("messages")
+    QTest::newRow("messages and text")
         << R"({"prompt": "p", "chosen": [{"role": "assistant", "content": "a"}], "rejected": "b"})"
-        << "list of messages";
+        << "\"rejected\" must be one too";
     QTest::newRow("number") << R"({"prompt": 3, "chosen": "a", "rejected": "b"})"
                             << "\"prompt\" is a number";
 }
@@ -179,6 +182,79 @@ void TestPreference::supervisedTrainingRefusesPairs() {
     const QString message = firstError(s);
     QVERIFY2(message.contains(":1: ") && message.contains("train.objective=dpo"),
              qPrintable(message));
+}
+
+namespace {
+
+// The tokens of an example the loss scores (trained), and those before them, as bytes.
+std::string scoredText(const Example &sequence) {
+    std::string text;
+    for (std::int32_t t = 1; t < sequence.real_tokens; ++t) {
+        if (sequence.trained[static_cast<std::size_t>(t)] == 1) {
+            text.push_back(static_cast<char>(sequence.tokens[static_cast<std::size_t>(t)]));
+        }
+    }
+    return text;
+}
+
+} // namespace
+
+void TestPreference::conversationalPairsRenderThroughTheTemplate() {
+    // TRL's explicit-prompt form and its implicit-prompt form of the same pair.
+    const std::string explicit_prompt =
+        R"({"prompt": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}], )"
+        R"("chosen": [{"role": "assistant", "content": "Hello!"}], )"
+        R"("rejected": [{"role": "assistant", "content": "Go away."}]})";
+    const std::string implicit_prompt =
+        R"({"chosen": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}, )"
+        R"({"role": "assistant", "content": "Hello!"}], )"
+        R"("rejected": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Hi"}, )"
+        R"({"role": "assistant", "content": "Go away."}]})";
+    DataSpec s = spec(explicit_prompt + "\n" + implicit_prompt + "\n", 127);
+    s.chat_data = std::make_shared<const chat::ChatData>(
+        chat::ChatData{chat::ChatTemplate(chat::chatmlTemplate()), chat::TrainOn::Assistant});
+    ExampleStream stream(s, Split::Validation, bytes_.get(), nullptr);
+    Example first;
+    Example second;
+    QVERIFY(stream.next(first));
+    QVERIFY(stream.next(second));
+    QCOMPARE(first.tokens, second.tokens);
+    QCOMPARE(first.rejected.front().tokens, second.rejected.front().tokens);
+    // Only the last reply and its end-of-turn are scored; the prompt's turns are not.
+    QCOMPARE(scoredText(first).substr(0, 6), std::string("Hello!"));
+    QVERIFY(scoredText(first).find("<|im_end|>") != std::string::npos);
+    QVERIFY(scoredText(first).find("Hi") == std::string::npos);
+    QCOMPARE(scoredText(first.rejected.front()).substr(0, 8), std::string("Go away."));
+    const std::string rendered(first.tokens.begin(), first.tokens.begin() + first.real_tokens);
+    QVERIFY2(rendered.rfind("<|im_start|>system\nBe brief.<|im_end|>\n<|im_start|>user\nHi", 0) ==
+                 0,
+             rendered.c_str());
+    // Without a template the pair cannot be rendered: said with its line.
+    s.chat_data.reset();
+    const QString message = firstError(s);
+    QVERIFY2(message.contains(":1: ") && message.contains("data.chat_template=chatml"),
+             qPrintable(message));
+}
+
+void TestPreference::conversationalPairsMustShareTheirPrompt() {
+    const QString different = firstError(spec(
+        R"({"chosen": [{"role": "user", "content": "A"}, {"role": "assistant", "content": "x"}], )"
+        R"("rejected": [{"role": "user", "content": "B"}, {"role": "assistant", "content": "y"}]})"
+        "\n"));
+    QVERIFY2(different.contains("share every message before their last reply"),
+             qPrintable(different));
+    const QString no_reply = firstError(spec(
+        R"({"prompt": [{"role": "user", "content": "A"}], "chosen": [{"role": "user", "content": "x"}], )"
+        R"("rejected": [{"role": "assistant", "content": "y"}]})"
+        "\n"));
+    QVERIFY2(no_reply.contains("chosen conversation must end with an assistant reply"),
+             qPrintable(no_reply));
+    const QString text_prompt =
+        firstError(spec(R"({"prompt": "A", "chosen": [{"role": "assistant", "content": "x"}], )"
+                        R"("rejected": [{"role": "assistant", "content": "y"}]})"
+                        "\n"));
+    QVERIFY2(text_prompt.contains("\"prompt\" must be a list of messages too"),
+             qPrintable(text_prompt));
 }
 
 void TestPreference::savedPositionKeepsThePairs() {
