@@ -355,6 +355,10 @@
         <translation>orpo: das Gewicht des Odds-Ratio-Terms neben dem Next-Token-Verlust der bevorzugten Sequenz (Prompt und Antwort, wie TRL)</translation>
     </message>
     <message>
+        <source>dpo and ipo: one no-grad pass over the data before training computes the reference log-probabilities and stores them in the project (reused while the data, base and settings stay the same), so training runs no reference model: faster steps, and without LoRA no frozen copy in memory</source>
+        <translation>dpo und ipo: ein Durchlauf ohne Gradienten vor dem Training berechnet die Log-Wahrscheinlichkeiten des Referenzmodells und speichert sie im Projekt (wiederverwendet, solange Daten, Basis und Einstellungen gleich bleiben), sodass das Training kein Referenzmodell rechnet: schnellere Schritte und ohne LoRA keine eingefrorene Kopie im Speicher</translation>
+    </message>
+    <message>
         <source>dpo and ipo without LoRA: how the frozen reference copy of the base holds its attention and MLP weights (int8/nf4 save memory at a small error in the reference log-probabilities)</source>
         <translation>dpo und ipo ohne LoRA: wie die eingefrorene Referenzkopie der Basis ihre Attention- und MLP-Gewichte hält (int8/nf4 sparen Speicher bei einem kleinen Fehler in den Referenz-Log-Wahrscheinlichkeiten)</translation>
     </message>
@@ -967,6 +971,14 @@
     <message>
         <source>mean dropped tokens</source>
         <translation>mittlere verworfene Tokens</translation>
+    </message>
+    <message>
+        <source>final reward margin</source>
+        <translation>letzter Belohnungsabstand</translation>
+    </message>
+    <message>
+        <source>final reward accuracy</source>
+        <translation>letzte Belohnungsgenauigkeit</translation>
     </message>
 </context>
 <context>

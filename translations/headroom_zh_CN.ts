@@ -355,6 +355,10 @@
         <translation>orpo：除被选序列（提示与回答，与 TRL 相同）的下一词元损失之外，几率比项的权重</translation>
     </message>
     <message>
+        <source>dpo and ipo: one no-grad pass over the data before training computes the reference log-probabilities and stores them in the project (reused while the data, base and settings stay the same), so training runs no reference model: faster steps, and without LoRA no frozen copy in memory</source>
+        <translation>dpo 和 ipo：训练前以无梯度方式遍历一次数据，计算参考模型的对数概率并存入项目（数据、基座模型和设置不变时重复使用），训练时不再运行参考模型：步骤更快，不用 LoRA 时也无需在内存中保留冻结副本</translation>
+    </message>
+    <message>
         <source>dpo and ipo without LoRA: how the frozen reference copy of the base holds its attention and MLP weights (int8/nf4 save memory at a small error in the reference log-probabilities)</source>
         <translation>不使用 LoRA 的 dpo 和 ipo：基座模型的冻结参考副本如何保存其注意力与 MLP 权重（int8/nf4 节省内存，参考对数概率会有少许误差）</translation>
     </message>
@@ -958,6 +962,14 @@
     <message>
         <source>mean dropped tokens</source>
         <translation>平均丢弃词元</translation>
+    </message>
+    <message>
+        <source>final reward margin</source>
+        <translation>最终奖励间隔</translation>
+    </message>
+    <message>
+        <source>final reward accuracy</source>
+        <translation>最终奖励准确率</translation>
     </message>
 </context>
 <context>

@@ -3,10 +3,13 @@
 # headroom-cli trains the same pairs on a mid-size random Llama (make_llama.py: 8 layers, dim
 # 512, GQA 8/2, vocabulary 32000, 55 M parameters) with LoRA rank 16, as
 #   sft    the prompt and chosen completion of every pair (prompt/completion records);
+#          sft-full the same training every weight;
 #   dpo    the pairs, the reference being the base with the adapters switched off;
 #   orpo   the pairs, no reference;
-#   dpo-full / dpo-full-int8  every weight trains, the reference a frozen fp32 / int8 copy
-#          (DPO_FULL=0 leaves them out);
+#   dpo-pre the pairs, the reference's log-probabilities computed before training
+#          (pref.precompute_reference; the pass is not in the step times);
+#   dpo-full / dpo-full-int8 / dpo-full-pre  every weight trains, the reference a frozen fp32 /
+#          int8 copy, or precomputed with no copy while training (DPO_FULL=0 leaves them out);
 # and prints a Markdown table of the mean step time (steps 2..STEPS) and the peak of the counting
 # allocator (mem_peak), with the ratios to sft. The runs take turns, RUNS rounds of each.
 #
@@ -57,19 +60,24 @@ common=(--set "model.seq_len=$SEQ_LEN" --set "train.micro_batch=$MICRO_BATCH"
 lora=(--set lora.rank=16 --set lora.targets=all-linear)
 declare -A settings=(
   [sft]="${lora[*]}"
+  [sft-full]=""
   [dpo]="${lora[*]} --set train.objective=dpo"
+  [dpo-pre]="${lora[*]} --set train.objective=dpo --set pref.precompute_reference=1"
   [orpo]="${lora[*]} --set train.objective=orpo"
   [dpo-full]="--set train.objective=dpo"
   [dpo-full-int8]="--set train.objective=dpo --set pref.reference_dtype=int8"
+  [dpo-full-pre]="--set train.objective=dpo --set pref.precompute_reference=1"
 )
-names=(sft dpo orpo)
-[ "$DPO_FULL" = 1 ] && names+=(dpo-full dpo-full-int8)
+names=(sft dpo dpo-pre orpo)
+[ "$DPO_FULL" = 1 ] && names+=(sft-full dpo-full dpo-full-int8 dpo-full-pre)
+# NAMES="sft-full dpo-full-pre" runs only those (the ratios are to the first one named).
+[ -n "${NAMES:-}" ] && read -r -a names <<<"$NAMES"
 
 : >results.jsonl
 for round in $(seq 1 "$RUNS"); do
   for name in "${names[@]}"; do
     data=pairs.jsonl
-    [ "$name" = sft ] && data=sft.jsonl
+    case "$name" in sft*) data=sft.jsonl ;; esac
     rm -f "$name.headroom"
     # shellcheck disable=SC2086
     "$CLI" new "$name.headroom" --base llama --data "$data" "${common[@]}" ${settings[$name]} >/dev/null
@@ -97,8 +105,9 @@ for line in open("results.jsonl"):
     rows.setdefault(r["name"], []).append(r)
 def mean(name, key):
     return sum(r[key] for r in rows[name]) / len(rows[name])
-base_t, base_p = mean("sft", "step_s"), mean("sft", "peak")
-print("| run | step time | vs sft | peak (mem_peak) | vs sft |")
+first = next(iter(rows))
+base_t, base_p = mean(first, "step_s"), mean(first, "peak")
+print(f"| run | step time | vs {first} | peak (mem_peak) | vs {first} |")
 print("|---|---:|---:|---:|---:|")
 for name in rows:
     t, p = mean(name, "step_s"), mean(name, "peak")

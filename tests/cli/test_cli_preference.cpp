@@ -26,6 +26,7 @@ private Q_SLOTS:
     void dpoWithLoraLearnsToRankThePairs();
     void fullFineTuneComparesWithAFrozenCopy();
     void oomRecoveryReplaysThePairs();
+    void precomputedReferenceTrainsTheSameRun();
     void badPairIsRefusedAtItsLine();
     void tokenizeMeasuresBothSequences();
     void conversationalPairsTrainThroughTheTemplate();
@@ -184,6 +185,54 @@ void TestCliPreference::oomRecoveryReplaysThePairs() {
         }
     }
     QCOMPARE(actual.last()["micro_batch"].toInt(), 2);
+}
+
+void TestCliPreference::precomputedReferenceTrainsTheSameRun() {
+    // The reference's log-probabilities computed once and stored give the steps the run with
+    // the reference model gives; a later run reads them from the project; without LoRA the
+    // frozen copy is gone while training, so the peak is lower.
+    const QString data =
+        test_support::writeFile(QDir(dir_.path()), "precompute.jsonl", learnablePairs(40));
+    const QStringList common = {"--set", "train.steps=3", "--set", "train.eval_every=3"};
+    const auto run = [&](const QString &name, const QStringList &settings) {
+        const QString project = newProject(name, data, common + settings);
+        const Result trained = cli({"train", project, "--json"});
+        if (trained.exit_code != 0) {
+            qWarning("%s", qPrintable(trained.err));
+        }
+        return trained;
+    };
+    const QStringList lora = {"--set", "train.objective=dpo", "--set", "lora.rank=4"};
+    const Result computed = run("with-reference", lora);
+    const Result precomputed =
+        run("precomputed", lora + QStringList{"--set", "pref.precompute_reference=1"});
+    QCOMPARE(precomputed.exit_code, 0);
+    QVERIFY2(precomputed.err.contains("computed and stored in the project") &&
+                 precomputed.err.contains("against the reference's log-probabilities computed "
+                                          "before training"),
+             qPrintable(precomputed.err));
+    const QList<QJsonObject> expected = linesOfType(computed.out, "step");
+    const QList<QJsonObject> actual = linesOfType(precomputed.out, "step");
+    QCOMPARE(actual.size(), expected.size());
+    for (int index = 0; index < expected.size(); ++index) {
+        for (const char *key : {"loss", "reward_margin"}) {
+            QVERIFY2(std::abs(actual[index][key].toDouble() - expected[index][key].toDouble()) <
+                         1e-6,
+                     key);
+        }
+    }
+    const Result again = cli({"train", path("precomputed.headroom"), "--json"});
+    QVERIFY2(again.err.contains("pairs from the project"), qPrintable(again.err));
+
+    const Result copy = run("copy", {"--set", "train.objective=ipo"});
+    const Result without_copy = run(
+        "without-copy", {"--set", "train.objective=ipo", "--set", "pref.precompute_reference=1"});
+    QCOMPARE(without_copy.exit_code, 0);
+    const auto peak = [](const Result &result) {
+        return linesOfType(result.out, "step").back()["mem_peak"].toDouble();
+    };
+    QVERIFY2(peak(without_copy) < peak(copy),
+             qPrintable(QString("%1 vs %2").arg(peak(without_copy)).arg(peak(copy))));
 }
 
 void TestCliPreference::badPairIsRefusedAtItsLine() {

@@ -4,6 +4,7 @@
 #include "plots/LossPlot.h"
 #include "plots/PreferencePlot.h"
 #include "runs/RunSeries.h"
+#include "views/CompareView.h"
 #include "views/LiveView.h"
 
 #include <headroom/project.h>
@@ -24,6 +25,7 @@ private Q_SLOTS:
     void liveStepsFillTheRewards();
     void supervisedRunsHideThePlot();
     void storedRunShowsItsRewardsAndExportsThem();
+    void compareShowsWhereTheRewardsEnded();
 };
 
 namespace {
@@ -110,6 +112,32 @@ void TestPreferencePlot::storedRunShowsItsRewardsAndExportsThem() {
     QCOMPARE(view.preferencePlot()->chosenGraph()->data()->at(4)->value, 1.25);
     const QStringList written = view.exportPlots(dir.filePath("run.png"));
     QVERIFY2(written.contains(dir.filePath("run-rewards.png")), qPrintable(written.join(", ")));
+}
+
+void TestPreferencePlot::compareShowsWhereTheRewardsEnded() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const std::string path = dir.filePath("compare.headroom").toStdString();
+    headroom::Project project = headroom::Project::create(path, R"({"recipe":"causal_lm"})");
+    const std::int64_t preference = project.beginRun("{}", "cpu", 4, 0);
+    const std::int64_t supervised = project.beginRun("{}", "cpu", 4, 0);
+    {
+        headroom::MetricsWriter writer(path, preference);
+        for (const headroom::StepMetrics &m : preferenceSteps(1, 4)) {
+            writer.post(m);
+        }
+        writer.flush();
+        headroom::MetricsWriter other(path, supervised);
+        for (const headroom::StepMetrics &m : preferenceSteps(1, 4, false)) {
+            other.post(m);
+        }
+        other.flush();
+    }
+    headroom::ui::CompareView compare;
+    compare.setRuns(dir.filePath("compare.headroom"), project.runs());
+    compare.setSelectedRuns({preference, supervised});
+    QCOMPARE(compare.rowValues("final reward margin"), (QStringList{"3.0000", "–"}));
+    QCOMPARE(compare.rowValues("final reward accuracy"), (QStringList{"80.0 %", "–"}));
 }
 
 QTEST_MAIN(TestPreferencePlot)

@@ -228,6 +228,11 @@ const char *const kDescriptions[] = {
                       "orpo: the weight of the odds-ratio term beside the next-token loss of the "
                       "chosen sequence (its prompt and completion, as TRL)"),
     QT_TRANSLATE_NOOP("ConfigKeys",
+                      "dpo and ipo: one no-grad pass over the data before training computes the "
+                      "reference log-probabilities and stores them in the project (reused while "
+                      "the data, base and settings stay the same), so training runs no reference "
+                      "model: faster steps, and without LoRA no frozen copy in memory"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
                       "dpo and ipo without LoRA: how the frozen reference copy of the base holds "
                       "its attention and MLP weights (int8/nf4 save memory at a small error in the "
                       "reference log-probabilities)"),

@@ -248,6 +248,26 @@ void CompareView::fillTable(const std::vector<const RunRecord *> &runs) {
         rows.push_back(z_loss);
         rows.push_back(dropped);
     }
+    // Preference objectives: where the rewards ended (the last step's figures).
+    const bool any_preference = std::any_of(runs.begin(), runs.end(), [this](const RunRecord *run) {
+        const RunSeries *data = series(run->id);
+        return data != nullptr && data->hasPreference();
+    });
+    if (any_preference) {
+        Row margin{tr("final reward margin"), {}};
+        Row accuracy{tr("final reward accuracy"), {}};
+        for (const RunRecord *run : runs) {
+            const RunSeries *data = series(run->id);
+            const bool has = data != nullptr && data->hasPreference();
+            margin.values << (has ? QString::number(data->reward_margin.last(), 'f', 4)
+                                  : QStringLiteral("–"));
+            accuracy.values << (has ? QStringLiteral("%1 %").arg(100 * data->reward_accuracy.last(),
+                                                                 0, 'f', 1)
+                                    : QStringLiteral("–"));
+        }
+        rows.push_back(margin);
+        rows.push_back(accuracy);
+    }
     for (const KeySpec &spec : configKeys()) {
         Row row{QString::fromStdString(spec.name), {}};
         for (const Config &config : configs) {

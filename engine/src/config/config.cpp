@@ -382,6 +382,11 @@ void Config::validatePreference() const {
                           "\"rejected\"");
     }
     const bool reference = objective == "dpo" || objective == "ipo";
+    if (integer("pref.precompute_reference") == 1 && !reference) {
+        throw ConfigError("pref.precompute_reference=1 stores the reference model's "
+                          "log-probabilities; train.objective=" +
+                          objective + " has no reference model (dpo and ipo have)");
+    }
     if (text("pref.reference_dtype") != "fp32" && (!reference || integer("lora.rank") > 0)) {
         throw ConfigError(
             "pref.reference_dtype=" + text("pref.reference_dtype") +

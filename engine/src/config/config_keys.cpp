@@ -272,6 +272,12 @@ std::vector<KeySpec> buildKeys() {
         real("pref.orpo_lambda", "0.1", 0, 1000,
              "orpo: the weight of the odds-ratio term beside the next-token loss of the chosen "
              "sequence (its prompt and completion, as TRL)"),
+        onOff(integer("pref.precompute_reference", "0", 0, 1,
+                      "dpo and ipo: one no-grad pass over the data before training computes the "
+                      "reference log-probabilities and stores them in the project (reused while "
+                      "the data, base and settings stay the same), so training runs no reference "
+                      "model: faster steps, and without LoRA no frozen copy in memory"),
+              "1"),
         choice("pref.reference_dtype", "fp32", {"fp32", "bf16", "int8", "nf4"},
                "dpo and ipo without LoRA: how the frozen reference copy of the base holds its "
                "attention and MLP weights (int8/nf4 save memory at a small error in the "

@@ -45,4 +45,9 @@ inline std::uint64_t makeExampleId(std::uint64_t epoch, std::uint64_t ordinal) {
     return (epoch << 48) | (ordinal & ((std::uint64_t{1} << 48) - 1));
 }
 
+// The ordinal of an example id, whatever its epoch.
+inline std::uint64_t exampleOrdinal(std::uint64_t id) {
+    return id & ((std::uint64_t{1} << 48) - 1);
+}
+
 } // namespace headroom::data

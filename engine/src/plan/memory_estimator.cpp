@@ -115,6 +115,12 @@ void applyPreference(const Config &config, const ModelFacts &facts, MemoryEstima
     if ((objective != "dpo" && objective != "ipo") || config.integer("lora.rank") > 0) {
         return;
     }
+    if (config.integer("pref.precompute_reference") == 1) {
+        estimate.notes.push_back("the reference log-probabilities are computed once before "
+                                 "training (pref.precompute_reference): no reference copy while "
+                                 "training");
+        return;
+    }
     const std::string &format = config.text("pref.reference_dtype");
     std::uint64_t reference = estimate.weights;
     if (format != "fp32") {

@@ -26,19 +26,29 @@ public:
     // base is the reference) or for an objective without a reference.
     PreferenceScorer(PreferenceOptions options, models::CausalLm reference);
 
-    // The objective's terms on a batch of pairRows (LanguageModelBatch of 2B rows).
-    // `chosen_targets` [B, T] (orpo): the chosen rows' targets with the prompt kept (only the
-    // padding -100), for the next-token loss TRL adds over the whole chosen sequence.
-    PreferenceTerms score(models::CausalLmImpl &policy, const LanguageModelBatch &rows,
-                          const torch::Tensor &chosen_targets = {});
+    // The objective's terms on the pairs as a batch of pairRows (LanguageModelBatch of 2B
+    // rows). `chosen_targets` [B, T] (orpo): the chosen rows' targets with the prompt kept (only
+    // the padding -100), for the next-token loss TRL adds over the whole chosen sequence.
+    PreferenceTerms score(models::CausalLmImpl &policy, const ExampleBatch &pairs,
+                          const LanguageModelBatch &rows, const torch::Tensor &chosen_targets = {});
+    // The reference's summed log-probabilities of each pair (chosen, rejected).
+    std::vector<std::array<float, 2>> referenceSums(models::CausalLmImpl &policy,
+                                                    const LanguageModelBatch &rows);
+    // The reference from `table` from now on; a frozen copy is released.
+    void useTable(std::shared_ptr<const ReferenceTable> table);
     void moveTo(const torch::Device &device);
     const PreferenceOptions &options() const { return options_; }
     // "DPO (beta 0.1) against the base with its adapters off"
     std::string describe() const;
 
 private:
+    // The reference's log-probabilities of the rows: from the table, else computed.
+    SequenceLogps referenceLogps(models::CausalLmImpl &policy, const ExampleBatch &pairs,
+                                 const LanguageModelBatch &rows);
+
     PreferenceOptions options_;
     models::CausalLm reference_;
+    std::shared_ptr<const ReferenceTable> table_;
 };
 
 // The means over a micro-batch's pairs.

@@ -22,9 +22,10 @@ class PretrainedRecipe final : public LanguageModelRecipe {
 public:
     PretrainedRecipe(hf::ArchitectureConfig architecture, models::CausalLm model,
                      std::int64_t seq_len, torch::Device device,
-                     std::optional<PreferenceScorer> preference)
+                     std::optional<PreferenceScorer> preference, bool precompute_reference)
         : LanguageModelRecipe(seq_len), architecture_(std::move(architecture)),
-          model_(std::move(model)), device_(device), preference_(std::move(preference)) {
+          model_(std::move(model)), device_(device), preference_(std::move(preference)),
+          precompute_reference_(precompute_reference) {
         model_->to(device_);
         if (preference_) {
             preference_->moveTo(device_);
@@ -93,6 +94,14 @@ public:
         }
         addPreferenceTotals(scorePairs(batch, false), totals);
     }
+    bool precomputesReference() const override { return precompute_reference_; }
+    std::vector<std::array<float, 2>> referenceLogps(const ExampleBatch &batch) override {
+        return preference_->referenceSums(*model_,
+                                          languageModelBatch(pairRows(batch), seq_len_, device_));
+    }
+    void useReferenceTable(std::shared_ptr<const ReferenceTable> table) override {
+        preference_->useTable(std::move(table));
+    }
     // A preference objective's validation accuracy: held-out pairs ranked right by the rewards.
     bool reportsAccuracy() const override { return preference_.has_value(); }
     bool reportsRmse() const override { return false; }
@@ -147,7 +156,7 @@ private:
                 languageModelBatch(chosen_rows, seq_len_, device_, tokens.inputs.size(1) + 1)
                     .targets;
         }
-        return preference_->score(*model_, tokens, chosen_targets);
+        return preference_->score(*model_, batch, tokens, chosen_targets);
     }
     models::CausalLmLoss lossTerms(const ExampleBatch &batch) {
         const LanguageModelBatch tokens = trainingBatch(batch);
@@ -158,6 +167,7 @@ private:
     models::CausalLm model_;
     torch::Device device_;
     std::optional<PreferenceScorer> preference_; // train.objective other than sft
+    bool precompute_reference_ = false;          // pref.precompute_reference
 };
 
 void tell(const std::function<void(const std::string &)> &progress, const std::string &message) {
@@ -265,8 +275,10 @@ makePretrainedRecipe(const Config &config, const hf::ModelFolder &folder, torch:
         }
         scorer.emplace(*preference, std::move(reference));
     }
+    const bool precompute = scorer && needsReference(preference->objective) &&
+                            config.integer("pref.precompute_reference") == 1;
     return std::make_unique<PretrainedRecipe>(std::move(architecture), std::move(model), seq_len,
-                                              device, std::move(scorer));
+                                              device, std::move(scorer), precompute);
 }
 
 } // namespace headroom::train

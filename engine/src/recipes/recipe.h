@@ -12,12 +12,14 @@
 
 #include <torch/torch.h>
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace headroom {
@@ -30,6 +32,11 @@ struct TabularSchema;
 namespace headroom::train {
 
 using ExampleBatch = std::vector<const data::Example *>;
+
+// A preference reference model's summed log-probabilities of each pair's chosen and rejected
+// completion, by the pair's ordinal (data::exampleOrdinal): computed once before training
+// (pref.precompute_reference).
+using ReferenceTable = std::unordered_map<std::uint64_t, std::array<float, 2>>;
 
 // Sums over a validation pass; a recipe adds what it can measure.
 struct EvalTotals {
@@ -132,6 +139,16 @@ public:
 
     // The model's parameters, a frozen base held quantized included.
     virtual std::int64_t parameterCount() { return countParameters(*module()); }
+
+    // Preference objectives with a reference model: whether pref.precompute_reference asks for
+    // a ReferenceTable before training, the reference's sums for a batch of pairs (in order;
+    // called under NoGradGuard), and adopting the table: from then on no reference model runs,
+    // and a frozen copy of the base is released.
+    virtual bool precomputesReference() const { return false; }
+    virtual std::vector<std::array<float, 2>> referenceLogps(const ExampleBatch &batch) {
+        return {};
+    }
+    virtual void useReferenceTable(std::shared_ptr<const ReferenceTable> table) {}
 };
 
 // Sets to -100 (ignored by the loss) the targets [B, seq_len] that an example does not learn: a

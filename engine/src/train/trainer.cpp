@@ -17,6 +17,7 @@
 #include "train/failpoints.h"
 #include "train/lora_setup.h"
 #include "train/prepared_data.h"
+#include "train/reference_pass.h"
 #include "train/run_plan.h"
 #include "train/step_count.h"
 #include "train/training_run.h"
@@ -173,6 +174,20 @@ void TrainingRun::setUp() {
     }
     setUpLora(config, *project_, *recipe_, plan_.resume_from.has_value(),
               [this](const std::string &message) { hub_.state(SessionState::Preparing, message); });
+    if (recipe_->precomputesReference()) {
+        // Before the optimizer: a frozen reference copy is released once its table exists.
+        std::shared_ptr<const ReferenceTable> table = precomputedReference(
+            *recipe_, data_, config, *project_, leadsRanks(), settings_.micro_batch,
+            [this](const std::string &message) { hub_.state(SessionState::Preparing, message); },
+            [this] { return control_.stop.load(); });
+        if (!table) {
+            throw RunFailure{FailureKind::CannotContinue,
+                             "stopped while computing the reference log-probabilities; nothing "
+                             "was stored, the next run computes them again",
+                             RunStatus::Stopped};
+        }
+        recipe_->useReferenceTable(std::move(table));
+    }
     const std::uint64_t live_before_optimizer = meter_->read().live;
     breakdown_.weights = live_before_optimizer - live_before_model;
     CheckpointMeta resumed;

@@ -399,6 +399,9 @@ void TestPreference::configurationsAreRefusedByName_data() {
     QTest::newRow("reference format with lora")
         << base + QStringList{"train.objective=dpo", "lora.rank=8", "pref.reference_dtype=int8"}
         << "adapters switched off";
+    QTest::newRow("precompute without reference")
+        << base + QStringList{"train.objective=simpo", "pref.precompute_reference=1"}
+        << "has no reference model";
     QTest::newRow("reference format without reference")
         << base + QStringList{"train.objective=orpo", "pref.reference_dtype=nf4"} << "has none";
 }
