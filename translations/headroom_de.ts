@@ -3277,6 +3277,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>MRR@10 %1 · Recall@100 %2</source>
         <translation>MRR@10 %1 · Recall@100 %2</translation>
     </message>
+    <message>
+        <source>pretrained %1 · %2 on preference pairs · data %3</source>
+        <translation>vortrainiert %1 · %2 auf Präferenzpaaren · Daten %3</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>

@@ -3263,6 +3263,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>MRR@10 %1 · Recall@100 %2</source>
         <translation>MRR@10 %1 · Recall@100 %2</translation>
     </message>
+    <message>
+        <source>pretrained %1 · %2 on preference pairs · data %3</source>
+        <translation>预训练 %1 · 偏好对上的 %2 · 数据 %3</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>

@@ -131,10 +131,14 @@ QString RunsPanel::load(const QString &project_path) {
     title_->setText(info.completeBaseName());
     const QString data = QFileInfo(QString::fromStdString(config.text("data.path"))).fileName();
     const QString base = QString::fromStdString(config.text("model.base"));
+    const std::string &objective = config.text("train.objective");
     subtitle_->setText(
         base.isEmpty()
             ? tr("recipe %1 · data %2").arg(QString::fromStdString(config.text("recipe")), data)
-            : tr("pretrained %1 · data %2").arg(QFileInfo(base).fileName(), data));
+        : objective != "sft" ? tr("pretrained %1 · %2 on preference pairs · data %3")
+                                   .arg(QFileInfo(base).fileName(),
+                                        QString::fromStdString(objective).toUpper(), data)
+                             : tr("pretrained %1 · data %2").arg(QFileInfo(base).fileName(), data));
     subtitle_->setToolTip(QDir::toNativeSeparators(info.absoluteFilePath()) + QLatin1Char('\n') +
                           QString::fromStdString(config.text("data.path")) +
                           (base.isEmpty() ? QString() : QLatin1Char('\n') + base));

@@ -156,6 +156,8 @@ std::optional<MemoryEstimate> withLora(Config config, const ModelFacts &facts,
     }
     config.set("lora.rank", "8");
     config.set("model.base_dtype", base_dtype);
+    // With LoRA a preference objective's reference is the base itself, no copy to hold.
+    config.set("pref.reference_dtype", "fp32");
     try {
         return estimateMemory(config, facts);
     } catch (const ConfigError &) {
@@ -171,6 +173,10 @@ std::string loraHint(const Config &config, const ModelFacts &facts, const Option
                      const std::vector<std::string> &formats, const SpeedFactors &factors,
                      double limit) {
     const std::string at = " at micro-batch " + std::to_string(smallest.micro_batch) + ")";
+    // A preference objective's reference copy goes with LoRA: its format setting too.
+    const std::string lora_keys = config.text("pref.reference_dtype") == "fp32"
+                                      ? "lora.rank=8"
+                                      : "lora.rank=8 pref.reference_dtype=fp32";
     const std::optional<MemoryEstimate> lora = withLora(config, facts, optionOverrides(smallest));
     if (!lora) {
         return "make the model smaller";
@@ -196,13 +202,13 @@ std::string loraHint(const Config &config, const ModelFacts &facts, const Option
             const std::string with = " with " + describeOption(*fastest) + " needs " +
                                      formatBytes(fastest->estimate.peak) + at;
             return format == "fp32"
-                       ? "train LoRA adapters instead of every weight (lora.rank=8" + with
+                       ? "train LoRA adapters instead of every weight (" + lora_keys + with
                        : "train LoRA adapters on the base held in " + format +
-                             " instead of every weight (lora.rank=8 model.base_dtype=" + format +
-                             with;
+                             " instead of every weight (" + lora_keys +
+                             " model.base_dtype=" + format + with;
         }
     }
-    return "train LoRA adapters instead of every weight (lora.rank=8 needs " +
+    return "train LoRA adapters instead of every weight (" + lora_keys + " needs " +
            formatBytes(lora->peak) + at;
 }
 
