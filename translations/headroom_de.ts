@@ -3281,6 +3281,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>pretrained %1 · %2 on preference pairs · data %3</source>
         <translation>vortrainiert %1 · %2 auf Präferenzpaaren · Daten %3</translation>
     </message>
+    <message>
+        <source>reward accuracy %1 %</source>
+        <translation>Belohnungsgenauigkeit %1 %</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>

@@ -3267,6 +3267,10 @@ headroom-cli train &quot;%1&quot;</translation>
         <source>pretrained %1 · %2 on preference pairs · data %3</source>
         <translation>预训练 %1 · 偏好对上的 %2 · 数据 %3</translation>
     </message>
+    <message>
+        <source>reward accuracy %1 %</source>
+        <translation>奖励准确率 %1 %</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::SessionController</name>

@@ -30,8 +30,11 @@ QString validationFigures(const RunRecord &run) {
         return QStringLiteral("–");
     }
     QString text;
+    // A preference objective's validation accuracy is the share of pairs its rewards rank right.
+    const nlohmann::json config = nlohmann::json::parse(run.config_json, nullptr, false);
+    const bool preference = config.is_object() && config.value("train.objective", "sft") != "sft";
     if (summary.contains("val_accuracy")) {
-        text = RunsPanel::tr("accuracy %1 %")
+        text = (preference ? RunsPanel::tr("reward accuracy %1 %") : RunsPanel::tr("accuracy %1 %"))
                    .arg(100.0 * summary.value("val_accuracy", 0.0), 0, 'f', 1);
     } else if (summary.contains("val_rmse")) {
         text = RunsPanel::tr("RMSE %1").arg(summary.value("val_rmse", 0.0), 0, 'g', 4);
