@@ -187,6 +187,21 @@ const KeySpec &requireKey(const std::string &key) {
 
 } // namespace
 
+namespace {
+
+// The first key (in registry order) whose name starts with `prefix` and whose value is not its
+// default; nullptr when every such key is at its default.
+const KeySpec *firstChangedKey(const Config &config, const std::string &prefix) {
+    for (const KeySpec &spec : configKeys()) {
+        if (spec.name.rfind(prefix, 0) == 0 && config.text(spec.name) != spec.default_value) {
+            return &spec;
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
 Config::Config() {
     for (const KeySpec &spec : configKeys()) {
         values_[spec.name] = spec.default_value;
@@ -293,12 +308,10 @@ void Config::validate() const {
     validateMoe();
     validatePreference();
     if (recipe != "splade") {
-        for (const KeySpec &spec : configKeys()) {
-            if (spec.name.rfind("splade.", 0) == 0 && text(spec.name) != spec.default_value) {
-                throw ConfigError(spec.name + "=" + text(spec.name) +
-                                  " is a setting of recipe=splade, not of " + recipe +
-                                  " (leave the splade.* keys at their defaults)");
-            }
+        if (const KeySpec *changed = firstChangedKey(*this, "splade.")) {
+            throw ConfigError(changed->name + "=" + text(changed->name) +
+                              " is a setting of recipe=splade, not of " + recipe +
+                              " (leave the splade.* keys at their defaults)");
         }
     }
     if (isLanguageModelRecipe(recipe)) {
@@ -353,11 +366,9 @@ void Config::validate() const {
 void Config::validatePreference() const {
     const std::string &objective = text("train.objective");
     if (objective == "sft") {
-        for (const KeySpec &spec : configKeys()) {
-            const bool preference_key =
-                spec.name.rfind("pref.", 0) == 0 || spec.name == "data.max_prompt_len";
-            if (preference_key && text(spec.name) != spec.default_value) {
-                throw ConfigError(spec.name + "=" + text(spec.name) +
+        for (const char *prefix : {"pref.", "data.max_prompt_len"}) {
+            if (const KeySpec *changed = firstChangedKey(*this, prefix)) {
+                throw ConfigError(changed->name + "=" + text(changed->name) +
                                   " is a setting of the preference objectives; train.objective "
                                   "is sft (set train.objective=dpo, ipo, simpo or orpo)");
             }
@@ -400,14 +411,10 @@ void Config::validatePreference() const {
 void Config::validateMoe() const {
     const std::string &recipe = text("recipe");
     if (!isLanguageModelRecipe(recipe)) {
-        for (const KeySpec &spec : configKeys()) {
-            if (spec.name.rfind("moe.", 0) == 0 && text(spec.name) != spec.default_value) {
-                throw ConfigError(spec.name + "=" + text(spec.name) +
-                                  ": Mixture-of-Experts blocks are part of the gpt recipe; the " +
-                                  recipe +
-                                  " recipe has none (leave the moe.* keys at their "
-                                  "defaults)");
-            }
+        if (const KeySpec *changed = firstChangedKey(*this, "moe.")) {
+            throw ConfigError(changed->name + "=" + text(changed->name) +
+                              ": Mixture-of-Experts blocks are part of the gpt recipe; the " +
+                              recipe + " recipe has none (leave the moe.* keys at their defaults)");
         }
         return;
     }
