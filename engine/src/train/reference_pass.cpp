@@ -14,7 +14,14 @@ namespace headroom::train {
 
 namespace {
 
-constexpr std::uint64_t kTableMagic = 0x3146455250524448ULL; // "HDRPREF1"
+constexpr std::uint64_t kTableMagic = 0x3246455250524448ULL; // "HDRPREF2"
+// Pairs between the partial tables a pass stores, so a stopped or killed pass continues.
+constexpr std::size_t kPairsBetweenSaves = 2048;
+
+struct StoredTable {
+    std::shared_ptr<ReferenceTable> table;
+    bool complete = false;
+};
 
 // What the table depends on: the data file, how its pairs become tokens, the base, and how the
 // reference holds it.
@@ -38,9 +45,10 @@ std::string tableBlobName(const PreparedData &data, const Config &config, const 
     return name;
 }
 
-std::string serialize(const ReferenceTable &table) {
+std::string serialize(const ReferenceTable &table, bool complete) {
     data::StateWriter writer;
     writer.u64(kTableMagic);
+    writer.u64(complete ? 1 : 0);
     writer.u64(table.size());
     for (const auto &[ordinal, sums] : table) {
         writer.u64(ordinal);
@@ -50,11 +58,14 @@ std::string serialize(const ReferenceTable &table) {
     return writer.bytes();
 }
 
-std::shared_ptr<ReferenceTable> deserialize(const std::string &bytes, const std::string &name) {
+// Nothing when the bytes are not a table of this version.
+StoredTable deserialize(const std::string &bytes, const std::string &name) {
     data::StateReader reader(bytes, name);
     if (reader.u64() != kTableMagic) {
-        return nullptr;
+        return {};
     }
+    StoredTable stored;
+    stored.complete = reader.u64() == 1;
     auto table = std::make_shared<ReferenceTable>();
     const std::uint64_t count = reader.u64();
     for (std::uint64_t i = 0; i < count; ++i) {
@@ -63,13 +74,18 @@ std::shared_ptr<ReferenceTable> deserialize(const std::string &bytes, const std:
         const auto rejected = static_cast<float>(reader.f64());
         (*table)[ordinal] = {chosen, rejected};
     }
-    return reader.atEnd() ? table : nullptr;
+    if (!reader.atEnd()) {
+        return {};
+    }
+    stored.table = std::move(table);
+    return stored;
 }
 
-// Adds the pairs of one split to the table; false when stopped.
+// Adds the pairs of one split that the table lacks; `save` after every kPairsBetweenSaves new
+// ones. False when stopped.
 bool addSplit(Recipe &recipe, const PreparedData &data, data::Split split, std::int64_t micro_batch,
               ReferenceTable &table, const std::function<void(const std::string &)> &progress,
-              const std::function<bool()> &stop) {
+              const std::function<bool()> &stop, const std::function<void()> &save) {
     data::DataSpec spec = data.spec;
     spec.shuffle_buffer = 1; // file order; the pairs themselves do not depend on it
     data::ExampleStream stream(spec, split, data.tokenizer.get(), nullptr);
@@ -86,11 +102,14 @@ bool addSplit(Recipe &recipe, const PreparedData &data, data::Split split, std::
         pairs.clear();
     };
     data::Example pair;
-    std::size_t done = 0;
+    std::size_t since_save = 0;
     while (stream.next(pair)) {
         // The training split is endless: one epoch of it.
         if (split == data::Split::Train && (pair.id >> 48) != 0) {
             break;
+        }
+        if (table.count(data::exampleOrdinal(pair.id)) != 0) {
+            continue; // an earlier, stopped pass computed it
         }
         pairs.push_back(std::move(pair));
         if (static_cast<std::int64_t>(pairs.size()) == micro_batch) {
@@ -98,8 +117,10 @@ bool addSplit(Recipe &recipe, const PreparedData &data, data::Split split, std::
                 return false;
             }
             flush();
-            done += static_cast<std::size_t>(micro_batch);
-            if (done % (64 * static_cast<std::size_t>(micro_batch)) == 0) {
+            since_save += static_cast<std::size_t>(micro_batch);
+            if (since_save >= kPairsBetweenSaves) {
+                since_save = 0;
+                save();
                 progress("reference log-probabilities: " + std::to_string(table.size()) + " pairs");
             }
         }
@@ -118,28 +139,40 @@ precomputedReference(Recipe &recipe, const PreparedData &data, const Config &con
                      const std::function<void(const std::string &)> &progress,
                      const std::function<bool()> &stop) {
     const std::string name = tableBlobName(data, config, project);
-    if (const std::optional<std::string> stored = project.blob(name)) {
+    StoredTable stored;
+    if (const std::optional<std::string> bytes = project.blob(name)) {
         try {
-            if (std::shared_ptr<ReferenceTable> table = deserialize(*stored, name)) {
-                progress("reference log-probabilities of " + std::to_string(table->size()) +
-                         " pairs from the project");
-                return table;
-            }
+            stored = deserialize(*bytes, name);
         } catch (const data::DataError &) {
-            // A damaged table is computed again below.
+            stored = {}; // a damaged table is computed again
         }
     }
-    progress("computing the reference log-probabilities of every pair once (no gradients)");
+    if (stored.table && stored.complete) {
+        progress("reference log-probabilities of " + std::to_string(stored.table->size()) +
+                 " pairs from the project");
+        return stored.table;
+    }
+    std::shared_ptr<ReferenceTable> table =
+        stored.table ? stored.table : std::make_shared<ReferenceTable>();
+    progress(table->empty()
+                 ? "computing the reference log-probabilities of every pair once (no gradients)"
+                 : "continuing the reference log-probabilities after the " +
+                       std::to_string(table->size()) + " pairs an earlier pass stored");
+    const auto save = [&] {
+        if (store) {
+            project.putBlob(name, serialize(*table, false));
+        }
+    };
     torch::NoGradGuard no_grad;
-    auto table = std::make_shared<ReferenceTable>();
     for (const data::Split split : {data::Split::Train, data::Split::Validation}) {
         if (!addSplit(recipe, data, split, std::max<std::int64_t>(1, micro_batch), *table, progress,
-                      stop)) {
+                      stop, save)) {
+            save();
             return nullptr;
         }
     }
     if (store) {
-        project.putBlob(name, serialize(*table));
+        project.putBlob(name, serialize(*table, true));
     }
     progress("reference log-probabilities of " + std::to_string(table->size()) + " pairs computed" +
              (store ? " and stored in the project" : ""));

@@ -182,8 +182,8 @@ void TrainingRun::setUp() {
             [this] { return control_.stop.load(); });
         if (!table) {
             throw RunFailure{FailureKind::CannotContinue,
-                             "stopped while computing the reference log-probabilities; nothing "
-                             "was stored, the next run computes them again",
+                             "stopped while computing the reference log-probabilities; what was "
+                             "computed is stored, the next run continues from there",
                              RunStatus::Stopped};
         }
         recipe_->useReferenceTable(std::move(table));

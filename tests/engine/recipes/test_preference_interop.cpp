@@ -3,14 +3,19 @@
 // tiny random Llama (LoRA and every weight) and GPT-2 (LoRA) folders of the pretrained_reference
 // fixture, every objective's loss, per-pair log-probabilities, rewards and the gradient of every
 // trained tensor equal the reference within 1e-5, at step 1 and after 3 updates (the policy moved,
-// the reference still the base). DPO with LoRA starts at exactly ln 2.
+// the reference still the base). DPO with LoRA starts at exactly ln 2. A precomputed reference's
+// pass continues where a stopped one ended.
+#include "hf/base_tokenizer.h"
 #include "hf/model_folder.h"
 #include "models/causal_lm.h"
 #include "python_reference.h"
 #include "recipes/recipe.h"
 #include "train/lora_setup.h"
+#include "train/prepared_data.h"
+#include "train/reference_pass.h"
 
 #include <headroom/config.h>
+#include <headroom/project.h>
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -100,6 +105,7 @@ private Q_SLOTS:
     void initTestCase();
     void matchesTheReference_data();
     void matchesTheReference();
+    void precomputedReferenceContinuesAStoppedPass();
 
 private:
     // Writes IN, runs the reference, compares; `gradients` by input name.
@@ -281,6 +287,79 @@ void TestPreferenceInterop::compareWithReference(
                                 .arg(label, QString::fromStdString(name))
                                 .arg(difference)));
     }
+}
+
+// pref.precompute_reference: a pass stopped part-way stores what it computed; the next pass
+// computes only the rest, and the table equals one computed in a single pass.
+void TestPreferenceInterop::precomputedReferenceContinuesAStoppedPass() {
+    const std::string folder = (root_ + "/reference/llama").toStdString();
+    QFile data_file(dir_.filePath("pass-pairs.jsonl"));
+    QVERIFY(data_file.open(QIODevice::WriteOnly));
+    for (int i = 0; i < 30; ++i) {
+        data_file.write(QString("{\"prompt\": \"Count %1\", \"chosen\": \" %2\", \"rejected\": "
+                                "\" %3 and more\"}\n")
+                            .arg(i)
+                            .arg(i + 1)
+                            .arg(i * 7)
+                            .toUtf8());
+    }
+    data_file.close();
+    Config config;
+    config.set("recipe", "causal_lm");
+    config.set("model.base", folder);
+    config.set("tokenizer", "base");
+    config.set("data.path", data_file.fileName().toStdString());
+    config.set("model.seq_len", "24");
+    config.set("train.objective", "dpo");
+    config.set("lora.rank", "4");
+    config.set("pref.precompute_reference", "1");
+    const hf::ModelFolder base = hf::locateModelFolder(folder);
+    std::unique_ptr<train::Recipe> recipe =
+        train::makePretrainedRecipe(config, base, torch::Device(torch::kCPU));
+    QVERIFY(train::enableLoraFromConfig(config, *recipe));
+    QVERIFY(recipe->precomputesReference());
+    train::PreparedData data;
+    data.spec = train::dataSpecFromConfig(config, "");
+    data.tokenizer = hf::loadBaseTokenizer(base);
+
+    QStringList messages;
+    const auto progress = [&](const std::string &message) {
+        messages << QString::fromStdString(message);
+    };
+    Project project =
+        Project::create(dir_.filePath("pass.headroom").toStdString(), config.toJson());
+    int polls = 0;
+    QVERIFY(train::precomputedReference(*recipe, data, config, project, true, 2, progress,
+                                        [&] { return ++polls == 3; }) == nullptr);
+    const auto continued = train::precomputedReference(*recipe, data, config, project, true, 2,
+                                                       progress, [] { return false; });
+    QVERIFY(continued != nullptr);
+    QVERIFY2(messages.join('\n').contains("continuing the reference log-probabilities after the "
+                                          "4 pairs"),
+             qPrintable(messages.join('\n')));
+    Project other =
+        Project::create(dir_.filePath("single.headroom").toStdString(), config.toJson());
+    const auto single = train::precomputedReference(*recipe, data, config, other, false, 5,
+                                                    progress, [] { return false; });
+    QCOMPARE(continued->size(), std::size_t{30});
+    QCOMPARE(single->size(), std::size_t{30});
+    // Batches of other sizes pad to other widths: the sums agree to rounding.
+    for (const auto &[ordinal, sums] : *single) {
+        const auto found = continued->find(ordinal);
+        QVERIFY(found != continued->end());
+        for (int i = 0; i < 2; ++i) {
+            QVERIFY2(std::abs(found->second[i] - sums[i]) <= 1e-4f * std::abs(sums[i]),
+                     qPrintable(QString("pair %1: %2 against %3")
+                                    .arg(ordinal)
+                                    .arg(found->second[i])
+                                    .arg(sums[i])));
+        }
+    }
+    messages.clear();
+    QVERIFY(train::precomputedReference(*recipe, data, config, project, true, 2, progress,
+                                        [] { return true; }) != nullptr);
+    QVERIFY2(messages.join('\n').contains("30 pairs from the project"),
+             qPrintable(messages.join('\n')));
 }
 
 QTEST_GUILESS_MAIN(TestPreferenceInterop)
