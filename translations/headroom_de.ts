@@ -335,8 +335,16 @@
         <translation>Präferenzpaare: höchstens so viele Prompt-Token werden behalten (das Ende des Prompts, wie TRL es behält); 0 = keine Grenze (ein Paar wird in jedem Fall bei model.seq_len + 1 Token abgeschnitten)</translation>
     </message>
     <message>
-        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA). Dropout is off for them, as in TRL</source>
-        <translation>Was der Lauf optimiert: sft = Next-Token-Verlust auf den Daten; dpo, ipo, simpo, orpo = Präferenz-Tuning auf &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot;-Paaren (model.base; dpo und ipo gegen ein eingefrorenes Referenzmodell: die Basis mit abgeschalteten LoRA-Adaptern oder ohne LoRA eine eingefrorene Kopie). Dropout ist bei ihnen aus, wie in TRL</translation>
+        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA); kto = unpaired &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; records against the reference. Dropout is off for them, as in TRL</source>
+        <translation>Was der Lauf optimiert: sft = Next-Token-Verlust auf den Daten; dpo, ipo, simpo, orpo = Präferenz-Tuning auf &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot;-Paaren (model.base; dpo und ipo gegen ein eingefrorenes Referenzmodell: die Basis mit abgeschalteten LoRA-Adaptern oder ohne LoRA eine eingefrorene Kopie); kto = ungepaarte &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot;-Datensätze gegen das Referenzmodell. Dropout ist bei ihnen aus, wie in TRL</translation>
+    </message>
+    <message>
+        <source>kto: the weight of the loss of records labelled desirable (true)</source>
+        <translation>kto: das Gewicht des Verlusts der als erwünscht (true) beschrifteten Datensätze</translation>
+    </message>
+    <message>
+        <source>kto: the weight of the loss of records labelled undesirable (false)</source>
+        <translation>kto: das Gewicht des Verlusts der als unerwünscht (false) beschrifteten Datensätze</translation>
     </message>
     <message>
         <source>Preference objectives: beta, how far the policy may move from the reference (dpo, ipo) or the reward scale (simpo)</source>

@@ -335,8 +335,16 @@
         <translation>偏好对：最多保留的提示词元数（保留提示的末尾，与 TRL 相同）；0 = 不限制（无论如何，偏好对都会在 model.seq_len + 1 个词元处截断）</translation>
     </message>
     <message>
-        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA). Dropout is off for them, as in TRL</source>
-        <translation>本次运行优化的目标：sft = 数据上的下一词元损失；dpo、ipo、simpo、orpo = 基于 &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; 偏好对的偏好微调（需要 model.base；dpo 和 ipo 与冻结的参考模型比较：关闭 LoRA 适配器的基座模型，或不用 LoRA 时的一份冻结副本）。与 TRL 一样，这些目标不使用 dropout</translation>
+        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA); kto = unpaired &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; records against the reference. Dropout is off for them, as in TRL</source>
+        <translation>本次运行优化的目标：sft = 数据上的下一词元损失；dpo、ipo、simpo、orpo = 基于 &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; 偏好对的偏好微调（需要 model.base；dpo 和 ipo 与冻结的参考模型比较：关闭 LoRA 适配器的基座模型，或不用 LoRA 时的一份冻结副本）；kto = 以参考模型为参照的非成对 &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; 记录。与 TRL 一样，这些目标不使用 dropout</translation>
+    </message>
+    <message>
+        <source>kto: the weight of the loss of records labelled desirable (true)</source>
+        <translation>kto：标记为期望（true）的记录的损失权重</translation>
+    </message>
+    <message>
+        <source>kto: the weight of the loss of records labelled undesirable (false)</source>
+        <translation>kto：标记为不期望（false）的记录的损失权重</translation>
     </message>
     <message>
         <source>Preference objectives: beta, how far the policy may move from the reference (dpo, ipo) or the reward scale (simpo)</source>

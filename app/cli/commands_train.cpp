@@ -78,7 +78,10 @@ public:
                 line["chosen_rewards"] = finiteOrNull(p.chosen_rewards);
                 line["rejected_rewards"] = finiteOrNull(p.rejected_rewards);
                 line["reward_margin"] = finiteOrNull(p.reward_margin);
-                line["reward_accuracy"] = p.reward_accuracy;
+                line["reward_accuracy"] = finiteOrNull(p.reward_accuracy);
+                if (std::isfinite(p.kl)) {
+                    line["kl"] = p.kl; // kto
+                }
             }
             if (!m.ranks.empty()) {
                 line["ranks"] = nlohmann::json::parse(rankStepMetricsJson(m.ranks));

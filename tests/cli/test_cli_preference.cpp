@@ -30,6 +30,7 @@ private Q_SLOTS:
     void badPairIsRefusedAtItsLine();
     void tokenizeMeasuresBothSequences();
     void conversationalPairsTrainThroughTheTemplate();
+    void ktoLearnsFromUnpairedRecords();
     void objectiveWithoutABaseIsRefused();
 
 private:
@@ -297,6 +298,57 @@ void TestCliPreference::conversationalPairsTrainThroughTheTemplate() {
     // conversation.
     QVERIFY(steps.front()["chosen_logps"].toDouble() < 0);
     QVERIFY(!linesOfType(trained.out, "eval").isEmpty());
+}
+
+void TestCliPreference::ktoLearnsFromUnpairedRecords() {
+    QByteArray records;
+    for (int i = 0; i < 80; ++i) {
+        const bool good = i % 2 == 0;
+        records += QString("{\"prompt\": \"Question %1: is it so?\", \"completion\": \"%2\", "
+                           "\"label\": %3}\n")
+                       .arg(i * 13)
+                       .arg(good ? " yes, it is" : QString(" no %1").arg(i % 5))
+                       .arg(good ? "true" : "false")
+                       .toUtf8();
+    }
+    const QString data = test_support::writeFile(QDir(dir_.path()), "kto.jsonl", records);
+    const QString project =
+        newProject("kto", data,
+                   {"--set", "train.objective=kto", "--set", "lora.rank=8", "--set",
+                    "lora.targets=all-linear", "--set", "train.accumulation=2", "--set",
+                    "train.steps=20", "--set", "train.eval_every=20"});
+    QVERIFY(!project.isEmpty());
+    const Result trained = cli({"train", project, "--json"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    QVERIFY2(trained.err.contains("KTO (beta 0.1) against the base with the adapters off"),
+             qPrintable(trained.err));
+    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    QCOMPARE(steps.size(), 20);
+    // Zero adapters: every record's log-ratio is 0, so is the KL estimate, and each loss is
+    // 1 - sigmoid(0).
+    QVERIFY(std::abs(steps.front()["loss"].toDouble() - 0.5) < 1e-6);
+    QCOMPARE(steps.front()["kl"].toDouble(), 0.0);
+    QVERIFY(steps.back().contains("kl"));
+    QVERIFY(steps.back()["chosen_rewards"].toDouble() > 0);
+    QVERIFY(steps.back()["rejected_rewards"].toDouble() < 0);
+    const QList<QJsonObject> evaluations = linesOfType(trained.out, "eval");
+    QVERIFY(!evaluations.isEmpty());
+    QVERIFY2(evaluations.back()["accuracy"].toDouble() >= 0.9,
+             qPrintable(QJsonDocument(evaluations.back()).toJson()));
+
+    // The KL estimate is the step's: an out-of-memory error replays the step to the same loss.
+    const Result faulty = test_support::runCli({"train", project, "--json"}, "oom@step:3");
+    QVERIFY2(faulty.exit_code == 0, qPrintable(faulty.err));
+    const QList<QJsonObject> replayed = linesOfType(faulty.out, "step");
+    QCOMPARE(replayed.size(), steps.size());
+    for (int index = 0; index < steps.size(); ++index) {
+        for (const char *key : {"loss", "kl"}) {
+            const double value = steps[index][key].toDouble();
+            QVERIFY2(std::abs(replayed[index][key].toDouble() - value) <=
+                         1e-5 * std::max(1.0, std::abs(value)),
+                     qPrintable(QString("step %1 %2").arg(index + 1).arg(key)));
+        }
+    }
 }
 
 void TestCliPreference::objectiveWithoutABaseIsRefused() {

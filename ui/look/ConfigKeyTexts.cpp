@@ -215,8 +215,9 @@ const char *const kDescriptions[] = {
                       "What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, "
                       "orpo = preference tuning on \"prompt\"/\"chosen\"/\"rejected\" pairs "
                       "(model.base; dpo and ipo against a frozen reference: the base with the LoRA "
-                      "adapters off, or a frozen copy without LoRA). Dropout is off for them, as in"
-                      " TRL"),
+                      "adapters off, or a frozen copy without LoRA); kto = unpaired "
+                      "\"prompt\"/\"completion\"/\"label\" records against the reference. "
+                      "Dropout is off for them, as in TRL"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Preference objectives: beta, how far the policy may move from the reference "
                       "(dpo, ipo) or the reward scale (simpo)"),
@@ -224,6 +225,10 @@ const char *const kDescriptions[] = {
                       "dpo and simpo: the share of pairs assumed mislabelled (conservative DPO); 0 "
                       "= none"),
     QT_TRANSLATE_NOOP("ConfigKeys", "simpo: the target reward margin gamma"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "kto: the weight of the loss of records labelled desirable (true)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "kto: the weight of the loss of records labelled undesirable (false)"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "orpo: the weight of the odds-ratio term beside the next-token loss of the "
                       "chosen sequence (its prompt and completion, as TRL)"),

@@ -1,6 +1,8 @@
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,6 +42,9 @@ struct RetrievalStepMetrics {
 // rewards (beta times the log-ratio to the reference for dpo/ipo, beta (simpo) or lambda (orpo)
 // times the log-probability otherwise), the reward margin and the share of pairs whose chosen
 // reward is the higher.
+// KTO's records are unpaired: "chosen" figures are the means over its desirable records,
+// "rejected" over its undesirable ones (NaN for a step without any), the accuracy is the share of
+// records whose reward has the sign of their label, and kl its KL estimate (NaN for the others).
 struct PreferenceStepMetrics {
     double chosen_logps = 0;
     double rejected_logps = 0;
@@ -47,6 +52,18 @@ struct PreferenceStepMetrics {
     double rejected_rewards = 0;
     double reward_margin = 0;
     double reward_accuracy = 0;
+    double kl = std::numeric_limits<double>::quiet_NaN();
+
+    // Every figure in the order above, for code that treats them alike.
+    std::array<double *, 7> figures() {
+        return {&chosen_logps,
+                &rejected_logps,
+                &chosen_rewards,
+                &rejected_rewards,
+                &reward_margin,
+                &reward_accuracy,
+                &kl};
+    }
 };
 
 // One rank of a distributed run in one step: its peak memory and the throughput of its share

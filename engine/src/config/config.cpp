@@ -370,7 +370,7 @@ void Config::validatePreference() const {
             if (const KeySpec *changed = firstChangedKey(*this, prefix)) {
                 throw ConfigError(changed->name + "=" + text(changed->name) +
                                   " is a setting of the preference objectives; train.objective "
-                                  "is sft (set train.objective=dpo, ipo, simpo or orpo)");
+                                  "is sft (set train.objective=dpo, ipo, simpo, orpo or kto)");
             }
         }
         return;
@@ -387,12 +387,17 @@ void Config::validatePreference() const {
     }
     const std::string &format = text("data.format");
     if (format != "auto" && format != "jsonl" && format != "json") {
-        throw ConfigError("data.format=" + format + " does not hold preference pairs: train." +
-                          "objective=" + objective +
-                          " reads jsonl or json records with \"prompt\", \"chosen\" and "
-                          "\"rejected\"");
+        throw ConfigError("data.format=" + format + " does not hold preference records: train." +
+                          "objective=" + objective + " reads jsonl or json records with " +
+                          (objective == "kto" ? "\"prompt\", \"completion\" and \"label\""
+                                              : "\"prompt\", \"chosen\" and \"rejected\""));
     }
-    const bool reference = objective == "dpo" || objective == "ipo";
+    const bool reference = objective == "dpo" || objective == "ipo" || objective == "kto";
+    if (objective == "kto" && integer("pref.precompute_reference") == 1) {
+        throw ConfigError("pref.precompute_reference=1 does not work with train.objective=kto: "
+                          "its KL term pairs each prompt with another completion of the same "
+                          "step, which cannot be computed ahead");
+    }
     if (integer("pref.precompute_reference") == 1 && !reference) {
         throw ConfigError("pref.precompute_reference=1 stores the reference model's "
                           "log-probabilities; train.objective=" +

@@ -257,11 +257,12 @@ std::vector<KeySpec> buildKeys() {
              "- j, 1 + j]; 0 = off"),
 
         // --- Preference tuning (recipes/preference_objective.h) on a pretrained base ---
-        choice("train.objective", "sft", {"sft", "dpo", "ipo", "simpo", "orpo"},
+        choice("train.objective", "sft", {"sft", "dpo", "ipo", "simpo", "orpo", "kto"},
                "What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo "
                "= preference tuning on \"prompt\"/\"chosen\"/\"rejected\" pairs (model.base; "
                "dpo and ipo against a frozen reference: the base with the LoRA adapters off, "
-               "or a frozen copy without LoRA). Dropout is off for them, as in TRL"),
+               "or a frozen copy without LoRA); kto = unpaired \"prompt\"/\"completion\"/"
+               "\"label\" records against the reference. Dropout is off for them, as in TRL"),
         real("pref.beta", "0.1", 1e-6, 1000,
              "Preference objectives: beta, how far the policy may move from the reference (dpo, "
              "ipo) or the reward scale (simpo)"),
@@ -269,6 +270,10 @@ std::vector<KeySpec> buildKeys() {
              "dpo and simpo: the share of pairs assumed mislabelled (conservative DPO); 0 = "
              "none"),
         real("pref.simpo_gamma", "0.5", 0, 1000, "simpo: the target reward margin gamma"),
+        real("pref.kto_desirable_weight", "1", 0, 1000,
+             "kto: the weight of the loss of records labelled desirable (true)"),
+        real("pref.kto_undesirable_weight", "1", 0, 1000,
+             "kto: the weight of the loss of records labelled undesirable (false)"),
         real("pref.orpo_lambda", "0.1", 0, 1000,
              "orpo: the weight of the odds-ratio term beside the next-token loss of the chosen "
              "sequence (its prompt and completion, as TRL)"),

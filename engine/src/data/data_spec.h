@@ -37,6 +37,9 @@ struct DataSpec {
     // Preference pairs (train.objective dpo, ipo, simpo, orpo): every record holds "prompt",
     // "chosen" and "rejected"; each becomes one example with its rejected sequence.
     bool preference = false;
+    // Unpaired preference records (train.objective kto): every record holds "prompt",
+    // "completion" and a boolean "label" (desirable or not), in Example::target (1 or 0).
+    bool unpaired = false;
     // Preference pairs: the most prompt tokens kept (its end); 0 = no limit.
     std::int64_t max_prompt_len = 0;
     // Chat data (data.format=chat, or JSONL whose first record is a conversation): every record

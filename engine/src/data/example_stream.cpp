@@ -114,6 +114,9 @@ std::uint64_t specFingerprint(const DataSpec &spec, const Tokenizer *tokenizer) 
         writer.str("preference");
         writer.i64(spec.max_prompt_len);
     }
+    if (spec.unpaired) {
+        writer.str("unpaired");
+    }
     if (tokenizer) {
         writer.u64(static_cast<std::uint64_t>(tokenizer->kind()));
         writer.i64(tokenizer->vocabSize());
@@ -238,6 +241,7 @@ bool ExampleStream::Impl::produce(Example &out) {
         if (record.conversation || record.instruction) {
             if (!record.conversation) {
                 instructionExample(out);
+                out.target = record.label; // kto: desirable or not (-1 otherwise, unused)
             } else if (!chatExample(out)) {
                 continue;
             }

@@ -238,6 +238,7 @@ void RecordReader::takeTextFields(const nlohmann::ordered_json &object, Record &
             throw DataError(path(), record.line,
                             "the completion is empty: nothing to learn from this record");
         }
+        takeLabel(object, record);
         return;
     }
     if (field == object.end()) {
@@ -252,6 +253,30 @@ void RecordReader::takeTextFields(const nlohmann::ordered_json &object, Record &
                             ", expected a string");
     }
     record.text = field->get<std::string>();
+}
+
+// KTO's "label": required (a boolean) for unpaired preference data; refused elsewhere, where
+// supervised training would learn the undesirable completions too.
+void RecordReader::takeLabel(const nlohmann::ordered_json &object, Record &record) const {
+    const auto label = object.find("label");
+    record.label = -1;
+    if (!spec_.unpaired) {
+        if (label != object.end() && label->is_boolean()) {
+            throw DataError(path(), record.line,
+                            "a record with a \"label\" (unpaired preference data), which "
+                            "supervised training cannot use: set train.objective=kto");
+        }
+        return;
+    }
+    if (label == object.end() || !label->is_boolean()) {
+        throw DataError(path(), record.line,
+                        label == object.end()
+                            ? std::string("the record has no \"label\" (true for a desirable "
+                                          "completion, false for an undesirable one)")
+                            : std::string("the field \"label\" is a ") + label->type_name() +
+                                  ", expected true or false");
+    }
+    record.label = label->get<bool>() ? 1 : 0;
 }
 
 void RecordReader::takePreferenceFields(const nlohmann::ordered_json &object,

@@ -29,6 +29,9 @@ struct Record {
     // `prompt`, the rejected completion here.
     bool pair = false;
     std::string rejected;
+    // JSONL unpaired preference data (spec.unpaired): a prompt/completion record's "label", 1
+    // desirable, 0 not.
+    int label = -1;
     // A conversational pair (lists of messages): the prompt's messages with the chosen reply,
     // and with the rejected one, rendered through the chat template in training; `prompt`,
     // `text` and `rejected` then hold their plain texts (for previews and statistics).
@@ -85,6 +88,7 @@ private:
     void takeConversation(const nlohmann::ordered_json &object, Record &record) const;
     void takePreferenceFields(const nlohmann::ordered_json &object, Record &record) const;
     void takeConversationalPair(const nlohmann::ordered_json &object, Record &record) const;
+    void takeLabel(const nlohmann::ordered_json &object, Record &record) const;
     void takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const;
     bool nextCsv(Record &record);
 

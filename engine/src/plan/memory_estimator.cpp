@@ -28,8 +28,9 @@ plan::StepTechniques stepTechniques(const Config &config) {
     step.adamw8bit = techniques.adamw8bit;
     step.offload = techniques.offload;
     // A preference pair is two sequences (chosen and rejected) through one forward pass.
+    const std::string &objective = config.text("train.objective");
     step.micro_batch =
-        config.integer("train.micro_batch") * (config.text("train.objective") == "sft" ? 1 : 2);
+        config.integer("train.micro_batch") * (objective == "sft" || objective == "kto" ? 1 : 2);
     step.accumulation = config.integer("train.accumulation");
     step.lora_rank = config.integer("lora.rank");
     step.lora_dropout = config.text("train.objective") == "sft" ? config.real("lora.dropout") : 0.0;
@@ -109,10 +110,15 @@ void applyPreference(const Config &config, const ModelFacts &facts, MemoryEstima
     if (objective == "sft") {
         return;
     }
-    estimate.notes.push_back("train.objective=" + objective +
-                             ": each pair's chosen and rejected sequences go through one pass "
-                             "(activations of 2 x micro_batch rows)");
-    if ((objective != "dpo" && objective != "ipo") || config.integer("lora.rank") > 0) {
+    estimate.notes.push_back(
+        objective == "kto"
+            ? std::string("train.objective=kto: each step also runs every record's mismatched "
+                          "sequence forward without gradients (its KL estimate)")
+            : "train.objective=" + objective +
+                  ": each pair's chosen and rejected sequences go through one pass "
+                  "(activations of 2 x micro_batch rows)");
+    if ((objective != "dpo" && objective != "ipo" && objective != "kto") ||
+        config.integer("lora.rank") > 0) {
         return;
     }
     if (config.integer("pref.precompute_reference") == 1) {

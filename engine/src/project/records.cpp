@@ -1,6 +1,7 @@
 #include "project/records.h"
 
 #include <array>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <utility>
 
@@ -119,20 +120,19 @@ std::vector<RankStepMetrics> ranksFromJson(const std::string &text) {
     return ranks;
 }
 
-constexpr const char *kPreferenceFields[] = {"chosen_logps",   "rejected_logps",
-                                             "chosen_rewards", "rejected_rewards",
-                                             "reward_margin",  "reward_accuracy"};
-
-std::array<double *, 6> preferenceFigures(PreferenceStepMetrics &m) {
-    return {&m.chosen_logps,     &m.rejected_logps, &m.chosen_rewards,
-            &m.rejected_rewards, &m.reward_margin,  &m.reward_accuracy};
-}
+constexpr const char *kPreferenceFields[] = {"chosen_logps",
+                                             "rejected_logps",
+                                             "chosen_rewards",
+                                             "rejected_rewards",
+                                             "reward_margin",
+                                             "reward_accuracy",
+                                             "kl"};
 
 std::string preferenceJson(PreferenceStepMetrics m) {
     nlohmann::json object = nlohmann::json::object();
-    const std::array<double *, 6> figures = preferenceFigures(m);
+    const std::array<double *, 7> figures = m.figures();
     for (std::size_t i = 0; i < figures.size(); ++i) {
-        object[kPreferenceFields[i]] = *figures[i];
+        object[kPreferenceFields[i]] = *figures[i]; // NaN is written as null
     }
     return object.dump();
 }
@@ -144,11 +144,12 @@ PreferenceStepMetrics preferenceFromJson(const std::string &text) {
     if (!object.is_object()) {
         return m;
     }
-    const std::array<double *, 6> figures = preferenceFigures(m);
+    const std::array<double *, 7> figures = m.figures();
     for (std::size_t i = 0; i < figures.size(); ++i) {
         const auto value = object.find(kPreferenceFields[i]);
-        if (value != object.end() && value->is_number()) {
-            *figures[i] = value->get<double>();
+        if (value != object.end()) {
+            *figures[i] = value->is_number() ? value->get<double>()
+                                             : std::numeric_limits<double>::quiet_NaN();
         }
     }
     return m;

@@ -15,11 +15,14 @@ std::optional<PreferenceOptions> preferenceOptions(const Config &config) {
     options.objective = name == "dpo"     ? PreferenceObjective::Dpo
                         : name == "ipo"   ? PreferenceObjective::Ipo
                         : name == "simpo" ? PreferenceObjective::Simpo
+                        : name == "kto"   ? PreferenceObjective::Kto
                                           : PreferenceObjective::Orpo;
     options.beta = config.real("pref.beta");
     options.label_smoothing = config.real("pref.label_smoothing");
     options.simpo_gamma = config.real("pref.simpo_gamma");
     options.orpo_lambda = config.real("pref.orpo_lambda");
+    options.kto_desirable_weight = config.real("pref.kto_desirable_weight");
+    options.kto_undesirable_weight = config.real("pref.kto_undesirable_weight");
     return options;
 }
 
@@ -33,16 +36,19 @@ std::string objectiveName(PreferenceObjective objective) {
         return "simpo";
     case PreferenceObjective::Orpo:
         return "orpo";
+    case PreferenceObjective::Kto:
+        return "kto";
     }
     return "dpo";
 }
 
 bool needsReference(PreferenceObjective objective) {
-    return objective == PreferenceObjective::Dpo || objective == PreferenceObjective::Ipo;
+    return objective == PreferenceObjective::Dpo || objective == PreferenceObjective::Ipo ||
+           objective == PreferenceObjective::Kto;
 }
 
 bool averagesLogps(PreferenceObjective objective) {
-    return objective != PreferenceObjective::Dpo;
+    return objective != PreferenceObjective::Dpo && objective != PreferenceObjective::Kto;
 }
 
 SequenceLogps sequenceLogps(const torch::Tensor &target_losses, const torch::Tensor &targets) {
@@ -95,6 +101,9 @@ PreferenceTerms preferenceTerms(const PreferenceOptions &options, const Sequence
         terms.chosen_rewards = beta * chosen.detach();
         terms.rejected_rewards = beta * rejected.detach();
         break;
+    case PreferenceObjective::Kto:
+        TORCH_CHECK(false, "KTO scores unpaired records: ktoTerms");
+        break;
     case PreferenceObjective::Orpo: {
         // log odds(p) = log p - log(1 - p) of the mean token probability; the pair's loss is its
         // chosen sequence's negative log-likelihood minus lambda log sigmoid(log odds ratio).
@@ -111,6 +120,26 @@ PreferenceTerms preferenceTerms(const PreferenceOptions &options, const Sequence
     terms.pair_losses = terms.pair_losses.detach();
     terms.chosen_logps = chosen.detach();
     terms.rejected_logps = rejected.detach();
+    return terms;
+}
+
+PreferenceTerms ktoTerms(const PreferenceOptions &options, const SequenceLogps &policy,
+                         const SequenceLogps &reference, const torch::Tensor &desirable,
+                         double kl) {
+    const double beta = options.beta;
+    const torch::Tensor logratios = policy.sums - reference.sums;
+    const torch::Tensor chosen_losses =
+        options.kto_desirable_weight * (1 - torch::sigmoid(beta * (logratios - kl)));
+    const torch::Tensor rejected_losses =
+        options.kto_undesirable_weight * (1 - torch::sigmoid(beta * (kl - logratios)));
+    PreferenceTerms terms;
+    terms.pair_losses = torch::where(desirable, chosen_losses, rejected_losses);
+    terms.loss = terms.pair_losses.mean();
+    terms.pair_losses = terms.pair_losses.detach();
+    terms.chosen_logps = policy.sums.detach();
+    terms.chosen_rewards = beta * logratios.detach();
+    terms.desirable = desirable;
+    terms.kl = kl;
     return terms;
 }
 

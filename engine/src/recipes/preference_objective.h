@@ -1,6 +1,6 @@
 // Preference objectives on a pair's log-probabilities, as TRL defines them (the TRL files and
 // version followed are named in docs/FINE_TUNING.md): DPO (sigmoid, with conservative label
-// smoothing), IPO, SimPO and ORPO.
+// smoothing), IPO, SimPO, ORPO, and KTO on unpaired records.
 #pragma once
 
 #include <torch/torch.h>
@@ -14,7 +14,7 @@ class Config;
 
 namespace headroom::train {
 
-enum class PreferenceObjective { Dpo, Ipo, Simpo, Orpo };
+enum class PreferenceObjective { Dpo, Ipo, Simpo, Orpo, Kto };
 
 struct PreferenceOptions {
     PreferenceObjective objective = PreferenceObjective::Dpo;
@@ -22,15 +22,18 @@ struct PreferenceOptions {
     double label_smoothing = 0;
     double simpo_gamma = 0.5;
     double orpo_lambda = 0.1;
+    double kto_desirable_weight = 1;
+    double kto_undesirable_weight = 1;
 };
 
 // train.objective and the pref.* keys; nothing for sft.
 std::optional<PreferenceOptions> preferenceOptions(const Config &config);
 std::string objectiveName(PreferenceObjective objective);
 
-// DPO and IPO compare the policy with a frozen reference model; SimPO and ORPO need none.
+// DPO, IPO and KTO compare the policy with a frozen reference model; SimPO and ORPO need none.
 bool needsReference(PreferenceObjective objective);
-// IPO, SimPO and ORPO score a completion by its mean token log-probability, DPO by the sum.
+// IPO, SimPO and ORPO score a completion by its mean token log-probability, DPO and KTO by the
+// sum.
 bool averagesLogps(PreferenceObjective objective);
 
 // Log-probabilities of the scored tokens of sequences [N]: their sum and their number.
@@ -52,6 +55,11 @@ struct PreferenceTerms {
     torch::Tensor rejected_logps;
     torch::Tensor chosen_rewards;
     torch::Tensor rejected_rewards;
+    // KTO: the records are unpaired; per record [B] its log-probability (chosen_logps), reward
+    // (chosen_rewards) and whether it is desirable; `kl` the step's KL estimate. The rejected_*
+    // tensors stay undefined.
+    torch::Tensor desirable;
+    double kl = 0;
 };
 // `policy`: the chosen sequences' then the rejected ones' ([2B]); `reference` likewise
 // (undefined when the objective needs none). `chosen_nll` [B] (orpo): each chosen sequence's
@@ -60,5 +68,12 @@ struct PreferenceTerms {
 PreferenceTerms preferenceTerms(const PreferenceOptions &options, const SequenceLogps &policy,
                                 const SequenceLogps &reference,
                                 const torch::Tensor &chosen_nll = {});
+
+// KTO (TRL's kto_trainer.py, loss_type "kto") on B records: `policy` and `reference` their
+// summed log-probabilities [B], `desirable` [B] bool, `kl` the KL estimate z0 (>= 0, no
+// gradient): a desirable record's loss is w_d (1 - sigmoid(beta (r - z0))), an undesirable
+// one's w_u (1 - sigmoid(beta (z0 - r))), r the policy's log-ratio to the reference.
+PreferenceTerms ktoTerms(const PreferenceOptions &options, const SequenceLogps &policy,
+                         const SequenceLogps &reference, const torch::Tensor &desirable, double kl);
 
 } // namespace headroom::train

@@ -1,7 +1,10 @@
 #include "recipes/preference_scoring.h"
 
+#include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace headroom::train {
 
@@ -27,6 +30,29 @@ std::vector<data::Example> chosenWithPrompts(const ExampleBatch &pairs) {
         chosen.push_back(std::move(sequence));
     }
     return chosen;
+}
+
+std::vector<data::Example> ktoMismatchedSequences(const ExampleBatch &records,
+                                                  std::int64_t seq_len) {
+    const std::size_t width = static_cast<std::size_t>(seq_len + 1);
+    std::vector<data::Example> sequences;
+    sequences.reserve(records.size());
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        const data::Example &prompt_of = *records[i];
+        const data::Example &completion_of = *records[(i + records.size() - 1) % records.size()];
+        data::Example sequence;
+        sequence.tokens.assign(prompt_of.tokens.begin(),
+                               prompt_of.tokens.begin() + prompt_of.prompt_tokens);
+        sequence.tokens.insert(sequence.tokens.end(),
+                               completion_of.tokens.begin() + completion_of.prompt_tokens,
+                               completion_of.tokens.begin() + completion_of.real_tokens);
+        sequence.tokens.resize(std::min(sequence.tokens.size(), width));
+        sequence.prompt_tokens = prompt_of.prompt_tokens;
+        sequence.real_tokens = static_cast<std::int32_t>(sequence.tokens.size());
+        sequence.tokens.resize(width, completion_of.tokens.back());
+        sequences.push_back(std::move(sequence));
+    }
+    return sequences;
 }
 
 PreferenceScorer::PreferenceScorer(PreferenceOptions options, models::CausalLm reference)
@@ -83,6 +109,32 @@ PreferenceTerms PreferenceScorer::score(models::CausalLmImpl &policy, const Exam
     return preferenceTerms(options_, logps, reference, nll);
 }
 
+PreferenceTerms PreferenceScorer::scoreUnpaired(models::CausalLmImpl &policy,
+                                                const ExampleBatch &records,
+                                                const LanguageModelBatch &rows, double kl) {
+    const SequenceLogps reference = referenceLogps(policy, {}, rows);
+    const SequenceLogps logps =
+        sequenceLogps(policy.targetLosses(rows.inputs, rows.targets), rows.targets);
+    std::vector<std::uint8_t> desirable;
+    for (const data::Example *record : records) {
+        desirable.push_back(record->target > 0.5 ? 1 : 0);
+    }
+    const torch::Tensor labels =
+        torch::tensor(std::vector<std::int64_t>(desirable.begin(), desirable.end()))
+            .to(torch::kBool)
+            .to(rows.inputs.device());
+    return ktoTerms(options_, logps, reference, labels, kl);
+}
+
+double PreferenceScorer::mismatchedLogRatioSum(models::CausalLmImpl &policy,
+                                               const LanguageModelBatch &mismatched) {
+    torch::NoGradGuard no_grad;
+    const SequenceLogps reference = referenceLogps(policy, {}, mismatched);
+    const SequenceLogps logps = sequenceLogps(
+        policy.targetLosses(mismatched.inputs, mismatched.targets), mismatched.targets);
+    return (logps.sums - reference.sums).sum().item<double>();
+}
+
 std::vector<std::array<float, 2>> PreferenceScorer::referenceSums(models::CausalLmImpl &policy,
                                                                   const LanguageModelBatch &rows) {
     const torch::Tensor sums =
@@ -130,11 +182,39 @@ std::string PreferenceScorer::describe() const {
                 : " (" + models::baseFormatName(reference_->baseFormat()) + ")");
 }
 
+namespace {
+
+// The mean of `values` where `mask` holds (NaN where it never does).
+double maskedMean(const torch::Tensor &values, const torch::Tensor &mask) {
+    const double count = mask.sum().item<double>();
+    return count > 0 ? (values * mask).sum().item<double>() / count
+                     : std::numeric_limits<double>::quiet_NaN();
+}
+
+// KTO: records whose reward has the sign of their label (above 0 desirable, below undesirable).
+torch::Tensor rightlyRewarded(const PreferenceTerms &terms) {
+    return torch::where(terms.desirable, terms.chosen_rewards.gt(0), terms.chosen_rewards.lt(0));
+}
+
+} // namespace
+
 PreferenceStepMetrics preferenceStepMetrics(const PreferenceTerms &terms) {
     PreferenceStepMetrics metrics;
     const auto mean = [](const torch::Tensor &values) {
         return values.mean().item<double>();
     };
+    if (terms.desirable.defined()) {
+        const torch::Tensor desirable = terms.desirable.to(torch::kFloat);
+        const torch::Tensor undesirable = 1 - desirable;
+        metrics.chosen_logps = maskedMean(terms.chosen_logps, desirable);
+        metrics.rejected_logps = maskedMean(terms.chosen_logps, undesirable);
+        metrics.chosen_rewards = maskedMean(terms.chosen_rewards, desirable);
+        metrics.rejected_rewards = maskedMean(terms.chosen_rewards, undesirable);
+        metrics.reward_margin = metrics.chosen_rewards - metrics.rejected_rewards;
+        metrics.reward_accuracy = mean(rightlyRewarded(terms).to(torch::kFloat));
+        metrics.kl = terms.kl;
+        return metrics;
+    }
     metrics.chosen_logps = mean(terms.chosen_logps);
     metrics.rejected_logps = mean(terms.rejected_logps);
     metrics.chosen_rewards = mean(terms.chosen_rewards);
@@ -145,9 +225,36 @@ PreferenceStepMetrics preferenceStepMetrics(const PreferenceTerms &terms) {
     return metrics;
 }
 
+void PreferenceStepMeans::add(PreferenceStepMetrics part, double share) {
+    const std::array<double *, 7> figures = part.figures();
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        if (std::isfinite(*figures[i])) {
+            sums_[i] += *figures[i] * share;
+            weights_[i] += share;
+        }
+    }
+    any_ = true;
+}
+
+std::optional<PreferenceStepMetrics> PreferenceStepMeans::means() const {
+    if (!any_) {
+        return std::nullopt;
+    }
+    PreferenceStepMetrics metrics;
+    const std::array<double *, 7> figures = metrics.figures();
+    for (std::size_t i = 0; i < figures.size(); ++i) {
+        *figures[i] =
+            weights_[i] > 0 ? sums_[i] / weights_[i] : std::numeric_limits<double>::quiet_NaN();
+    }
+    return metrics;
+}
+
 void addPreferenceTotals(const PreferenceTerms &terms, EvalTotals &totals) {
     totals.loss_sum += terms.pair_losses.sum().item<double>();
-    totals.correct += terms.chosen_rewards.gt(terms.rejected_rewards).sum().item<double>();
+    totals.correct += (terms.desirable.defined() ? rightlyRewarded(terms)
+                                                 : terms.chosen_rewards.gt(terms.rejected_rewards))
+                          .sum()
+                          .item<double>();
     totals.examples += terms.pair_losses.size(0);
 }
 

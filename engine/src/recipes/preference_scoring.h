@@ -10,7 +10,10 @@
 
 #include <headroom/metrics.h>
 
+#include <array>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace headroom::train {
 
@@ -19,6 +22,10 @@ namespace headroom::train {
 ExampleBatch pairRows(const ExampleBatch &pairs);
 // The chosen sequences with their prompts as targets too (orpo's next-token loss).
 std::vector<data::Example> chosenWithPrompts(const ExampleBatch &pairs);
+// KTO's mismatched sequences, as TRL makes them: record i's prompt with record i-1's completion
+// (the first record's with the last's), each cut at seq_len + 1 tokens and padded to them.
+std::vector<data::Example> ktoMismatchedSequences(const ExampleBatch &records,
+                                                  std::int64_t seq_len);
 
 class PreferenceScorer {
 public:
@@ -31,6 +38,13 @@ public:
     // the padding -100), for the next-token loss TRL adds over the whole chosen sequence.
     PreferenceTerms score(models::CausalLmImpl &policy, const ExampleBatch &pairs,
                           const LanguageModelBatch &rows, const torch::Tensor &chosen_targets = {});
+    // KTO: the terms of unpaired records (a LanguageModelBatch of B rows) with the step's KL
+    // estimate, and the sum over mismatched rows of the policy's log-ratio to the reference
+    // (no gradient), whose mean (at least 0) is that estimate.
+    PreferenceTerms scoreUnpaired(models::CausalLmImpl &policy, const ExampleBatch &records,
+                                  const LanguageModelBatch &rows, double kl);
+    double mismatchedLogRatioSum(models::CausalLmImpl &policy,
+                                 const LanguageModelBatch &mismatched);
     // The reference's summed log-probabilities of each pair (chosen, rejected).
     std::vector<std::array<float, 2>> referenceSums(models::CausalLmImpl &policy,
                                                     const LanguageModelBatch &rows);
@@ -51,8 +65,23 @@ private:
     std::shared_ptr<const ReferenceTable> table_;
 };
 
-// The means over a micro-batch's pairs.
+// The means over a micro-batch's pairs (KTO: records).
 PreferenceStepMetrics preferenceStepMetrics(const PreferenceTerms &terms);
+
+// A step's figures over its micro-batches, each weighted by its share of the step; a figure a
+// micro-batch could not measure (NaN: KTO's desirable records where it has none) leaves that
+// micro-batch out of that figure's mean.
+class PreferenceStepMeans {
+public:
+    void reset() { *this = PreferenceStepMeans(); }
+    void add(PreferenceStepMetrics part, double share);
+    std::optional<PreferenceStepMetrics> means() const;
+
+private:
+    std::array<double, 7> sums_{};
+    std::array<double, 7> weights_{};
+    bool any_ = false;
+};
 // Adds a validation batch's pairs: loss, and whether the chosen reward is the higher (correct).
 void addPreferenceTotals(const PreferenceTerms &terms, EvalTotals &totals);
 

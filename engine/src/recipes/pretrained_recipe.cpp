@@ -11,6 +11,7 @@
 
 #include <headroom/config.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <optional>
 
@@ -42,12 +43,26 @@ public:
     }
 
     torch::Tensor loss(const ExampleBatch &batch) override {
+        if (unpaired()) {
+            return preference_->scoreUnpaired(*model_, batch, trainingBatch(batch), kl_).loss;
+        }
         return preference_ ? scorePairs(batch, true).loss : lossTerms(batch).loss;
+    }
+    // KTO's KL estimate is the step's: every micro-batch of a step (cut as out-of-memory
+    // recovery may cut it) uses the same.
+    bool couplesExamples() const override { return unpaired(); }
+    void prepareStep(const ExampleBatch &all, std::size_t micro_batch, std::uint64_t,
+                     std::int64_t) override {
+        if (unpaired()) {
+            kl_ = klEstimate(all, micro_batch);
+        }
     }
 
     TrainingLoss trainingLoss(const ExampleBatch &batch) override {
         if (preference_) {
-            const PreferenceTerms terms = scorePairs(batch, true);
+            const PreferenceTerms terms =
+                unpaired() ? preference_->scoreUnpaired(*model_, batch, trainingBatch(batch), kl_)
+                           : scorePairs(batch, true);
             TrainingLoss result;
             result.loss = terms.loss;
             result.objective = terms.loss;
@@ -90,6 +105,13 @@ public:
     void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
         if (!preference_) {
             LanguageModelRecipe::evaluate(batch, totals);
+            return;
+        }
+        if (unpaired()) {
+            const LanguageModelBatch rows = languageModelBatch(batch, seq_len_, device_);
+            addPreferenceTotals(
+                preference_->scoreUnpaired(*model_, batch, rows, klEstimate(batch, batch.size())),
+                totals);
             return;
         }
         addPreferenceTotals(scorePairs(batch, false), totals);
@@ -140,6 +162,23 @@ protected:
     }
 
 private:
+    bool unpaired() const {
+        return preference_ && preference_->options().objective == PreferenceObjective::Kto;
+    }
+    // KTO's KL estimate z0 over the records' mismatched sequences, in micro-batches.
+    double klEstimate(const ExampleBatch &records, std::size_t micro_batch) {
+        const std::vector<data::Example> mismatched = ktoMismatchedSequences(records, seq_len_);
+        double sum = 0;
+        for (std::size_t start = 0; start < mismatched.size(); start += micro_batch) {
+            ExampleBatch rows;
+            for (std::size_t i = start; i < std::min(mismatched.size(), start + micro_batch); ++i) {
+                rows.push_back(&mismatched[i]);
+            }
+            sum += preference_->mismatchedLogRatioSum(*model_,
+                                                      languageModelBatch(rows, seq_len_, device_));
+        }
+        return std::max(0.0, sum / static_cast<double>(std::max<std::size_t>(1, records.size())));
+    }
     // A training batch is padded to the step's longest sequence, a validation batch to its own.
     PreferenceTerms scorePairs(const ExampleBatch &batch, bool training) {
         const ExampleBatch rows = pairRows(batch);
@@ -168,6 +207,7 @@ private:
     torch::Device device_;
     std::optional<PreferenceScorer> preference_; // train.objective other than sft
     bool precompute_reference_ = false;          // pref.precompute_reference
+    double kl_ = 0;                              // kto: the current step's KL estimate
 };
 
 void tell(const std::function<void(const std::string &)> &progress, const std::string &message) {

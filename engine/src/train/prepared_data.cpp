@@ -55,7 +55,9 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
     spec.seq_len = config.integer("model.seq_len");
     spec.stride = config.integer("data.stride");
     spec.packing = config.integer("data.packing") == 1;
-    spec.preference = config.text("train.objective") != "sft";
+    const std::string &objective = config.text("train.objective");
+    spec.unpaired = objective == "kto";
+    spec.preference = objective != "sft" && !spec.unpaired;
     spec.max_prompt_len = config.integer("data.max_prompt_len");
     spec.seed = static_cast<std::uint64_t>(config.integer("train.seed"));
     spec.split_seed = kSplitSeed;

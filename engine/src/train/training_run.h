@@ -14,6 +14,7 @@
 #include "optim/fused_adamw.h"
 #include "optim/loss_scaler.h"
 #include "optim/schedule.h"
+#include "recipes/preference_scoring.h"
 #include "recipes/recipe.h"
 #include "train/batch_shape.h"
 #include "train/checkpoint.h"
@@ -233,11 +234,8 @@ private:
     std::unique_ptr<DynamicLossScaler> scaler_;          // fp16 only; disabled otherwise
     MoeStepStatistics moe_step_;                         // the current step's MoE routing
     std::optional<RetrievalStepMetrics> retrieval_step_; // splade: the current step's figures
-    // Preference objectives: the current step's figures weighted by each micro-batch's share,
-    // and the sum of those shares (a rank's part of a distributed step is below 1).
-    std::optional<PreferenceStepMetrics> preference_step_;
-    double preference_weight_ = 0;
-    std::int64_t peer_recoveries_ = 0; // micro-batch halvings taken over from other ranks
+    PreferenceStepMeans preference_step_; // preference objectives: the current step's figures
+    std::int64_t peer_recoveries_ = 0;    // micro-batch halvings taken over from other ranks
     MemoryBreakdown breakdown_;
     bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
     // Leak watch: live bytes at the end of recent steps; warned once per run.

@@ -239,15 +239,7 @@ bool TrainingRun::trainOneStep() {
     metrics.samples_digest = util::digestIds(ids);
     metrics.moe = moe_step_.metrics();
     metrics.retrieval = retrieval_step_;
-    if (preference_step_ && preference_weight_ > 0) {
-        PreferenceStepMetrics &means = *preference_step_;
-        for (double *figure :
-             {&means.chosen_logps, &means.rejected_logps, &means.chosen_rewards,
-              &means.rejected_rewards, &means.reward_margin, &means.reward_accuracy}) {
-            *figure /= preference_weight_;
-        }
-        metrics.preference = means;
-    }
+    metrics.preference = preference_step_.means();
     metrics.ranks = rank_figures_;
     if (writer_) {
         writer_->post(metrics);
@@ -272,7 +264,6 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
     moe_step_.reset();
     retrieval_step_.reset();
     preference_step_.reset();
-    preference_weight_ = 0;
     // Shares of the whole step's batch: summed over the ranks they give the single-process
     // gradient and loss.
     const std::size_t total = examples.size();
@@ -342,18 +333,7 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
             retrieval_step_ = terms.retrieval;
         }
         if (terms.preference) {
-            if (!preference_step_) {
-                preference_step_.emplace();
-            }
-            PreferenceStepMetrics &sums = *preference_step_;
-            const PreferenceStepMetrics &part = *terms.preference;
-            sums.chosen_logps += part.chosen_logps * share;
-            sums.rejected_logps += part.rejected_logps * share;
-            sums.chosen_rewards += part.chosen_rewards * share;
-            sums.rejected_rewards += part.rejected_rewards * share;
-            sums.reward_margin += part.reward_margin * share;
-            sums.reward_accuracy += part.reward_accuracy * share;
-            preference_weight_ += share;
+            preference_step_.add(*terms.preference, share);
         }
     }
     return true;

@@ -52,6 +52,7 @@ private Q_SLOTS:
     void badPairsAreRefusedWithTheirLine_data();
     void badPairsAreRefusedWithTheirLine();
     void supervisedTrainingRefusesPairs();
+    void unpairedRecordsCarryTheirLabel();
     void conversationalPairsRenderThroughTheTemplate();
     void conversationalPairsMustShareTheirPrompt();
     void savedPositionKeepsThePairs();
@@ -257,6 +258,38 @@ void TestPreference::conversationalPairsMustShareTheirPrompt() {
              qPrintable(text_prompt));
 }
 
+void TestPreference::unpairedRecordsCarryTheirLabel() {
+    DataSpec s = spec(R"({"prompt": "p", "completion": "good", "label": true})"
+                      "\n"
+                      R"({"prompt": "q", "completion": "bad", "label": false})"
+                      "\n");
+    s.preference = false;
+    s.unpaired = true;
+    ExampleStream stream(s, Split::Validation, bytes_.get(), nullptr);
+    Example desirable;
+    Example undesirable;
+    QVERIFY(stream.next(desirable));
+    QVERIFY(stream.next(undesirable));
+    QCOMPARE(desirable.target, 1.0);
+    QCOMPARE(undesirable.target, 0.0);
+    QVERIFY(desirable.rejected.empty());
+    QCOMPARE(desirable.prompt_tokens, static_cast<std::int32_t>(bytes_->encodeStart("p").size()));
+    // Without a label, or with one that is not true or false: refused with the line.
+    s = spec(R"({"prompt": "p", "completion": "c", "label": "yes"})"
+             "\n");
+    s.preference = false;
+    s.unpaired = true;
+    QVERIFY2(firstError(s).contains(":1: the field \"label\" is a string"),
+             qPrintable(firstError(s)));
+    // Supervised training refuses labelled records: it would learn the undesirable ones too.
+    s.unpaired = false;
+    QVERIFY2(firstError(s).isEmpty(), qPrintable(firstError(s))); // a string label is no label
+    s = spec(R"({"prompt": "p", "completion": "c", "label": false})"
+             "\n");
+    s.preference = false;
+    QVERIFY2(firstError(s).contains("set train.objective=kto"), qPrintable(firstError(s)));
+}
+
 void TestPreference::savedPositionKeepsThePairs() {
     std::string content;
     for (int i = 0; i < 40; ++i) {
@@ -399,6 +432,9 @@ void TestPreference::configurationsAreRefusedByName_data() {
     QTest::newRow("reference format with lora")
         << base + QStringList{"train.objective=dpo", "lora.rank=8", "pref.reference_dtype=int8"}
         << "adapters switched off";
+    QTest::newRow("kto precomputed")
+        << base + QStringList{"train.objective=kto", "pref.precompute_reference=1"}
+        << "cannot be computed ahead";
     QTest::newRow("precompute without reference")
         << base + QStringList{"train.objective=simpo", "pref.precompute_reference=1"}
         << "has no reference model";

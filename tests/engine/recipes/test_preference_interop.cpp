@@ -9,6 +9,7 @@
 #include "hf/model_folder.h"
 #include "models/causal_lm.h"
 #include "python_reference.h"
+#include "recipes/preference_scoring.h"
 #include "recipes/recipe.h"
 #include "train/lora_setup.h"
 #include "train/prepared_data.h"
@@ -136,7 +137,7 @@ void TestPreferenceInterop::matchesTheReference_data() {
     QTest::addColumn<QString>("folder");
     QTest::addColumn<QString>("objective");
     QTest::addColumn<bool>("lora");
-    for (const char *objective : {"dpo", "ipo", "simpo", "orpo"}) {
+    for (const char *objective : {"dpo", "ipo", "simpo", "orpo", "kto"}) {
         QTest::addRow("llama lora %s", objective) << "llama" << objective << true;
         QTest::addRow("llama full %s", objective) << "llama" << objective << false;
         QTest::addRow("gpt2 lora %s", objective) << "gpt2" << objective << true;
@@ -176,7 +177,29 @@ void TestPreferenceInterop::matchesTheReference() {
     auto *model = dynamic_cast<models::CausalLmImpl *>(recipe->module().get());
     QVERIFY(model != nullptr);
     const std::int64_t vocab = model->options().vocab_size;
-    const std::vector<data::Example> pairs = randomPairs(vocab, 1, 7);
+    const bool kto = objective == "kto";
+    std::vector<data::Example> pairs = randomPairs(vocab, 1, 7);
+    if (kto) {
+        // Unpaired records: each pair's chosen sequence, desirable or not in turn; the KL
+        // estimate's mismatched sequences ride in the rejected slot for the reference.
+        std::vector<data::Example> records;
+        for (std::size_t i = 0; i < pairs.size(); ++i) {
+            data::Example record = pairs[i];
+            record.rejected.clear();
+            record.target = i % 2 == 0 ? 1 : 0;
+            records.push_back(std::move(record));
+        }
+        train::ExampleBatch record_batch;
+        for (const data::Example &record : records) {
+            record_batch.push_back(&record);
+        }
+        const std::vector<data::Example> mismatched =
+            train::ktoMismatchedSequences(record_batch, kSeqLen);
+        for (std::size_t i = 0; i < records.size(); ++i) {
+            pairs[i] = records[i];
+            pairs[i].rejected.assign(1, mismatched[i]);
+        }
+    }
     train::ExampleBatch batch;
     for (const data::Example &pair : pairs) {
         batch.push_back(&pair);
@@ -185,6 +208,22 @@ void TestPreferenceInterop::matchesTheReference() {
     std::map<std::string, torch::Tensor> inputs;
     sequenceTensors(pairs, false, width, inputs["chosen_ids"], inputs["chosen_scored"]);
     sequenceTensors(pairs, true, width, inputs["rejected_ids"], inputs["rejected_scored"]);
+    std::vector<data::Example> records; // kto: what the recipe trains on, without the KL rows
+    train::ExampleBatch record_batch;
+    if (kto) {
+        std::vector<float> labels;
+        for (const data::Example &pair : pairs) {
+            records.push_back(pair);
+            records.back().rejected.clear();
+            labels.push_back(static_cast<float>(pair.target));
+        }
+        for (const data::Example &record : records) {
+            record_batch.push_back(&record);
+        }
+        inputs["labels"] = torch::tensor(labels);
+    }
+    const train::ExampleBatch &trained_batch = kto ? record_batch : batch;
+    const std::vector<data::Example> &trained_examples = kto ? records : pairs;
     const std::map<std::string, std::string> metadata = {
         {"folder", path},
         {"objective", objective.toStdString()},
@@ -192,6 +231,8 @@ void TestPreferenceInterop::matchesTheReference() {
         {"label_smoothing", config.text("pref.label_smoothing")},
         {"simpo_gamma", "0.4"},
         {"orpo_lambda", "0.2"},
+        {"kto_desirable_weight", "1"},
+        {"kto_undesirable_weight", "1"},
         {"mode", lora ? "lora" : "full"},
         {"lora_scale", "2"}};
 
@@ -199,15 +240,20 @@ void TestPreferenceInterop::matchesTheReference() {
     torch::optim::SGD sgd(trained, torch::optim::SGDOptions(0.5));
     recipe->module()->train();
     for (int update = 0; update <= 3; update += 3) {
+        const auto forward = [&] {
+            recipe->beginStep(trained_examples);
+            if (recipe->couplesExamples()) {
+                recipe->prepareStep(trained_batch, trained_batch.size(), 0, 1);
+            }
+            return recipe->trainingLoss(trained_batch);
+        };
         for (int step = 0; step < (update == 0 ? 0 : 3); ++step) {
             sgd.zero_grad();
-            recipe->beginStep(pairs);
-            recipe->trainingLoss(batch).objective.backward();
+            forward().objective.backward();
             sgd.step();
         }
         sgd.zero_grad();
-        recipe->beginStep(pairs);
-        const train::TrainingLoss terms = recipe->trainingLoss(batch);
+        const train::TrainingLoss terms = forward();
         terms.objective.backward();
         std::map<std::string, torch::Tensor> with_policy = inputs;
         std::map<std::string, torch::Tensor> gradients;
@@ -227,6 +273,9 @@ void TestPreferenceInterop::matchesTheReference() {
         }
         if (objective == "dpo" && lora && update == 0) {
             QCOMPARE(terms.loss.item<float>(), static_cast<float>(std::log(2.0)));
+        }
+        if (kto && lora && update == 0) {
+            QCOMPARE(terms.loss.item<float>(), 0.5f); // 1 - sigmoid(0): policy = reference
         }
         const torch::Tensor logps = torch::tensor(
             {terms.preference->chosen_logps, terms.preference->rejected_logps}, torch::kDouble);
@@ -261,15 +310,25 @@ void TestPreferenceInterop::compareWithReference(
                                 .arg(theirs, 0, 'g', 10)));
     };
     close(terms.loss.item<double>(), reference.at("loss").item<double>(), "loss");
-    close(pair_logps[0].item<double>(), reference.at("chosen_logps").mean().item<double>(),
-          "mean chosen log-probability");
-    close(pair_logps[1].item<double>(), reference.at("rejected_logps").mean().item<double>(),
-          "mean rejected log-probability");
-    close(terms.preference->chosen_rewards, reference.at("chosen_rewards").mean().item<double>(),
-          "mean chosen reward");
-    close(terms.preference->reward_margin,
-          (reference.at("chosen_rewards") - reference.at("rejected_rewards")).mean().item<double>(),
-          "mean reward margin");
+    if (reference.count("kl") != 0) { // kto: its figures are means over desirable records
+        close(terms.preference->kl, reference.at("kl").item<double>(), "KL estimate");
+        const torch::Tensor desirable = inputs.at("labels").gt(0.5);
+        close(terms.preference->chosen_rewards,
+              reference.at("chosen_rewards").index({desirable}).mean().item<double>(),
+              "mean reward of desirable records");
+    } else {
+        close(pair_logps[0].item<double>(), reference.at("chosen_logps").mean().item<double>(),
+              "mean chosen log-probability");
+        close(pair_logps[1].item<double>(), reference.at("rejected_logps").mean().item<double>(),
+              "mean rejected log-probability");
+        close(terms.preference->chosen_rewards,
+              reference.at("chosen_rewards").mean().item<double>(), "mean chosen reward");
+        close(terms.preference->reward_margin,
+              (reference.at("chosen_rewards") - reference.at("rejected_rewards"))
+                  .mean()
+                  .item<double>(),
+              "mean reward margin");
+    }
     for (const auto &[name, gradient] : gradients) {
         const auto theirs = reference.find("grad." + name);
         QVERIFY2(theirs != reference.end(),

@@ -23,6 +23,9 @@ The model is ../pretrained/reference_lm.py (fp32). The objectives follow Hugging
          ids wherever the attention mask is 1, "computed over the full prompt and response":
          every real token from position 1 on (prompt included, padding excluded).
 
+  kto    trl/trainer/kto_trainer.py, loss_type="kto": summed log-probs; KL estimate z0 from the
+         mismatched prompt/completion sequences (policy under no_grad), clamped at 0; see kto().
+
 Defined here (deviations from TRL or choices TRL leaves to the data):
   * ORPO nll: the mean over pairs of each pair's per-token mean NLL, where TRL takes one token
     mean over the whole micro-batch (identical when the batch holds one pair). A row's real
@@ -36,7 +39,8 @@ IN: chosen_ids, rejected_ids I64 [B,T]; chosen_scored, rejected_scored F32 [B,T]
 metadata mode=lora (lora_a.<linear> [r,in], lora_b.<linear> [out,r], lora_scale; the reference
 model is the bare base) or mode=full (policy.<checkpoint name> for every weight of the folder; the
 reference model is the folder). Metadata: folder, objective, beta, label_smoothing, simpo_gamma,
-orpo_lambda, mode.
+orpo_lambda, mode (kto: kto_desirable_weight, kto_undesirable_weight, and the tensor labels [B];
+chosen_ids are the records, rejected_ids their mismatched sequences for the KL estimate).
 OUT (F32): loss [1], chosen_logps/rejected_logps [B], ref_chosen_logps/ref_rejected_logps [B]
 (dpo, ipo), chosen_rewards/rejected_rewards [B], nll [1] (orpo), grad.<input> per policy input.
 """
@@ -50,7 +54,7 @@ import torch.nn.functional as F
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "pretrained"))
 import reference_lm as lm  # noqa: E402
 
-OBJECTIVES = ("dpo", "ipo", "simpo", "orpo")
+OBJECTIVES = ("dpo", "ipo", "simpo", "orpo", "kto")
 
 
 def is_gpt2_buffer(name):
@@ -158,6 +162,10 @@ def compute(tensors, meta, dtype=torch.float32, with_grad=True):
         policy = build_model(config, named, dtype)
         reference = build_model(config, base, dtype)
 
+    if objective == "kto":
+        loss, out = kto(policy, reference, chosen, rejected, cs, rs, tensors["labels"], meta)
+        return finish(loss, out, leaves, with_grad)
+
     average = objective != "dpo"
     pi_c, pi_r, nll_all, nll_scored = sequence_logps(policy, chosen, rejected, cs, rs, average)
     out = {"chosen_logps": pi_c, "rejected_logps": pi_r}
@@ -191,6 +199,10 @@ def compute(tensors, meta, dtype=torch.float32, with_grad=True):
         loss = nll - lam * F.logsigmoid(log_odds).mean()
         out.update(nll=nll.reshape(1), chosen_rewards=lam * pi_c, rejected_rewards=lam * pi_r)
 
+    return finish(loss, out, leaves, with_grad)
+
+
+def finish(loss, out, leaves, with_grad):
     out["loss"] = loss.reshape(1)
     if with_grad:
         loss.backward()
@@ -198,6 +210,34 @@ def compute(tensors, meta, dtype=torch.float32, with_grad=True):
             grad = leaf.grad if leaf.grad is not None else torch.zeros_like(leaf)
             out["grad." + name] = grad
     return {k: v.detach() for k, v in out.items()}
+
+
+def kto(policy, reference, records, mismatched, rs, ms, labels, meta):
+    """KTO as trl/trainer/kto_trainer.py v0.25.1 (loss_type "kto") computes it: the records'
+    (chosen_ids) summed completion log-probs; the KL estimate z0 from the mismatched sequences
+    (rejected_ids: record i's prompt with record i-1's completion, as _get_kl_dataset pairs them),
+    the policy's under no_grad as _compute_kl_logps runs it: clamp(mean(policy - reference), 0);
+    desirable (labels 1) loss w_d (1 - sigmoid(beta (r - z0))), undesirable w_u (1 - sigmoid(beta
+    (z0 - r))), r = policy - reference; the mean over the records (nanmean of the concatenation)."""
+    beta = float(meta["beta"])
+    weights = float(meta["kto_desirable_weight"]), float(meta["kto_undesirable_weight"])
+    logps, _, _, _ = token_logps(policy, records, rs)
+    pi = logps.sum(-1)
+    with torch.no_grad():
+        pi_kl = token_logps(policy, mismatched, ms)[0].sum(-1)
+        adapters, reference.adapters = reference.adapters, {}
+        ref = token_logps(reference, records, rs)[0].sum(-1)
+        ref_kl = token_logps(reference, mismatched, ms)[0].sum(-1)
+        reference.adapters = adapters
+        kl = (pi_kl - ref_kl).mean().clamp(min=0)
+    logratios = pi - ref
+    desirable = labels > 0.5
+    losses = torch.where(desirable, weights[0] * (1 - torch.sigmoid(beta * (logratios - kl))),
+                         weights[1] * (1 - torch.sigmoid(beta * (kl - logratios))))
+    out = {"chosen_logps": pi, "rejected_logps": pi_kl, "ref_chosen_logps": ref,
+           "chosen_rewards": beta * logratios, "rejected_rewards": beta * logratios,
+           "kl": kl.reshape(1)}
+    return losses.mean(), out
 
 
 def read_input(path):
