@@ -156,6 +156,12 @@ void TestCliPreference::fullFineTuneComparesWithAFrozenCopy() {
     QCOMPARE(steps.size(), 3);
     QVERIFY(std::isfinite(steps.back()["loss"].toDouble()));
     QVERIFY(steps.back().contains("reward_accuracy"));
+    // The plan prices the copy and recommends computing the reference once instead.
+    const Result estimate = cli({"estimate", project});
+    QVERIFY2(estimate.out.contains("a frozen int8 copy of the base is the reference") &&
+                 estimate.out.contains("pref.precompute_reference = 1") &&
+                 estimate.out.contains("frozen reference copy's"),
+             qPrintable(estimate.out));
 }
 
 void TestCliPreference::oomRecoveryReplaysThePairs() {
