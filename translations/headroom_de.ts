@@ -1159,8 +1159,8 @@
         <translation>&amp;Ziel:</translation>
     </message>
     <message>
-        <source>The file holds preference pairs (&quot;chosen&quot; and &quot;rejected&quot;), which tune a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
-        <translation>Die Datei enthält Präferenzpaare (&quot;chosen&quot; und &quot;rejected&quot;), mit denen ein vortrainiertes Modell abgestimmt wird: Wählen Sie &quot;Von einem vortrainierten Modell ausgehen&quot;.</translation>
+        <source>The file holds preference data (&quot;chosen&quot; and &quot;rejected&quot;, or a &quot;label&quot;), which tunes a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
+        <translation>Die Datei enthält Präferenzdaten (&quot;chosen&quot; und &quot;rejected&quot; oder ein &quot;label&quot;), mit denen ein vortrainiertes Modell abgestimmt wird: Wählen Sie &quot;Von einem vortrainierten Modell ausgehen&quot;.</translation>
     </message>
 </context>
 <context>
@@ -2574,6 +2574,10 @@
     <message>
         <source>train.objective: preference tuning learns from each pair which completion people preferred. DPO and IPO compare with the base model (with LoRA: the base with its adapters switched off, no extra memory).</source>
         <translation>train.objective: Präferenz-Tuning lernt aus jedem Paar, welche Antwort Menschen bevorzugt haben. DPO und IPO vergleichen mit dem Basismodell (mit LoRA: die Basis mit abgeschalteten Adaptern, ohne zusätzlichen Speicher).</translation>
+    </message>
+    <message>
+        <source>KTO: desirable and undesirable completions, against the base</source>
+        <translation>KTO: erwünschte und unerwünschte Antworten, gemessen an der Basis</translation>
     </message>
 </context>
 <context>

@@ -1150,8 +1150,8 @@
         <translation>目标(&amp;O)：</translation>
     </message>
     <message>
-        <source>The file holds preference pairs (&quot;chosen&quot; and &quot;rejected&quot;), which tune a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
-        <translation>该文件包含偏好对（&quot;chosen&quot; 和 &quot;rejected&quot;），用于微调预训练模型：请选择“从预训练模型开始”。</translation>
+        <source>The file holds preference data (&quot;chosen&quot; and &quot;rejected&quot;, or a &quot;label&quot;), which tunes a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
+        <translation>该文件包含偏好数据（&quot;chosen&quot; 和 &quot;rejected&quot;，或 &quot;label&quot;），用于微调预训练模型：请选择“从预训练模型开始”。</translation>
     </message>
 </context>
 <context>
@@ -2564,6 +2564,10 @@
     <message>
         <source>train.objective: preference tuning learns from each pair which completion people preferred. DPO and IPO compare with the base model (with LoRA: the base with its adapters switched off, no extra memory).</source>
         <translation>train.objective：偏好微调从每个偏好对中学习人们更喜欢哪个回答。DPO 和 IPO 以基座模型为参照（使用 LoRA 时：关闭适配器的基座模型，不占额外内存）。</translation>
+    </message>
+    <message>
+        <source>KTO: desirable and undesirable completions, against the base</source>
+        <translation>KTO：期望与不期望的回答，以基座模型为参照</translation>
     </message>
 </context>
 <context>

@@ -59,6 +59,7 @@ private Q_SLOTS:
     void mixtralOffersItsExperts();
     void preferencePairsOfferTheObjective();
     void preferencePairsNeedAPretrainedModel();
+    void unpairedRecordsOfferKto();
 
 private:
     // Hardware with the defaults, then the data page with the corpus and `base`.
@@ -453,6 +454,40 @@ void TestPretrainedWizard::preferencePairsNeedAPretrainedModel() {
              qPrintable(page->problem()));
     QVERIFY(!page->objectiveBox()->isVisible());
     QVERIFY(!wizard.button(QWizard::NextButton)->isEnabled());
+}
+
+// KTO's unpaired records (a boolean "label"): the page offers KTO alone, and the project
+// trains with it.
+void TestPretrainedWizard::unpairedRecordsOfferKto() {
+    QByteArray records;
+    for (int i = 0; i < 30; ++i) {
+        records +=
+            QString("{\"prompt\": \"Is %1 even?\", \"completion\": \" %2\", \"label\": %3}\n")
+                .arg(i)
+                .arg(i % 3 == 0 ? "yes" : "no")
+                .arg((i % 3 == 0) == (i % 2 == 0) ? "true" : "false")
+                .toUtf8();
+    }
+    const QString data = writeFile(QDir(dir_.path()), "kto.jsonl", records);
+    ConfigWizard wizard;
+    QVERIFY(toDataPage(wizard, llama_));
+    headroom::ui::DataPage *page = wizard.dataPage();
+    wizard.setDataPath(data);
+    QTRY_VERIFY_WITH_TIMEOUT(page->isPairData() && !page->isChecking(), kTimeout);
+    auto *objective = page->objectiveBox();
+    QVERIFY(objective->isVisible());
+    QCOMPARE(objective->count(), 1);
+    QCOMPARE(objective->currentData().toString(), QString("kto"));
+    QVERIFY(next(wizard));
+    QVERIFY(next(wizard));
+    QVERIFY(next(wizard));
+    wizard.reviewPage()->setProjectPath(dir_.filePath("kto.headroom"));
+    QSignalSpy accepted(&wizard, &QDialog::accepted);
+    wizard.button(QWizard::FinishButton)->click();
+    QVERIFY2(accepted.wait(kTimeout), qPrintable(wizard.reviewPage()->errorText()));
+    const headroom::Config config = headroom::Config::fromJson(
+        headroom::Project::open(wizard.projectPath().toStdString()).configJson());
+    QCOMPARE(QString::fromStdString(config.text("train.objective")), QString("kto"));
 }
 
 QTEST_MAIN(TestPretrainedWizard)

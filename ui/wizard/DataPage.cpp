@@ -395,11 +395,15 @@ void DataPage::startCheck() {
                 return;
             }
             chat_data_ = result->error.isEmpty() && holdsConversations(result->preview);
-            pair_data_ = result->error.isEmpty() && result->preview.preference_pairs;
+            pair_data_ = result->error.isEmpty() &&
+                         (result->preview.preference_pairs || result->preview.unpaired_preference);
+            if (pair_data_) {
+                objective_->offer(result->preview.unpaired_preference);
+            }
             if (pair_data_ && !isPretrained()) {
-                result->error = tr("The file holds preference pairs (\"chosen\" and "
-                                   "\"rejected\"), which tune a pretrained model: choose "
-                                   "\"Start from a pretrained model\".");
+                result->error = tr("The file holds preference data (\"chosen\" and "
+                                   "\"rejected\", or a \"label\"), which tunes a pretrained "
+                                   "model: choose \"Start from a pretrained model\".");
             }
             {
                 // Each new file of pairs starts with DPO.

@@ -21,6 +21,9 @@ struct DataPreview {
     // The records are preference pairs ("prompt", "chosen", "rejected"), for train.objective
     // dpo, ipo, simpo or orpo; they are read as pairs whatever the config's objective.
     bool preference_pairs = false;
+    // The records are unpaired preference records ("prompt", "completion", "label": true or
+    // false) for train.objective=kto, read as such whatever the config's objective.
+    bool unpaired_preference = false;
 };
 
 // Reads the whole file once (every record is validated) with the data keys of `config`

@@ -476,24 +476,52 @@ void RecordReader::seek(const RecordPosition &position) {
     ordinal_ = position.ordinal;
 }
 
-bool startsWithPreferencePair(const DataSpec &spec) {
+namespace {
+
+// The keys of the first record of JSONL or JSON data; empty for other formats or a first record
+// that cannot be read (the data check says why).
+std::vector<std::string> firstRecordKeys(const DataSpec &spec) {
     if (spec.format != Format::Jsonl && spec.format != Format::Json) {
-        return false;
+        return {};
     }
     try {
         // Without text the reader only parses the object and keeps its keys.
         RecordReader reader(spec, false);
         Record record;
-        if (!reader.next(record)) {
-            return false;
-        }
-        const std::vector<std::string> &keys = reader.columns();
-        const auto has = [&](const std::string &key) {
-            return std::find(keys.begin(), keys.end(), key) != keys.end();
-        };
-        return has("chosen") && has("rejected") && !has(spec.text_field);
+        return reader.next(record) ? reader.columns() : std::vector<std::string>();
     } catch (const DataError &) {
-        return false; // the data check reports what is wrong with the file
+        return {};
+    }
+}
+
+bool holdsAll(const std::vector<std::string> &keys, std::initializer_list<const char *> wanted) {
+    return std::all_of(wanted.begin(), wanted.end(), [&](const char *key) {
+        return std::find(keys.begin(), keys.end(), key) != keys.end();
+    });
+}
+
+} // namespace
+
+bool startsWithPreferencePair(const DataSpec &spec) {
+    const std::vector<std::string> keys = firstRecordKeys(spec);
+    return holdsAll(keys, {"chosen", "rejected"}) &&
+           std::find(keys.begin(), keys.end(), spec.text_field) == keys.end();
+}
+
+bool startsWithUnpairedPreference(const DataSpec &spec) {
+    if (!holdsAll(firstRecordKeys(spec), {"prompt", "completion", "label"})) {
+        return false;
+    }
+    // Only a boolean label makes KTO data (a text label is some other field of the record).
+    DataSpec unpaired = spec;
+    unpaired.unpaired = true;
+    unpaired.preference = false;
+    try {
+        RecordReader reader(unpaired, true);
+        Record record;
+        return reader.next(record) && record.label >= 0;
+    } catch (const DataError &) {
+        return false;
     }
 }
 

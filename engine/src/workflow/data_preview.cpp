@@ -27,9 +27,11 @@ data::DataSpec previewDataSpec(const Config &config, const std::string &data_pat
     Config with_path = config;
     with_path.set("data.path", std::filesystem::absolute(data_path).lexically_normal().string());
     data::DataSpec spec = train::dataSpecFromConfig(with_path, "");
-    // A file of preference pairs is looked at as pairs whatever the objective chosen so far, so
-    // the wizard can offer the objective and `tokenize` can measure it.
+    // A file of preference pairs (or KTO's unpaired records) is read as such whatever the
+    // objective chosen so far, so the wizard can offer the objective and `tokenize` measure it.
     spec.preference = spec.preference || (!spec.retrieval && data::startsWithPreferencePair(spec));
+    spec.unpaired = spec.unpaired || (!spec.retrieval && !spec.preference &&
+                                      data::startsWithUnpairedPreference(spec));
     requireCsvForTabular(config, spec, data_path);
     requireJsonForRetrieval(config, spec, data_path);
     return spec;
@@ -48,6 +50,7 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
         preview.columns = summary.columns;
         preview.preview = summary.preview;
         preview.preference_pairs = spec.preference;
+        preview.unpaired_preference = spec.unpaired;
         return preview;
     } catch (const data::DataError &error) {
         throw InputError(error.what());

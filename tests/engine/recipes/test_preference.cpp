@@ -7,6 +7,7 @@
 #include "chat/chat_tokens.h"
 #include "data/data_error.h"
 #include "data/example_stream.h"
+#include "data/record_reader.h"
 #include "models/causal_lm.h"
 #include "recipes/preference_objective.h"
 #include "sample_files.h"
@@ -281,6 +282,12 @@ void TestPreference::unpairedRecordsCarryTheirLabel() {
     s.unpaired = true;
     QVERIFY2(firstError(s).contains(":1: the field \"label\" is a string"),
              qPrintable(firstError(s)));
+    // Only a boolean label makes a file KTO data.
+    QVERIFY(!startsWithUnpairedPreference(s));
+    DataSpec booleans = spec(R"({"prompt": "p", "completion": "c", "label": true})"
+                             "\n");
+    booleans.preference = false;
+    QVERIFY(startsWithUnpairedPreference(booleans));
     // Supervised training refuses labelled records: it would learn the undesirable ones too.
     s.unpaired = false;
     QVERIFY2(firstError(s).isEmpty(), qPrintable(firstError(s))); // a string label is no label
