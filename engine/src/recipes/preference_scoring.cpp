@@ -246,6 +246,9 @@ std::optional<PreferenceStepMetrics> PreferenceStepMeans::means() const {
         *figures[i] =
             weights_[i] > 0 ? sums_[i] / weights_[i] : std::numeric_limits<double>::quiet_NaN();
     }
+    // The margin of the step's means: for pairs the mean of the pairs' margins, and for KTO
+    // defined even when no micro-batch held both kinds of record.
+    metrics.reward_margin = metrics.chosen_rewards - metrics.rejected_rewards;
     return metrics;
 }
 
