@@ -184,11 +184,9 @@ std::string PreferenceScorer::describe() const {
 
 namespace {
 
-// The mean of `values` where `mask` holds (NaN where it never does).
-double maskedMean(const torch::Tensor &values, const torch::Tensor &mask) {
-    const double count = mask.sum().item<double>();
-    return count > 0 ? (values * mask).sum().item<double>() / count
-                     : std::numeric_limits<double>::quiet_NaN();
+// The mean of `values` where `mask` (0 or 1) holds; NaN (0/0) where it never does.
+torch::Tensor maskedMean(const torch::Tensor &values, const torch::Tensor &mask) {
+    return (values * mask).sum() / mask.sum();
 }
 
 // KTO: records whose reward has the sign of their label (above 0 desirable, below undesirable).
@@ -199,29 +197,33 @@ torch::Tensor rightlyRewarded(const PreferenceTerms &terms) {
 } // namespace
 
 PreferenceStepMetrics preferenceStepMetrics(const PreferenceTerms &terms) {
-    PreferenceStepMetrics metrics;
-    const auto mean = [](const torch::Tensor &values) {
-        return values.mean().item<double>();
-    };
+    // The training step calls this for every micro-batch: one copy to the host, not one each.
+    std::vector<torch::Tensor> means;
     if (terms.desirable.defined()) {
         const torch::Tensor desirable = terms.desirable.to(torch::kFloat);
         const torch::Tensor undesirable = 1 - desirable;
-        metrics.chosen_logps = maskedMean(terms.chosen_logps, desirable);
-        metrics.rejected_logps = maskedMean(terms.chosen_logps, undesirable);
-        metrics.chosen_rewards = maskedMean(terms.chosen_rewards, desirable);
-        metrics.rejected_rewards = maskedMean(terms.chosen_rewards, undesirable);
-        metrics.reward_margin = metrics.chosen_rewards - metrics.rejected_rewards;
-        metrics.reward_accuracy = mean(rightlyRewarded(terms).to(torch::kFloat));
-        metrics.kl = terms.kl;
-        return metrics;
+        means = {maskedMean(terms.chosen_logps, desirable),
+                 maskedMean(terms.chosen_logps, undesirable),
+                 maskedMean(terms.chosen_rewards, desirable),
+                 maskedMean(terms.chosen_rewards, undesirable),
+                 rightlyRewarded(terms).to(torch::kFloat).mean()};
+    } else {
+        means = {terms.chosen_logps.mean(), terms.rejected_logps.mean(),
+                 terms.chosen_rewards.mean(), terms.rejected_rewards.mean(),
+                 terms.chosen_rewards.gt(terms.rejected_rewards).to(torch::kFloat).mean()};
     }
-    metrics.chosen_logps = mean(terms.chosen_logps);
-    metrics.rejected_logps = mean(terms.rejected_logps);
-    metrics.chosen_rewards = mean(terms.chosen_rewards);
-    metrics.rejected_rewards = mean(terms.rejected_rewards);
-    metrics.reward_margin = mean(terms.chosen_rewards - terms.rejected_rewards);
-    metrics.reward_accuracy =
-        mean(terms.chosen_rewards.gt(terms.rejected_rewards).to(torch::kFloat));
+    const torch::Tensor host = torch::stack(means).to(torch::kCPU, torch::kDouble).contiguous();
+    const double *value = host.data_ptr<double>();
+    PreferenceStepMetrics metrics;
+    metrics.chosen_logps = value[0];
+    metrics.rejected_logps = value[1];
+    metrics.chosen_rewards = value[2];
+    metrics.rejected_rewards = value[3];
+    metrics.reward_accuracy = value[4];
+    metrics.reward_margin = metrics.chosen_rewards - metrics.rejected_rewards;
+    if (terms.desirable.defined()) {
+        metrics.kl = terms.kl;
+    }
     return metrics;
 }
 
