@@ -6,6 +6,7 @@
 #include "plan/model_facts.h"
 #include "plan/model_variants.h"
 #include "plan/planner_request.h"
+#include "plan/preference_decision.h"
 #include "plan/step_time.h"
 #include "util/base_format.h"
 
@@ -262,42 +263,6 @@ PlanDecision loraDecision(const Config &base, const ModelFacts &facts, const Opt
                   " instead of " + formatBytes(best.estimate.peak);
     }
     return {"lora.rank", "0", reason};
-}
-
-// A preference objective's reference: computed once before training (the steps skip its
-// forward pass, and a full fine-tune's frozen copy leaves memory) or run live (KTO must).
-std::optional<PlanDecision> referenceDecision(const Config &base, const ModelFacts &facts,
-                                              const Option &best) {
-    const std::string &objective = base.text("train.objective");
-    if (objective == "kto") {
-        return PlanDecision{"pref.precompute_reference", "0",
-                            "KTO's KL term pairs each prompt with another completion of the "
-                            "step: its reference runs live"};
-    }
-    if (objective != "dpo" && objective != "ipo") {
-        return std::nullopt;
-    }
-    Config live = base;
-    for (const std::string &assignment : optionOverrides(best)) {
-        live.setAssignment(assignment);
-    }
-    Config precomputed = live;
-    live.set("pref.precompute_reference", "0");
-    precomputed.set("pref.precompute_reference", "1");
-    std::string reason = "the reference's log-probabilities computed once before training: each "
-                         "step skips the reference's forward pass (about a third of a step)";
-    try {
-        const std::uint64_t with_copy = estimateMemory(live, facts).peak;
-        const std::uint64_t without = estimateMemory(precomputed, facts).peak;
-        reason += with_copy > without
-                      ? ", and the frozen reference copy's " + formatBytes(with_copy - without) +
-                            " leave memory"
-                      : "; with LoRA the reference (the base with its adapters off) costs no "
-                        "memory either way";
-    } catch (const ConfigError &) {
-        return std::nullopt;
-    }
-    return PlanDecision{"pref.precompute_reference", "1", reason};
 }
 
 } // namespace
@@ -578,7 +543,8 @@ Plan choosePlan(const Config &base, const ModelFacts &given_facts, const Hardwar
     if (pretrained || base.integer("lora.rank") > 0) {
         plan.decisions.push_back(loraDecision(base, facts, *best));
     }
-    if (const std::optional<PlanDecision> reference = referenceDecision(base, facts, *best)) {
+    if (const std::optional<PlanDecision> reference =
+            preferenceReferenceDecision(base, facts, optionOverrides(*best))) {
         plan.decisions.push_back(*reference);
     }
     std::string batch_reason = "keeps the effective batch of " + std::to_string(effective);
