@@ -406,7 +406,7 @@ void TestPretrainedWizard::preferencePairsOfferTheObjective() {
     QVERIFY(toDataPage(wizard, llama_));
     headroom::ui::DataPage *page = wizard.dataPage();
     wizard.setDataPath(pairs);
-    QTRY_VERIFY_WITH_TIMEOUT(page->isPairData() && !page->isChecking(), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(page->isPreferenceData() && !page->isChecking(), kTimeout);
     auto *objective = page->objectiveBox();
     QVERIFY(objective->isVisible());
     QCOMPARE(objective->currentData().toString(), QString("dpo"));
@@ -473,7 +473,7 @@ void TestPretrainedWizard::unpairedRecordsOfferKto() {
     QVERIFY(toDataPage(wizard, llama_));
     headroom::ui::DataPage *page = wizard.dataPage();
     wizard.setDataPath(data);
-    QTRY_VERIFY_WITH_TIMEOUT(page->isPairData() && !page->isChecking(), kTimeout);
+    QTRY_VERIFY_WITH_TIMEOUT(page->isPreferenceData() && !page->isChecking(), kTimeout);
     auto *objective = page->objectiveBox();
     QVERIFY(objective->isVisible());
     QCOMPARE(objective->count(), 1);

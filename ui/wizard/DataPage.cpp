@@ -27,7 +27,6 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QPushButton>
-#include <QSignalBlocker>
 #include <QTimer>
 #include <QVBoxLayout>
 
@@ -114,10 +113,8 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
            "seeing only itself, instead of one window per record padded to the longest of its "
            "batch. The same losses, far fewer padding tokens when records are short."));
     form->addRow(QString(), packing_);
-    objective_ = new ObjectiveBox(this);
+    objective_ = new ObjectiveBox(this); // shown for preference data (updateObjectiveRow)
     objective_label_ = addBuddyRow(form, tr("&Objective:"), objective_, this);
-    objective_label_->hide();
-    objective_->hide();
 
     retrieval_format_ = new QLabel(
         tr("Retrieval data: a JSON array or a JSONL file (one object per line) of records with "
@@ -181,10 +178,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     connect(base_box_, &BaseModelBox::checked, this, &DataPage::onBaseChecked);
     connect(base_box_, &BaseModelBox::edited, this, &DataPage::startTokenPreview);
     connect(chat_, &ChatPreviewPanel::previewShown, this, &DataPage::tokensShown);
-    connect(objective_, &QComboBox::currentIndexChanged, this, [this] {
-        updateObjectiveRow();
-        startTokenPreview();
-    });
+    connect(objective_, &QComboBox::currentIndexChanged, this, &DataPage::startTokenPreview);
     onRecipeChanged();
 }
 
@@ -246,7 +240,7 @@ void DataPage::onBaseChecked() {
 }
 
 bool DataPage::offersObjective() const {
-    return pair_data_ && isPretrained() && !isRetrievalEncoder();
+    return preference_data_ && isPretrained() && !isRetrievalEncoder();
 }
 
 // Pairs are not packed: the objective row replaces the packing box.
@@ -395,22 +389,12 @@ void DataPage::startCheck() {
                 return;
             }
             chat_data_ = result->error.isEmpty() && holdsConversations(result->preview);
-            pair_data_ = result->error.isEmpty() &&
-                         (result->preview.preference_pairs || result->preview.unpaired_preference);
-            if (pair_data_) {
-                objective_->offer(result->preview.unpaired_preference);
-            }
-            if (pair_data_ && !isPretrained()) {
+            preference_data_ =
+                objective_->offerFor(result->error.isEmpty() ? result->preview : DataPreview{});
+            if (preference_data_ && !isPretrained()) {
                 result->error = tr("The file holds preference data (\"chosen\" and "
                                    "\"rejected\", or a \"label\"), which tunes a pretrained "
                                    "model: choose \"Start from a pretrained model\".");
-            }
-            {
-                // Each new file of pairs starts with DPO.
-                const QSignalBlocker quiet(objective_);
-                if (!pair_data_) {
-                    objective_->setCurrentIndex(0);
-                }
             }
             updateObjectiveRow();
             updatePreviewPanels();

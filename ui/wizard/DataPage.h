@@ -48,8 +48,9 @@ public:
     ChatPreviewPanel *chatPreview() const { return chat_; }
     // The checked file holds conversations.
     bool isChatData() const { return chat_data_; }
-    // The checked file holds preference pairs: the page offers the objective (DPO, ...).
-    bool isPairData() const { return pair_data_; }
+    // The checked file holds preference pairs or KTO's labelled records: the page offers the
+    // objective (DPO, ... or KTO).
+    bool isPreferenceData() const { return preference_data_; }
     ObjectiveBox *objectiveBox() const { return objective_; }
     bool isTokenizing() const;
     // The problem with the data as shown on the page; empty when it reads cleanly.
@@ -103,7 +104,7 @@ private:
     QComboBox *target_ = nullptr;
     QCheckBox *packing_ = nullptr; // data.packing, language models only
     QLabel *objective_label_ = nullptr;
-    ObjectiveBox *objective_ = nullptr; // train.objective, for preference pairs
+    ObjectiveBox *objective_ = nullptr; // train.objective, for preference data
     QLabel *summary_ = nullptr;
     QLabel *status_ = nullptr;
     QPlainTextEdit *preview_ = nullptr;
@@ -115,7 +116,7 @@ private:
     bool tokenize_again_ = false;
     ChatPreviewPanel *chat_ = nullptr;
     bool chat_data_ = false;
-    bool pair_data_ = false;
+    bool preference_data_ = false;
     bool checked_ok_ = false;
     QString problem_;
     QStringList columns_;

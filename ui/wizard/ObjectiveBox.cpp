@@ -30,4 +30,15 @@ void ObjectiveBox::offer(bool unpaired) {
     addItem(tr("ORPO: learn and prefer in one, no reference model"), QStringLiteral("orpo"));
 }
 
+bool ObjectiveBox::offerFor(const DataPreview &preview) {
+    if (!preview.preference_pairs && !preview.unpaired_preference) {
+        // The next file of preference data starts from the first objective again.
+        const QSignalBlocker quiet(this);
+        setCurrentIndex(0);
+        return false;
+    }
+    offer(preview.unpaired_preference);
+    return true;
+}
+
 } // namespace headroom::ui

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <headroom/data_preview.h>
+
 #include <QComboBox>
 
 namespace headroom::ui {
@@ -14,6 +16,8 @@ public:
     explicit ObjectiveBox(QWidget *parent = nullptr);
     // The objectives of pairs, or (unpaired) of KTO's records; keeps the choice when it fits.
     void offer(bool unpaired);
+    // Offers what the checked data holds; false when it holds no preference data.
+    bool offerFor(const DataPreview &preview);
 };
 
 } // namespace headroom::ui
