@@ -45,17 +45,6 @@ private:
 
 namespace {
 
-QList<QJsonObject> linesOfType(const QByteArray &out, const QString &type) {
-    QList<QJsonObject> lines;
-    for (const QByteArray &line : out.split('\n')) {
-        const QJsonObject object = QJsonDocument::fromJson(line).object();
-        if (object["type"].toString() == type) {
-            lines.push_back(object);
-        }
-    }
-    return lines;
-}
-
 // Pairs whose chosen completion always agrees ("yes ...") and whose rejected one never does: a
 // difference a model learns within a short run.
 QByteArray learnablePairs(int count) {
@@ -121,7 +110,7 @@ void TestCliPreference::dpoWithLoraLearnsToRankThePairs() {
     QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
     QVERIFY2(trained.err.contains("DPO (beta 0.1) against the base with the adapters off"),
              qPrintable(trained.err));
-    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    const QList<QJsonObject> steps = test_support::jsonLinesOfType(trained.out, "step");
     QCOMPARE(steps.size(), 30);
     // The adapters start at zero: the policy is its reference, the loss ln 2.
     QVERIFY(std::abs(steps.front()["loss"].toDouble() - std::log(2.0)) < 1e-6);
@@ -132,7 +121,7 @@ void TestCliPreference::dpoWithLoraLearnsToRankThePairs() {
     }
     QVERIFY(steps.back()["loss"].toDouble() < 0.3);
     QVERIFY(steps.back()["reward_margin"].toDouble() > 1.0);
-    const QList<QJsonObject> evaluations = linesOfType(trained.out, "eval");
+    const QList<QJsonObject> evaluations = test_support::jsonLinesOfType(trained.out, "eval");
     QVERIFY(!evaluations.isEmpty());
     // Held-out pairs ranked right by the learnt rewards.
     QVERIFY2(evaluations.back()["accuracy"].toDouble() >= 0.9,
@@ -152,7 +141,7 @@ void TestCliPreference::fullFineTuneComparesWithAFrozenCopy() {
     QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
     QVERIFY2(trained.err.contains("IPO (beta 0.1) against a frozen copy of the base (int8)"),
              qPrintable(trained.err));
-    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    const QList<QJsonObject> steps = test_support::jsonLinesOfType(trained.out, "step");
     QCOMPARE(steps.size(), 3);
     QVERIFY(std::isfinite(steps.back()["loss"].toDouble()));
     QVERIFY(steps.back().contains("reward_accuracy"));
@@ -179,8 +168,8 @@ void TestCliPreference::oomRecoveryReplaysThePairs() {
     const Result faulty = test_support::runCli({"train", project, "--json"}, "oom@step:2");
     QVERIFY2(faulty.exit_code == 0, qPrintable(faulty.err));
     QVERIFY2(faulty.out.contains("\"oom_recovered\""), faulty.out.constData());
-    const QList<QJsonObject> expected = linesOfType(clean.out, "step");
-    const QList<QJsonObject> actual = linesOfType(faulty.out, "step");
+    const QList<QJsonObject> expected = test_support::jsonLinesOfType(clean.out, "step");
+    const QList<QJsonObject> actual = test_support::jsonLinesOfType(faulty.out, "step");
     QCOMPARE(actual.size(), expected.size());
     for (int index = 0; index < expected.size(); ++index) {
         QCOMPARE(actual[index]["samples_digest"], expected[index]["samples_digest"]);
@@ -218,8 +207,8 @@ void TestCliPreference::precomputedReferenceTrainsTheSameRun() {
                  precomputed.err.contains("against the reference's log-probabilities computed "
                                           "before training"),
              qPrintable(precomputed.err));
-    const QList<QJsonObject> expected = linesOfType(computed.out, "step");
-    const QList<QJsonObject> actual = linesOfType(precomputed.out, "step");
+    const QList<QJsonObject> expected = test_support::jsonLinesOfType(computed.out, "step");
+    const QList<QJsonObject> actual = test_support::jsonLinesOfType(precomputed.out, "step");
     QCOMPARE(actual.size(), expected.size());
     for (int index = 0; index < expected.size(); ++index) {
         for (const char *key : {"loss", "reward_margin"}) {
@@ -236,7 +225,7 @@ void TestCliPreference::precomputedReferenceTrainsTheSameRun() {
         "without-copy", {"--set", "train.objective=ipo", "--set", "pref.precompute_reference=1"});
     QCOMPARE(without_copy.exit_code, 0);
     const auto peak = [](const Result &result) {
-        return linesOfType(result.out, "step").back()["mem_peak"].toDouble();
+        return test_support::jsonLinesOfType(result.out, "step").back()["mem_peak"].toDouble();
     };
     QVERIFY2(peak(without_copy) < peak(copy),
              qPrintable(QString("%1 vs %2").arg(peak(without_copy)).arg(peak(copy))));
@@ -297,13 +286,13 @@ void TestCliPreference::conversationalPairsTrainThroughTheTemplate() {
     QVERIFY(!project.isEmpty());
     const Result trained = cli({"train", project, "--json"});
     QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
-    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    const QList<QJsonObject> steps = test_support::jsonLinesOfType(trained.out, "step");
     QCOMPARE(steps.size(), 3);
     QVERIFY(std::abs(steps.front()["loss"].toDouble() - std::log(2.0)) < 1e-6);
     // Each completion is the reply and the template's end-of-turn: a few tokens, not the whole
     // conversation.
     QVERIFY(steps.front()["chosen_logps"].toDouble() < 0);
-    QVERIFY(!linesOfType(trained.out, "eval").isEmpty());
+    QVERIFY(!test_support::jsonLinesOfType(trained.out, "eval").isEmpty());
 }
 
 void TestCliPreference::ktoLearnsFromUnpairedRecords() {
@@ -328,7 +317,7 @@ void TestCliPreference::ktoLearnsFromUnpairedRecords() {
     QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
     QVERIFY2(trained.err.contains("KTO (beta 0.1) against the base with the adapters off"),
              qPrintable(trained.err));
-    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    const QList<QJsonObject> steps = test_support::jsonLinesOfType(trained.out, "step");
     QCOMPARE(steps.size(), 20);
     // Zero adapters: every record's log-ratio is 0, so is the KL estimate, and each loss is
     // 1 - sigmoid(0).
@@ -337,7 +326,7 @@ void TestCliPreference::ktoLearnsFromUnpairedRecords() {
     QVERIFY(steps.back().contains("kl"));
     QVERIFY(steps.back()["chosen_rewards"].toDouble() > 0);
     QVERIFY(steps.back()["rejected_rewards"].toDouble() < 0);
-    const QList<QJsonObject> evaluations = linesOfType(trained.out, "eval");
+    const QList<QJsonObject> evaluations = test_support::jsonLinesOfType(trained.out, "eval");
     QVERIFY(!evaluations.isEmpty());
     QVERIFY2(evaluations.back()["accuracy"].toDouble() >= 0.9,
              qPrintable(QJsonDocument(evaluations.back()).toJson()));
@@ -345,7 +334,7 @@ void TestCliPreference::ktoLearnsFromUnpairedRecords() {
     // The KL estimate is the step's: an out-of-memory error replays the step to the same loss.
     const Result faulty = test_support::runCli({"train", project, "--json"}, "oom@step:3");
     QVERIFY2(faulty.exit_code == 0, qPrintable(faulty.err));
-    const QList<QJsonObject> replayed = linesOfType(faulty.out, "step");
+    const QList<QJsonObject> replayed = test_support::jsonLinesOfType(faulty.out, "step");
     QCOMPARE(replayed.size(), steps.size());
     for (int index = 0; index < steps.size(); ++index) {
         for (const char *key : {"loss", "kl"}) {

@@ -45,16 +45,6 @@ const QStringList kTiny = {"--set", "model.seq_len=16",      "--set", "train.mic
                            "--set", "data.max_examples=200", "--set", "train.lr=0.01",
                            "--set", "lora.rank=4",           "--set", "lora.targets=all-linear"};
 
-QList<QJsonObject> linesOfType(const QByteArray &out, const QString &type) {
-    QList<QJsonObject> lines;
-    for (const QByteArray &line : out.split('\n')) {
-        const QJsonObject object = QJsonDocument::fromJson(line).object();
-        if (object["type"].toString() == type) {
-            lines.push_back(object);
-        }
-    }
-    return lines;
-}
 } // namespace
 
 void TestCliQuantizedBase::initTestCase() {
@@ -105,8 +95,8 @@ void TestCliQuantizedBase::validationLossFollowsTheBase() {
     const QRegularExpression counted("trainable of (\\d+) parameters");
     QCOMPARE(counted.match(trained.err).captured(1), counted.match(expected.err).captured(1));
     QVERIFY(!counted.match(trained.err).captured(1).isEmpty());
-    const QList<QJsonObject> expected_evals = linesOfType(expected.out, "eval");
-    const QList<QJsonObject> evals = linesOfType(trained.out, "eval");
+    const QList<QJsonObject> expected_evals = test_support::jsonLinesOfType(expected.out, "eval");
+    const QList<QJsonObject> evals = test_support::jsonLinesOfType(trained.out, "eval");
     QCOMPARE(evals.size(), expected_evals.size());
     QVERIFY(!evals.isEmpty());
     for (int index = 0; index < evals.size(); ++index) {
@@ -154,19 +144,19 @@ void TestCliQuantizedBase::ladderQuantizesTheBase() {
     const Result first =
         test_support::runCli({"train", project, "--json", "--steps", "3"}, "oom@step:2");
     QVERIFY2(first.exit_code == 0, qPrintable(first.err));
-    const QList<QJsonObject> ladder = linesOfType(first.out, "event");
+    const QList<QJsonObject> ladder = test_support::jsonLinesOfType(first.out, "event");
     bool switched = false;
     for (const QJsonObject &event : ladder) {
         switched = switched || (event["kind"].toString() == "ladder" &&
                                 event["message"].toString().contains("nf4 base"));
     }
     QVERIFY2(switched, first.out.constData());
-    QCOMPARE(linesOfType(first.out, "step").size(), 3);
+    QCOMPARE(test_support::jsonLinesOfType(first.out, "step").size(), 3);
 
     // Resumed, the run keeps the quantized base (the checkpoint records it).
     const Result resumed = test_support::runCli({"train", project, "--resume", "--json"});
     QVERIFY2(resumed.exit_code == 0, qPrintable(resumed.err));
-    QCOMPARE(linesOfType(resumed.out, "step").size(), 3);
+    QCOMPARE(test_support::jsonLinesOfType(resumed.out, "step").size(), 3);
     const Result runs = test_support::runCli({"runs", project});
     QVERIFY2(runs.out.contains("nf4 base"), runs.out.constData());
 }
@@ -188,7 +178,7 @@ void TestCliQuantizedBase::cacheServesTheNextRun() {
     QVERIFY2(second.err.contains("quantized projections from the cache"), qPrintable(second.err));
     const auto losses = [](const Result &result) {
         QList<double> values;
-        for (const QJsonObject &eval : linesOfType(result.out, "eval")) {
+        for (const QJsonObject &eval : test_support::jsonLinesOfType(result.out, "eval")) {
             values.push_back(eval["loss"].toDouble());
         }
         return values;

@@ -69,17 +69,6 @@ const QStringList kTiny = {"--set", "model.seq_len=12",    "--set", "train.micro
                            "--set", "train.lr=0.003",      "--set", "data.validation_fraction=0.25",
                            "--set", "train.warmup_steps=0"};
 
-QList<QJsonObject> linesOfType(const QByteArray &out, const QString &type) {
-    QList<QJsonObject> lines;
-    for (const QByteArray &line : out.split('\n')) {
-        const QJsonObject object = QJsonDocument::fromJson(line).object();
-        if (object["type"].toString() == type) {
-            lines.push_back(object);
-        }
-    }
-    return lines;
-}
-
 bool closeTo(double a, double b) {
     return std::abs(a - b) <= 1e-5 * std::max(1.0, std::abs(b));
 }
@@ -141,7 +130,7 @@ void TestCliSplade::trainingReportsRetrievalMetrics() {
     QVERIFY(!project.isEmpty());
     const Result trained = cli({"train", project, "--json"});
     QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
-    const QList<QJsonObject> steps = linesOfType(trained.out, "step");
+    const QList<QJsonObject> steps = test_support::jsonLinesOfType(trained.out, "step");
     QCOMPARE(steps.size(), 6);
     for (const QJsonObject &step : steps) {
         const QJsonObject splade = step["splade"].toObject();
@@ -152,7 +141,7 @@ void TestCliSplade::trainingReportsRetrievalMetrics() {
         QVERIFY(splade["passage_nonzeros"].toDouble() >= 1);
         QCOMPARE(splade["lambda_q"].toDouble(), 0.0005);
     }
-    const QList<QJsonObject> evals = linesOfType(trained.out, "eval");
+    const QList<QJsonObject> evals = test_support::jsonLinesOfType(trained.out, "eval");
     QCOMPARE(evals.size(), 2);
     for (const QJsonObject &eval : evals) {
         const double mrr = eval["mrr_at_10"].toDouble(-1);
@@ -195,9 +184,9 @@ void TestCliSplade::microBatchAndRecoveryDoNotChangeTheRun() {
     const Result c = cli({"train", recovered, "--json"}, "oom@step:2");
     QVERIFY2(a.exit_code == 0 && b.exit_code == 0 && c.exit_code == 0,
              qPrintable(a.err + b.err + c.err));
-    const QList<QJsonObject> expected = linesOfType(a.out, "step");
+    const QList<QJsonObject> expected = test_support::jsonLinesOfType(a.out, "step");
     for (const Result *other : {&b, &c}) {
-        const QList<QJsonObject> actual = linesOfType(other->out, "step");
+        const QList<QJsonObject> actual = test_support::jsonLinesOfType(other->out, "step");
         QCOMPARE(actual.size(), expected.size());
         for (int i = 0; i < expected.size(); ++i) {
             QCOMPARE(actual[i]["samples_digest"], expected[i]["samples_digest"]);
@@ -208,7 +197,7 @@ void TestCliSplade::microBatchAndRecoveryDoNotChangeTheRun() {
                                     .arg(expected[i]["loss"].toDouble(), 0, 'g', 10)));
         }
     }
-    QCOMPARE(linesOfType(c.out, "step")[1]["micro_batch"].toInt(), 4);
+    QCOMPARE(test_support::jsonLinesOfType(c.out, "step")[1]["micro_batch"].toInt(), 4);
     QVERIFY(c.out.contains("\"kind\":\"oom_recovered\""));
 }
 
@@ -300,8 +289,8 @@ void TestCliSplade::dataParallelRanksTrainTheSame() {
     const Result a = cli({"train", one, "--json", "--steps", "3"});
     const Result b = cli({"train", two, "--json", "--steps", "3", "--nproc", "2"});
     QVERIFY2(a.exit_code == 0 && b.exit_code == 0, qPrintable(a.err + b.err));
-    const QList<QJsonObject> expected = linesOfType(a.out, "step");
-    const QList<QJsonObject> actual = linesOfType(b.out, "step");
+    const QList<QJsonObject> expected = test_support::jsonLinesOfType(a.out, "step");
+    const QList<QJsonObject> actual = test_support::jsonLinesOfType(b.out, "step");
     QCOMPARE(actual.size(), 3);
     for (int i = 0; i < 3; ++i) {
         QCOMPARE(actual[i]["samples_digest"], expected[i]["samples_digest"]);

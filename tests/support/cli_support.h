@@ -3,6 +3,9 @@
 // Runs the built headroom-cli as a user would, for the command-line tests.
 
 #include <QByteArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QList>
 #include <QProcess>
 #include <QProcessEnvironment>
 #include <QString>
@@ -34,6 +37,18 @@ inline CliResult runCli(const QStringList &arguments, const QByteArray &failpoin
     result.out = process.readAllStandardOutput();
     result.err = QString::fromUtf8(process.readAllStandardError());
     return result;
+}
+
+// The JSON lines of one "type" ("step", "eval", ...) that a --json command printed.
+inline QList<QJsonObject> jsonLinesOfType(const QByteArray &out, const QString &type) {
+    QList<QJsonObject> lines;
+    for (const QByteArray &line : out.split('\n')) {
+        const QJsonObject object = QJsonDocument::fromJson(line).object();
+        if (object["type"].toString() == type) {
+            lines.push_back(object);
+        }
+    }
+    return lines;
 }
 
 } // namespace test_support
