@@ -83,6 +83,20 @@ public:
                     line["kl"] = p.kl; // kto
                 }
             }
+            if (m.grpo) {
+                const GrpoStepMetrics &g = *m.grpo;
+                line["reward_mean"] = finiteOrNull(g.reward_mean);
+                line["reward_std"] = finiteOrNull(g.reward_std);
+                line["frac_reward_zero_std"] = finiteOrNull(g.zero_std_fraction);
+                line["completion_length"] = finiteOrNull(g.completion_length);
+                line["kl"] = finiteOrNull(g.kl);
+                line["clip_ratio"] = finiteOrNull(g.clip_ratio);
+                nlohmann::json rewards = nlohmann::json::object();
+                for (const auto &[name, mean] : g.reward_terms) {
+                    rewards[name] = finiteOrNull(mean);
+                }
+                line["rewards"] = std::move(rewards);
+            }
             if (!m.ranks.empty()) {
                 line["ranks"] = nlohmann::json::parse(rankStepMetricsJson(m.ranks));
             }
@@ -106,6 +120,11 @@ public:
                               "  reward margin %.4f  accuracy %.0f%%", m.preference->reward_margin,
                               100.0 * m.preference->reward_accuracy);
             }
+            if (m.grpo) {
+                std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                              "  reward %.3f ± %.3f  completion %.0f tok", m.grpo->reward_mean,
+                              m.grpo->reward_std, m.grpo->completion_length);
+            }
             streams_.err << text << '\n' << std::flush;
         }
     }
@@ -121,6 +140,7 @@ public:
                                          {"r2", finiteOrNull(m.r2)},
                                          {"mrr_at_10", finiteOrNull(m.mrr_at_10)},
                                          {"recall_at_100", finiteOrNull(m.recall_at_100)},
+                                         {"reward", finiteOrNull(m.reward)},
                                          {"examples", m.examples}};
             streams_.out << line.dump() << '\n' << std::flush;
         }
@@ -140,10 +160,15 @@ public:
                                   ", R² %.3f", m.r2);
         }
         if (std::isfinite(m.mrr_at_10)) {
-            std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
-                          ", MRR@10 %.4f, Recall@100 %.4f", m.mrr_at_10, m.recall_at_100);
+            used += std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                                  ", MRR@10 %.4f, Recall@100 %.4f", m.mrr_at_10, m.recall_at_100);
         }
-        streams_.err << text << " (" << m.examples << " examples)\n" << std::flush;
+        if (std::isfinite(m.reward)) {
+            std::snprintf(text + used, sizeof text - static_cast<std::size_t>(used),
+                          ", mean reward %.4f", m.reward);
+        }
+        streams_.err << text << " (" << m.examples
+                     << (std::isfinite(m.reward) ? " prompts)\n" : " examples)\n") << std::flush;
     }
 
     void onEvent(const EngineEvent &event) override {

@@ -79,6 +79,8 @@ private:
     void validateMoe() const;
     // train.objective and the pref.* keys: preference objectives on a pretrained base only.
     void validatePreference() const;
+    // train.objective=grpo: a pretrained base, a reward, whole groups per step.
+    void validateGrpo() const;
 
     std::map<std::string, std::string> values_;
 };

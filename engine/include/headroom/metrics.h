@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace headroom {
@@ -66,6 +67,21 @@ struct PreferenceStepMetrics {
     }
 };
 
+// Online RL (grpo) over one step's completions: their rewards (the weighted sum, and each reward
+// term's mean by its name, e.g. "exact:answer"), the mean of each group's reward standard
+// deviation, the share of completions in groups whose rewards were all equal (they teach
+// nothing), the mean completion length in tokens, and over the completion tokens the mean KL
+// to the reference (NaN without one) and the share whose policy ratio was clipped.
+struct GrpoStepMetrics {
+    double reward_mean = 0;
+    double reward_std = 0;
+    double zero_std_fraction = 0;
+    double completion_length = 0;
+    double kl = std::numeric_limits<double>::quiet_NaN();
+    double clip_ratio = 0;
+    std::vector<std::pair<std::string, double>> reward_terms;
+};
+
 // One rank of a distributed run in one step: its peak memory and the throughput of its share
 // of the step (its examples over the time it spent on them, the exchange not counted).
 struct RankStepMetrics {
@@ -102,6 +118,7 @@ struct StepMetrics {
     std::optional<MoeStepMetrics> moe;               // with Mixture-of-Experts blocks
     std::optional<RetrievalStepMetrics> retrieval;   // splade
     std::optional<PreferenceStepMetrics> preference; // preference objectives
+    std::optional<GrpoStepMetrics> grpo;             // online RL (train.objective grpo)
     std::vector<RankStepMetrics> ranks;              // distributed runs, by rank
 };
 
@@ -119,6 +136,9 @@ struct EvalMetrics {
     // index; NaN otherwise.
     double mrr_at_10 = 0;
     double recall_at_100 = 0;
+    // grpo: the mean reward of the completions sampled for the validation prompts (the loss
+    // is its negative); NaN otherwise.
+    double reward = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Something that happened during a run: "checkpoint", "nan_loss", "eval", "oom_recovered", ...

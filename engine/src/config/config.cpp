@@ -1,3 +1,5 @@
+#include "config/changed_keys.h"
+
 #include <headroom/config.h>
 #include <headroom/units.h>
 
@@ -187,10 +189,6 @@ const KeySpec &requireKey(const std::string &key) {
 
 } // namespace
 
-namespace {
-
-// The first key (in registry order) whose name starts with `prefix` and whose value is not its
-// default; nullptr when every such key is at its default.
 const KeySpec *firstChangedKey(const Config &config, const std::string &prefix) {
     for (const KeySpec &spec : configKeys()) {
         if (spec.name.rfind(prefix, 0) == 0 && config.text(spec.name) != spec.default_value) {
@@ -199,8 +197,6 @@ const KeySpec *firstChangedKey(const Config &config, const std::string &prefix) 
     }
     return nullptr;
 }
-
-} // namespace
 
 Config::Config() {
     for (const KeySpec &spec : configKeys()) {
@@ -307,6 +303,7 @@ void Config::validate() const {
     }
     validateMoe();
     validatePreference();
+    validateGrpo();
     if (recipe != "splade") {
         if (const KeySpec *changed = firstChangedKey(*this, "splade.")) {
             throw ConfigError(changed->name + "=" + text(changed->name) +
@@ -360,56 +357,6 @@ void Config::validate() const {
                               text("data.stride") +
                               ") cuts one stream of text and cannot go with it: set one of them");
         }
-    }
-}
-
-void Config::validatePreference() const {
-    const std::string &objective = text("train.objective");
-    if (objective == "sft") {
-        for (const char *prefix : {"pref.", "data.max_prompt_len"}) {
-            if (const KeySpec *changed = firstChangedKey(*this, prefix)) {
-                throw ConfigError(changed->name + "=" + text(changed->name) +
-                                  " is a setting of the preference objectives; train.objective "
-                                  "is sft (set train.objective=dpo, ipo, simpo, orpo or kto)");
-            }
-        }
-        return;
-    }
-    if (!isLanguageModelRecipe(text("recipe")) || text("model.base").empty()) {
-        throw ConfigError("train.objective=" + objective +
-                          " tunes a pretrained language model on preference pairs: set "
-                          "model.base to a Hugging Face model folder");
-    }
-    if (integer("data.packing") == 1) {
-        throw ConfigError("train.objective=" + objective +
-                          " compares a pair's two completions, which data.packing=1 would "
-                          "place in different windows: set data.packing=0");
-    }
-    const std::string &format = text("data.format");
-    if (format != "auto" && format != "jsonl" && format != "json") {
-        throw ConfigError("data.format=" + format + " does not hold preference records: train." +
-                          "objective=" + objective + " reads jsonl or json records with " +
-                          (objective == "kto" ? "\"prompt\", \"completion\" and \"label\""
-                                              : "\"prompt\", \"chosen\" and \"rejected\""));
-    }
-    const bool reference = objective == "dpo" || objective == "ipo" || objective == "kto";
-    if (objective == "kto" && integer("pref.precompute_reference") == 1) {
-        throw ConfigError("pref.precompute_reference=1 does not work with train.objective=kto: "
-                          "its KL term pairs each prompt with another completion of the same "
-                          "step, which cannot be computed ahead");
-    }
-    if (integer("pref.precompute_reference") == 1 && !reference) {
-        throw ConfigError("pref.precompute_reference=1 stores the reference model's "
-                          "log-probabilities; train.objective=" +
-                          objective + " has no reference model (dpo and ipo have)");
-    }
-    if (text("pref.reference_dtype") != "fp32" && (!reference || integer("lora.rank") > 0)) {
-        throw ConfigError(
-            "pref.reference_dtype=" + text("pref.reference_dtype") +
-            (reference ? " sets how a frozen copy of the base is held; with LoRA (lora.rank > 0) "
-                         "the reference is the base itself with the adapters switched off"
-                       : " sets how the reference model is held; train.objective=" + objective +
-                             " has none"));
     }
 }
 

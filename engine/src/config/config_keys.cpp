@@ -92,8 +92,9 @@ std::vector<KeySpec> buildKeys() {
                       "as one stream"),
               "1"),
         integer("data.max_prompt_len", "0", 0, 1000000,
-                "Preference pairs: the most prompt tokens kept (the prompt's end, as TRL keeps "
-                "it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens either way)"),
+                "Preference pairs and grpo prompts: the most prompt tokens kept (the prompt's "
+                "end, as TRL keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens, "
+                "a prompt at model.seq_len, either way)"),
 
         choice("tokenizer", "byte", {"byte", "bpe", "unigram", "base"},
                "byte needs no training; bpe/unigram train SentencePiece on the corpus; base "
@@ -257,12 +258,14 @@ std::vector<KeySpec> buildKeys() {
              "- j, 1 + j]; 0 = off"),
 
         // --- Preference tuning (recipes/preference_objective.h) on a pretrained base ---
-        choice("train.objective", "sft", {"sft", "dpo", "ipo", "simpo", "orpo", "kto"},
+        choice("train.objective", "sft", {"sft", "dpo", "ipo", "simpo", "orpo", "kto", "grpo"},
                "What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo "
                "= preference tuning on \"prompt\"/\"chosen\"/\"rejected\" pairs (model.base; "
                "dpo and ipo against a frozen reference: the base with the LoRA adapters off, "
                "or a frozen copy without LoRA); kto = unpaired \"prompt\"/\"completion\"/"
-               "\"label\" records against the reference. Dropout is off for them, as in TRL"),
+               "\"label\" records against the reference; grpo = online RL on \"prompt\" "
+               "records: completions sampled in groups, scored by grpo.reward. Dropout is off "
+               "for them, as in TRL"),
         real("pref.beta", "0.1", 1e-6, 1000,
              "Preference objectives: beta, how far the policy may move from the reference (dpo, "
              "ipo) or the reward scale (simpo)"),
@@ -287,6 +290,48 @@ std::vector<KeySpec> buildKeys() {
                "dpo and ipo without LoRA: how the frozen reference copy of the base holds its "
                "attention and MLP weights (int8/nf4 save memory at a small error in the "
                "reference log-probabilities)"),
+
+        // --- Online RL with verifiable rewards (recipes/grpo_objective.h), TRL's GRPO ---
+        text("grpo.reward", "", KeyType::String,
+             "grpo: the rewards, comma-separated, each KIND:ARGUMENT*WEIGHT: regex:PATTERN (1 "
+             "when found), format:PATTERN (1 when the whole completion matches), exact:FIELD "
+             "(the final answer equals the record's FIELD), length:N (1 at N tokens, less "
+             "further away), command:CMD (a program reading JSONL on stdin, printing one reward "
+             "per line); e.g. exact:answer,format:<think>.*</think>*0.2"),
+        text("grpo.answer_pattern", "-?[0-9][0-9,]*(?:\\.[0-9]+)?", KeyType::String,
+             "grpo, exact: rewards: where the final answer is in a completion (a regular "
+             "expression; its last match, the first group when it has groups)"),
+        real("grpo.reward_timeout", "60", 0.1, 86400,
+             "grpo, command: rewards: seconds the program may take for one step's completions "
+             "before the run pauses"),
+        integer("grpo.group_size", "8", 2, 1024,
+                "grpo: completions sampled per prompt, whose rewards are compared with each "
+                "other (train.micro_batch x train.accumulation must be a multiple)"),
+        integer("grpo.max_new_tokens", "256", 1, 1000000,
+                "grpo: the longest completion, in tokens (model.seq_len bounds prompt and "
+                "completion together)"),
+        real("grpo.temperature", "1", 0.01, 100, "grpo: sampling temperature of the completions"),
+        real("grpo.top_p", "1", 0.01, 1,
+             "grpo: nucleus sampling, the smallest set of tokens holding this probability; 1 = "
+             "off"),
+        integer("grpo.top_k", "0", 0, 1000000,
+                "grpo: sample among the k most likely tokens only; 0 = off"),
+        real("grpo.beta", "0", 0, 1000,
+             "grpo: weight of the KL penalty to the reference (the base with the LoRA adapters "
+             "off, or a frozen copy); 0 = no reference model, as TRL's default"),
+        real("grpo.epsilon", "0.2", 0, 10,
+             "grpo: the policy ratio is clipped to [1 - epsilon, 1 + epsilon_high]"),
+        real("grpo.epsilon_high", "0", 0, 10,
+             "grpo: the upper clipping bound (DAPO suggests 0.28); 0 = grpo.epsilon"),
+        choice("grpo.loss_type", "dapo", {"dapo", "grpo", "dr_grpo", "bnpo"},
+               "grpo: how token losses are averaged: dapo = over the step's completion tokens, "
+               "grpo = per completion then over completions, dr_grpo = over completions x "
+               "grpo.max_new_tokens, bnpo = over each micro-batch's completion tokens"),
+        choice("grpo.scale_rewards", "group", {"group", "batch", "none"},
+               "grpo: advantages are the rewards minus their group's mean, divided by the "
+               "group's standard deviation (group), the step's (batch), or not (none)"),
+        integer("grpo.log_completions", "2", 0, 64,
+                "grpo: completions with their rewards written to the log at each validation"),
 
         // --- SPLADE (models/splade.h): sparse retrieval encoder fine-tuning (splade) ---
         real("splade.lambda_q", "0.0005", 0, 1000,

@@ -40,7 +40,10 @@ struct DataSpec {
     // Unpaired preference records (train.objective kto): every record holds "prompt",
     // "completion" and a boolean "label" (desirable or not), in Example::target (1 or 0).
     bool unpaired = false;
-    // Preference pairs: the most prompt tokens kept (its end); 0 = no limit.
+    // Prompts of online RL (train.objective grpo): every record holds a "prompt" (a string or a
+    // list of messages) or "messages"; its other fields go to the rewards with it.
+    bool prompts = false;
+    // Preference pairs and prompts: the most prompt tokens kept (its end); 0 = no limit.
     std::int64_t max_prompt_len = 0;
     // Chat data (data.format=chat, or JSONL whose first record is a conversation): every record
     // must be a conversation.

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace headroom::data {
@@ -26,6 +27,10 @@ struct Example {
     // and the chosen completion (as a prompt/completion record), `rejected` holds the same prompt
     // with the rejected completion in the same form. Empty for other examples.
     std::vector<Example> rejected;
+    // gpt, a prompt of online RL (train.objective grpo): `tokens` hold the prompt
+    // (prompt_tokens = real_tokens = its length) and `record` the data record's whole JSON
+    // object, whose fields the rewards read (e.g. "answer"). Empty for other examples.
+    std::string record;
 
     // retrieval (splade): `tokens` holds the query's tokens, then each passage's, back to back;
     // segment_lengths their lengths, the query's first. The first positive_passages passages

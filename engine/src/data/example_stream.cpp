@@ -22,17 +22,20 @@ namespace {
 constexpr std::uint64_t kStateMagicV1 = 0x3153445244485248ULL; // "HRHDRDS1"
 // Version 2 adds each buffered example's prompt and padding spans; 3 its retrieval segments;
 // 4 the trained-token mask of chat examples; 5 the documents waiting to be packed; 6 the
-// rejected sequence of preference pairs.
+// rejected sequence of preference pairs; 7 the record of an online-RL prompt.
 constexpr std::uint64_t kStateMagicV2 = 0x3253445244485248ULL; // "HRHDRDS2"
 constexpr std::uint64_t kStateMagicV3 = 0x3353445244485248ULL; // "HRHDRDS3"
 constexpr std::uint64_t kStateMagicV4 = 0x3453445244485248ULL; // "HRHDRDS4"
 constexpr std::uint64_t kStateMagicV5 = 0x3553445244485248ULL; // "HRHDRDS5"
-constexpr std::uint64_t kStateMagic = 0x3653445244485248ULL;   // "HRHDRDS6"
+constexpr std::uint64_t kStateMagicV6 = 0x3653445244485248ULL; // "HRHDRDS6"
+constexpr std::uint64_t kStateMagic = 0x3753445244485248ULL;   // "HRHDRDS7"
 
 // The example encoding of a saved position (StateReader::example).
 int exampleVersion(std::uint64_t magic) {
     switch (magic) {
     case kStateMagic:
+        return 6;
+    case kStateMagicV6:
         return 5;
     case kStateMagicV5:
     case kStateMagicV4:
@@ -159,6 +162,7 @@ struct ExampleStream::Impl {
     bool produce(Example &out);
     void instructionExample(Example &out);
     bool chatExample(Example &out);
+    void promptExample(Example &out);
     void padToWindow(Example &out) const;
     void retrievalExample(Example &out);
     void appendSegment(Example &out, const std::string &text);
@@ -238,6 +242,12 @@ bool ExampleStream::Impl::produce(Example &out) {
             ++counts.examples;
             return true;
         }
+        if (record.prompt_only) {
+            promptExample(out);
+            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
+            ++counts.examples;
+            return true;
+        }
         if (record.conversation || record.instruction) {
             if (!record.conversation) {
                 instructionExample(out);
@@ -303,6 +313,40 @@ void ExampleStream::Impl::instructionExample(Example &out) {
     }
     out.prompt_tokens = static_cast<std::int32_t>(prompt);
     out.real_tokens = static_cast<std::int32_t>(real);
+}
+
+// A prompt of online RL: its text with the begin-of-text the tokenizer adds, or its messages
+// rendered through the chat template with the assistant's header after them (tokenized
+// without added specials: the template writes them). Only the prompt's last max_prompt_len
+// tokens are kept (TRL keeps the end), and at most seq_len, so a completion has room.
+void ExampleStream::Impl::promptExample(Example &out) {
+    if (record.conversation) {
+        if (!spec.chat_data) {
+            throw DataError(spec.path, record.line,
+                            "a conversational prompt, but there is no chat template to render "
+                            "it: the base model folder has none; set data.chat_template=chatml "
+                            "or a template file");
+        }
+        try {
+            out.tokens = tokenizer->encode(
+                spec.chat_data->chat_template.render(*record.conversation, true).text);
+        } catch (const chat::ConversationError &error) {
+            throw DataError(spec.path, record.line, error.what());
+        }
+    } else {
+        out.tokens = tokenizer->encodeStart(record.prompt);
+    }
+    counts.tokens += static_cast<std::int64_t>(out.tokens.size());
+    std::int64_t keep = spec.seq_len;
+    if (spec.max_prompt_len > 0) {
+        keep = std::min(keep, spec.max_prompt_len);
+    }
+    if (static_cast<std::int64_t>(out.tokens.size()) > keep) {
+        out.tokens.erase(out.tokens.begin(), out.tokens.end() - static_cast<std::ptrdiff_t>(keep));
+        ++counts.pairs.prompts_cut;
+    }
+    out.prompt_tokens = out.real_tokens = static_cast<std::int32_t>(out.tokens.size());
+    out.record = std::move(record.json);
 }
 
 // One example per conversation, rendered through the chat template: the trained tokens are the
@@ -511,8 +555,9 @@ void ExampleStream::restoreState(const std::string &state) {
     const std::string &path = d.spec.path;
     StateReader reader(state, path);
     const std::uint64_t magic = reader.u64();
-    if (magic != kStateMagic && magic != kStateMagicV5 && magic != kStateMagicV4 &&
-        magic != kStateMagicV3 && magic != kStateMagicV2 && magic != kStateMagicV1) {
+    if (magic != kStateMagic && magic != kStateMagicV6 && magic != kStateMagicV5 &&
+        magic != kStateMagicV4 && magic != kStateMagicV3 && magic != kStateMagicV2 &&
+        magic != kStateMagicV1) {
         reader.fail("it is not a Headroom data position");
     }
     if (reader.u64() != static_cast<std::uint64_t>(d.split)) {
@@ -553,7 +598,7 @@ void ExampleStream::restoreState(const std::string &state) {
     TokenWindows windows = d.windows;
     windows.load(reader);
     DocumentPacker packer = d.packer;
-    if (magic == kStateMagic || magic == kStateMagicV5) {
+    if (magic == kStateMagic || magic == kStateMagicV6 || magic == kStateMagicV5) {
         packer.load(reader);
     } else {
         packer.clear();

@@ -186,6 +186,8 @@ void RecordReader::readObject(const std::string &text, Record &record) {
         takeRetrievalFields(object, record);
     } else if (spec_.preference) {
         takePreferenceFields(object, record);
+    } else if (spec_.prompts) {
+        takePromptFields(object, record);
     } else {
         takeTextFields(object, record);
     }
@@ -317,6 +319,47 @@ void RecordReader::takePreferenceFields(const nlohmann::ordered_json &object,
     record.prompt = std::move(values[0]);
     record.text = std::move(values[1]);
     record.rejected = std::move(values[2]);
+}
+
+// A prompt for online RL, as TRL's GRPOTrainer takes them: "prompt" as a string or as a list of
+// messages (conversational), or a "messages"/"conversations" record. Every field stays in
+// `json` for the rewards.
+void RecordReader::takePromptFields(const nlohmann::ordered_json &object, Record &record) const {
+    record.prompt_only = true;
+    record.conversation.reset();
+    record.prompt.clear();
+    record.text.clear();
+    record.json = object.dump();
+    const auto prompt = object.find("prompt");
+    if (prompt != object.end() && prompt->is_string()) {
+        record.prompt = prompt->get<std::string>();
+        if (isWhitespace(record.prompt)) {
+            throw DataError(path(), record.line, "the prompt is empty: nothing to complete");
+        }
+        return;
+    }
+    nlohmann::ordered_json conversation = object;
+    if (prompt != object.end()) {
+        if (!prompt->is_array()) {
+            throw DataError(path(), record.line,
+                            std::string("the field \"prompt\" is a ") + prompt->type_name() +
+                                ", expected a string or a list of messages");
+        }
+        conversation = nlohmann::ordered_json::object();
+        conversation["messages"] = *prompt;
+        for (const char *key : {"tools", "chat_template_kwargs"}) {
+            if (object.contains(key)) {
+                conversation[key] = object[key];
+            }
+        }
+    } else if (!chat::isConversationRecord(object)) {
+        throw DataError(path(), record.line,
+                        "train.objective=grpo needs a \"prompt\" (a string or a list of "
+                        "messages) or \"messages\" in every record (its fields: " +
+                            joinNames(keysOf(object)) + ")");
+    }
+    takeConversation(conversation, record);
+    record.prompt_only = true;
 }
 
 // TRL's conversational preference format: "chosen" and "rejected" lists of messages ending in

@@ -32,6 +32,11 @@ struct Record {
     // JSONL unpaired preference data (spec.unpaired): a prompt/completion record's "label", 1
     // desirable, 0 not.
     int label = -1;
+    // A prompt of online RL (spec.prompts): its text in `prompt`, or its messages (a "prompt"
+    // list or "messages") in `conversation`, to be rendered with the generation prompt; `json`
+    // the whole record.
+    bool prompt_only = false;
+    std::string json;
     // A conversational pair (lists of messages): the prompt's messages with the chosen reply,
     // and with the rejected one, rendered through the chat template in training; `prompt`,
     // `text` and `rejected` then hold their plain texts (for previews and statistics).
@@ -89,6 +94,7 @@ private:
     void takePreferenceFields(const nlohmann::ordered_json &object, Record &record) const;
     void takeConversationalPair(const nlohmann::ordered_json &object, Record &record) const;
     void takeLabel(const nlohmann::ordered_json &object, Record &record) const;
+    void takePromptFields(const nlohmann::ordered_json &object, Record &record) const;
     void takeRetrievalFields(const nlohmann::ordered_json &object, Record &record) const;
     bool nextCsv(Record &record);
 

@@ -64,6 +64,7 @@ void StateWriter::example(const Example &value) {
     for (const Example &rejected : value.rejected) {
         example(rejected);
     }
+    str(value.record);
 }
 
 StateReader::StateReader(const std::string &bytes, std::string path)
@@ -183,6 +184,9 @@ Example StateReader::example(int version) {
         for (std::uint64_t i = 0; i < rejected; ++i) {
             value.rejected.push_back(example(version));
         }
+    }
+    if (version >= 6) {
+        value.record = str();
     }
     return value;
 }

@@ -257,11 +257,14 @@ CausalLmLoss CausalLmImpl::lossTerms(const torch::Tensor &inputs, const torch::T
 }
 
 torch::Tensor CausalLmImpl::targetLosses(const torch::Tensor &inputs, const torch::Tensor &targets,
-                                         const DocumentLayout *layout) {
+                                         const DocumentLayout *layout, double temperature) {
     TORCH_CHECK(targets.sizes() == inputs.sizes(), "targets ", targets.sizes(),
                 " must have the shape of the inputs ", inputs.sizes());
     const torch::Tensor &head = lm_head_ ? lm_head_->weight : embedding_->weight;
-    const torch::Tensor h = hidden(inputs, nullptr, nullptr, layout);
+    torch::Tensor h = hidden(inputs, nullptr, nullptr, layout);
+    if (temperature != 1) {
+        h = h / temperature; // the head has no bias: logits / t = (h / t) W^T
+    }
     return tokenLosses(h, head, targets.reshape({-1})).view(targets.sizes());
 }
 

@@ -162,8 +162,9 @@ public:
     CausalLmLoss lossTerms(const torch::Tensor &inputs, const torch::Tensor &targets,
                            const DocumentLayout *layout = nullptr);
     // The cross-entropy of each target [B, T] (0 where the target is -100), for evaluation.
+    // `temperature`: of the logits divided by it (online RL scores its samples so).
     torch::Tensor targetLosses(const torch::Tensor &inputs, const torch::Tensor &targets,
-                               const DocumentLayout *layout = nullptr);
+                               const DocumentLayout *layout = nullptr, double temperature = 1);
 
     const CausalLmOptions &options() const { return options_; }
     void setCheckpointEvery(std::int64_t every);

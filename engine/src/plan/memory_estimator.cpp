@@ -27,10 +27,11 @@ plan::StepTechniques stepTechniques(const Config &config) {
     step.checkpoint_every = techniques.checkpoint_every;
     step.adamw8bit = techniques.adamw8bit;
     step.offload = techniques.offload;
-    // A preference pair is two sequences (chosen and rejected) through one forward pass.
+    // A preference pair is two sequences (chosen and rejected) through one forward pass; a grpo
+    // micro-batch is train.micro_batch completions.
     const std::string &objective = config.text("train.objective");
-    step.micro_batch =
-        config.integer("train.micro_batch") * (objective == "sft" || objective == "kto" ? 1 : 2);
+    const bool one_row = objective == "sft" || objective == "kto" || objective == "grpo";
+    step.micro_batch = config.integer("train.micro_batch") * (one_row ? 1 : 2);
     step.accumulation = config.integer("train.accumulation");
     step.lora_rank = config.integer("lora.rank");
     step.lora_dropout = config.text("train.objective") == "sft" ? config.real("lora.dropout") : 0.0;
@@ -105,9 +106,47 @@ void applyDistributed(const Config &config, std::int64_t trainable, MemoryEstima
 
 // Preference objectives: the rows of a pair, and the frozen reference copy a full fine-tune
 // compares with for dpo and ipo (with LoRA the base itself is the reference: no bytes).
+// GRPO: the sampling before the step's passes holds a KV cache of min(group, micro_batch) rows
+// over the whole window (and their logits), released before the training passes; a full
+// fine-tune with a KL penalty keeps a frozen fp32 copy of the base as its reference.
+void applyGrpo(const Config &config, const ModelFacts &facts, MemoryEstimate &estimate) {
+    const std::int64_t rows =
+        std::min(config.integer("grpo.group_size"), config.integer("train.micro_batch"));
+    std::uint64_t cache = 0;
+    if (facts.pretrained) {
+        const PretrainedArchitecture &model = *facts.pretrained;
+        const std::int64_t kv_heads = model.kv_heads > 0 ? model.kv_heads : model.heads;
+        const std::int64_t head_dim = model.head_dim > 0 ? model.head_dim : model.dim / model.heads;
+        const std::string &precision = config.text("precision");
+        const std::uint64_t bytes = precision == "bf16" || precision == "fp16" ? 2 : 4;
+        cache = static_cast<std::uint64_t>(2 * model.layers * kv_heads * head_dim * rows *
+                                           (config.integer("model.seq_len") + 1)) *
+                    bytes +
+                static_cast<std::uint64_t>(rows * facts.vocab_size) * 12;
+    }
+    const std::uint64_t training = estimate.gradients + estimate.activations;
+    estimate.notes.push_back(
+        "train.objective=grpo: each step first samples grpo.group_size completions per prompt, " +
+        std::to_string(rows) + " rows at a time, with a KV cache of " + formatBytes(cache) +
+        (cache > training ? " (more than the training passes: it sets the peak)"
+                          : " (released before the training passes, which need more)"));
+    if (cache > training) {
+        estimate.activations += cache - training;
+    }
+    if (config.real("grpo.beta") != 0 && config.integer("lora.rank") == 0) {
+        estimate.weights += estimate.weights;
+        estimate.notes.push_back("grpo.beta > 0 without LoRA: a frozen fp32 copy of the base is "
+                                 "the KL reference");
+    }
+}
+
 void applyPreference(const Config &config, const ModelFacts &facts, MemoryEstimate &estimate) {
     const std::string &objective = config.text("train.objective");
     if (objective == "sft") {
+        return;
+    }
+    if (objective == "grpo") {
+        applyGrpo(config, facts, estimate);
         return;
     }
     estimate.notes.push_back(

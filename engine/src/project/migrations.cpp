@@ -153,6 +153,13 @@ ALTER TABLE metrics ADD COLUMN padding_fraction REAL;
 ALTER TABLE metrics ADD COLUMN preference TEXT;
 )sql";
 
+// Version 10: online RL's (grpo) step figures (rewards, completion length, KL, clipping) as a
+// JSON object (NULL for other runs), and its validation's mean reward.
+constexpr const char *kVersion9To10 = R"sql(
+ALTER TABLE metrics ADD COLUMN grpo TEXT;
+ALTER TABLE evaluations ADD COLUMN reward REAL;
+)sql";
+
 // steps[N] takes a file from version N to N + 1.
 const std::vector<std::function<void(Database &)>> &migrationSteps() {
     static const std::vector<std::function<void(Database &)>> steps = {
@@ -169,6 +176,7 @@ const std::vector<std::function<void(Database &)>> &migrationSteps() {
         [](Database &db) { db.exec(kVersion6To7, "migrate schema version 6 to 7"); },
         [](Database &db) { db.exec(kVersion7To8, "migrate schema version 7 to 8"); },
         [](Database &db) { db.exec(kVersion8To9, "migrate schema version 8 to 9"); },
+        [](Database &db) { db.exec(kVersion9To10, "migrate schema version 9 to 10"); },
     };
     return steps;
 }

@@ -11,7 +11,7 @@ namespace headroom::project {
 constexpr std::int32_t kProjectApplicationId = 0x4844524D;
 // PRAGMA user_version this build writes. Version 1 had no evaluations table and no
 // runs.summary_json column; version 3 no memory_history table; version 5 no MoE step metrics.
-constexpr int kSchemaVersion = 9;
+constexpr int kSchemaVersion = 10;
 
 // Where the copy of a version-N file is kept before it is migrated: PATH.bak-vN.
 std::string backupPath(const std::string &path, int version);

@@ -155,6 +155,55 @@ PreferenceStepMetrics preferenceFromJson(const std::string &text) {
     return m;
 }
 
+// {"reward_mean": …, …, "reward_terms": {"exact:answer": 0.4, …}}; NaN is written as null.
+std::string grpoJson(const GrpoStepMetrics &m) {
+    nlohmann::json object = {{"reward_mean", m.reward_mean},
+                             {"reward_std", m.reward_std},
+                             {"zero_std_fraction", m.zero_std_fraction},
+                             {"completion_length", m.completion_length},
+                             {"kl", m.kl},
+                             {"clip_ratio", m.clip_ratio}};
+    nlohmann::json terms = nlohmann::json::array();
+    for (const auto &[name, value] : m.reward_terms) {
+        terms.push_back({{"name", name}, {"mean", value}});
+    }
+    object["reward_terms"] = std::move(terms);
+    return object.dump();
+}
+
+GrpoStepMetrics grpoFromJson(const std::string &text) {
+    GrpoStepMetrics m;
+    const nlohmann::json object = nlohmann::json::parse(text, nullptr, false);
+    if (!object.is_object()) {
+        return m;
+    }
+    const auto number = [&](const char *key) {
+        const auto value = object.find(key);
+        return value != object.end() && value->is_number()
+                   ? value->get<double>()
+                   : std::numeric_limits<double>::quiet_NaN();
+    };
+    m.reward_mean = number("reward_mean");
+    m.reward_std = number("reward_std");
+    m.zero_std_fraction = number("zero_std_fraction");
+    m.completion_length = number("completion_length");
+    m.kl = number("kl");
+    m.clip_ratio = number("clip_ratio");
+    const auto terms = object.find("reward_terms");
+    if (terms != object.end() && terms->is_array()) {
+        for (const nlohmann::json &term : *terms) {
+            if (term.is_object() && term.value("name", nlohmann::json()).is_string()) {
+                const nlohmann::json mean = term.value("mean", nlohmann::json());
+                m.reward_terms.emplace_back(term["name"].get<std::string>(),
+                                            mean.is_number()
+                                                ? mean.get<double>()
+                                                : std::numeric_limits<double>::quiet_NaN());
+            }
+        }
+    }
+    return m;
+}
+
 } // namespace
 
 const char *const kUpsertStepSql = R"sql(
@@ -163,9 +212,9 @@ INSERT INTO metrics (run_id, step, loss, lr, grad_norm, micro_batch, accumulatio
                      mem_reserved, mem_rss, loss_scale, skipped_steps, moe_aux_loss, moe_z_loss,
                      moe_dropped_fraction, moe_expert_load, splade_flops_q, splade_flops_d,
                      splade_query_nonzeros, splade_passage_nonzeros, ranks, padding_fraction,
-                     preference)
+                     preference, grpo)
 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-        ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28)
+        ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, lr = excluded.lr, grad_norm = excluded.grad_norm,
     micro_batch = excluded.micro_batch, accumulation = excluded.accumulation,
@@ -179,17 +228,19 @@ ON CONFLICT (run_id, step) DO UPDATE SET
     splade_flops_d = excluded.splade_flops_d,
     splade_query_nonzeros = excluded.splade_query_nonzeros,
     splade_passage_nonzeros = excluded.splade_passage_nonzeros, ranks = excluded.ranks,
-    padding_fraction = excluded.padding_fraction, preference = excluded.preference
+    padding_fraction = excluded.padding_fraction, preference = excluded.preference,
+    grpo = excluded.grpo
 )sql";
 
 const char *const kUpsertEvaluationSql = R"sql(
 INSERT INTO evaluations (run_id, step, loss, accuracy, rmse, examples, time, r2, mrr_at_10,
-                         recall_at_100)
-VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+                         recall_at_100, reward)
+VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
 ON CONFLICT (run_id, step) DO UPDATE SET
     loss = excluded.loss, accuracy = excluded.accuracy, rmse = excluded.rmse,
     examples = excluded.examples, time = excluded.time, r2 = excluded.r2,
-    mrr_at_10 = excluded.mrr_at_10, recall_at_100 = excluded.recall_at_100
+    mrr_at_10 = excluded.mrr_at_10, recall_at_100 = excluded.recall_at_100,
+    reward = excluded.reward
 )sql";
 
 // The event's own values are its identity: writing it again (a retry after an error reported
@@ -210,13 +261,14 @@ WHERE run_id = ?1 AND step = ?2 AND loss IS ?3 AND lr IS ?4 AND grad_norm IS ?5 
   moe_aux_loss IS ?18 AND moe_z_loss IS ?19 AND moe_dropped_fraction IS ?20 AND
   moe_expert_load IS ?21 AND splade_flops_q IS ?22 AND splade_flops_d IS ?23 AND
   splade_query_nonzeros IS ?24 AND splade_passage_nonzeros IS ?25 AND ranks IS ?26 AND
-  padding_fraction IS ?27 AND preference IS ?28
+  padding_fraction IS ?27 AND preference IS ?28 AND grpo IS ?29
 )sql";
 
 const char *const kStoredEvaluationSql = R"sql(
 SELECT 1 FROM evaluations
 WHERE run_id = ?1 AND step = ?2 AND loss IS ?3 AND accuracy IS ?4 AND rmse IS ?5 AND
-  examples IS ?6 AND time IS ?7 AND r2 IS ?8 AND mrr_at_10 IS ?9 AND recall_at_100 IS ?10
+  examples IS ?6 AND time IS ?7 AND r2 IS ?8 AND mrr_at_10 IS ?9 AND recall_at_100 IS ?10 AND
+  reward IS ?11
 )sql";
 
 const char *const kStoredEventSql = R"sql(
@@ -269,6 +321,11 @@ void bindStep(Statement &upsert, std::int64_t run_id, const StepMetrics &m) {
     } else {
         upsert.bindNull(28);
     }
+    if (m.grpo) {
+        upsert.bind(29, grpoJson(*m.grpo));
+    } else {
+        upsert.bindNull(29);
+    }
 }
 
 void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m,
@@ -282,7 +339,8 @@ void bindEvaluation(Statement &upsert, std::int64_t run_id, const EvalMetrics &m
         .bind(7, time)
         .bindReal(8, m.r2)
         .bindReal(9, m.mrr_at_10)
-        .bindReal(10, m.recall_at_100);
+        .bindReal(10, m.recall_at_100)
+        .bindReal(11, m.reward);
 }
 
 void bindEvent(Statement &insert, std::int64_t run_id, const EngineEvent &event,
@@ -300,12 +358,12 @@ SELECT step, loss, lr, grad_norm, micro_batch, accumulation, tokens_per_s, sampl
        mem_live, mem_peak, elapsed_s, samples_digest, mem_reserved, mem_rss, loss_scale,
        skipped_steps, moe_aux_loss, moe_z_loss, moe_dropped_fraction, moe_expert_load,
        splade_flops_q, splade_flops_d, splade_query_nonzeros, splade_passage_nonzeros, ranks,
-       padding_fraction, preference
+       padding_fraction, preference, grpo
 FROM metrics WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
 const char *const kSelectEvaluationsSql = R"sql(
-SELECT run_id, step, loss, accuracy, rmse, examples, r2, mrr_at_10, recall_at_100
+SELECT run_id, step, loss, accuracy, rmse, examples, r2, mrr_at_10, recall_at_100, reward
 FROM evaluations WHERE run_id = ?1 AND step > ?2 ORDER BY step
 )sql";
 
@@ -365,6 +423,9 @@ StepMetrics readStep(const Statement &row) {
     if (!row.isNull(26)) {
         m.preference = preferenceFromJson(row.text(26));
     }
+    if (!row.isNull(27)) {
+        m.grpo = grpoFromJson(row.text(27));
+    }
     return m;
 }
 
@@ -379,6 +440,7 @@ EvalRecord readEvaluation(const Statement &row) {
     record.metrics.r2 = row.real(6);
     record.metrics.mrr_at_10 = row.real(7);
     record.metrics.recall_at_100 = row.real(8);
+    record.metrics.reward = row.real(9);
     return record;
 }
 

@@ -8,8 +8,8 @@ namespace headroom::train {
 
 std::optional<PreferenceOptions> preferenceOptions(const Config &config) {
     const std::string &name = config.text("train.objective");
-    if (name == "sft") {
-        return std::nullopt;
+    if (name == "sft" || name == "grpo") {
+        return std::nullopt; // grpo: recipes/grpo_objective.h
     }
     PreferenceOptions options;
     options.objective = name == "dpo"     ? PreferenceObjective::Dpo

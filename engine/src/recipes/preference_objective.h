@@ -26,7 +26,7 @@ struct PreferenceOptions {
     double kto_undesirable_weight = 1;
 };
 
-// train.objective and the pref.* keys; nothing for sft.
+// train.objective and the pref.* keys; nothing for sft and grpo.
 std::optional<PreferenceOptions> preferenceOptions(const Config &config);
 std::string objectiveName(PreferenceObjective objective);
 

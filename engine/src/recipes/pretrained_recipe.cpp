@@ -3,9 +3,11 @@
 // folder.
 #include "hf/architecture_config.h"
 #include "hf/checkpoint_layout.h"
+#include "hf/generation_defaults.h"
 #include "hf/model_folder.h"
 #include "hf/pretrained_model.h"
 #include "models/causal_lm.h"
+#include "recipes/grpo_rollouts.h"
 #include "recipes/language_model_recipe.h"
 #include "recipes/preference_scoring.h"
 
@@ -23,13 +25,17 @@ class PretrainedRecipe final : public LanguageModelRecipe {
 public:
     PretrainedRecipe(hf::ArchitectureConfig architecture, models::CausalLm model,
                      std::int64_t seq_len, torch::Device device,
-                     std::optional<PreferenceScorer> preference, bool precompute_reference)
+                     std::optional<PreferenceScorer> preference, bool precompute_reference,
+                     std::unique_ptr<GrpoRollouts> grpo)
         : LanguageModelRecipe(seq_len), architecture_(std::move(architecture)),
           model_(std::move(model)), device_(device), preference_(std::move(preference)),
-          precompute_reference_(precompute_reference) {
+          precompute_reference_(precompute_reference), grpo_(std::move(grpo)) {
         model_->to(device_);
         if (preference_) {
             preference_->moveTo(device_);
+        }
+        if (grpo_) {
+            grpo_->moveTo(device_);
         }
     }
 
@@ -40,9 +46,33 @@ public:
         if (preference_) {
             preference_->moveTo(device_);
         }
+        if (grpo_) {
+            grpo_->moveTo(device_);
+        }
+    }
+
+    std::int64_t rowsPerExample() const override { return grpo_ ? grpo_->options().group_size : 1; }
+    bool expandsStep() const override { return grpo_ != nullptr; }
+    std::vector<data::Example> expandStep(const std::vector<data::Example> &examples,
+                                          std::size_t micro_batch, std::int64_t step) override {
+        return grpo_->expand(*model_, examples, micro_batch, step, device_);
+    }
+    std::optional<GrpoStepMetrics> grpoStepMetrics() const override {
+        return grpo_ ? grpo_->stepMetrics() : std::nullopt;
+    }
+    void beginEvaluation() override {
+        if (grpo_) {
+            grpo_->beginEvaluation();
+        }
+    }
+    std::vector<std::string> evaluationSamples() override {
+        return grpo_ ? grpo_->evaluationSamples() : std::vector<std::string>();
     }
 
     torch::Tensor loss(const ExampleBatch &batch) override {
+        if (grpo_) {
+            return grpo_->trainingLoss(*model_, batch, trainingBatch(batch)).objective;
+        }
         if (unpaired()) {
             return preference_->scoreUnpaired(*model_, batch, trainingBatch(batch), kl_).loss;
         }
@@ -59,6 +89,9 @@ public:
     }
 
     TrainingLoss trainingLoss(const ExampleBatch &batch) override {
+        if (grpo_) {
+            return grpo_->trainingLoss(*model_, batch, trainingBatch(batch));
+        }
         if (preference_) {
             const PreferenceTerms terms =
                 unpaired() ? preference_->scoreUnpaired(*model_, batch, trainingBatch(batch), kl_)
@@ -103,6 +136,10 @@ public:
         return true;
     }
     void evaluate(const ExampleBatch &batch, EvalTotals &totals) override {
+        if (grpo_) {
+            grpo_->evaluate(*model_, batch, totals, device_);
+            return;
+        }
         if (!preference_) {
             LanguageModelRecipe::evaluate(batch, totals);
             return;
@@ -151,6 +188,9 @@ public:
         }
         if (preference_) {
             description += " · " + preference_->describe();
+        }
+        if (grpo_) {
+            description += " · " + grpo_->describe();
         }
         return description;
     }
@@ -207,6 +247,7 @@ private:
     torch::Device device_;
     std::optional<PreferenceScorer> preference_; // train.objective other than sft
     bool precompute_reference_ = false;          // pref.precompute_reference
+    std::unique_ptr<GrpoRollouts> grpo_;         // train.objective grpo
     double kl_ = 0;                              // kto: the current step's KL estimate
 };
 
@@ -267,12 +308,50 @@ models::CausalLm loadReferenceCopy(models::CausalLmOptions options, const hf::Mo
     return reference;
 }
 
+// GRPO's rollouts: the rewards (grpo.reward, refused with ConfigError when they do not parse),
+// the end-of-sequence ids generation stops at, and with a KL penalty and no LoRA a frozen
+// reference copy.
+std::unique_ptr<GrpoRollouts>
+makeRollouts(const Config &config, const GrpoOptions &grpo, const models::CausalLmOptions &options,
+             const hf::ModelFolder &folder, const hf::ArchitectureConfig &architecture,
+             const data::Tokenizer *tokenizer,
+             const std::function<void(const std::string &)> &progress) {
+    if (tokenizer == nullptr) {
+        throw ConfigError("train.objective=grpo needs the base's tokenizer to read completions");
+    }
+    rewards::RewardOptions reward_options;
+    reward_options.answer_pattern = grpo.answer_pattern;
+    reward_options.command_timeout_s = grpo.reward_timeout_s;
+    std::vector<rewards::RewardTerm> terms;
+    try {
+        terms = rewards::parseRewardSpec(grpo.reward);
+        rewards::RewardSet checked(terms, reward_options);
+    } catch (const std::invalid_argument &error) {
+        throw ConfigError(error.what());
+    }
+    std::vector<std::int64_t> eos_ids =
+        hf::readGenerationDefaults(folder, architecture).eos_token_ids;
+    if (eos_ids.empty()) {
+        eos_ids.push_back(tokenizer->endOfTextId());
+    }
+    models::CausalLm reference{nullptr};
+    if (grpo.beta != 0 && config.integer("lora.rank") == 0) {
+        reference =
+            loadReferenceCopy(options, folder, architecture, models::BaseFormat::Fp32, progress);
+    }
+    return std::make_unique<GrpoRollouts>(
+        grpo, rewards::RewardSet(std::move(terms), reward_options), std::move(reference),
+        *tokenizer, std::move(eos_ids), config.integer("model.seq_len"),
+        config.integer("train.micro_batch"),
+        static_cast<std::uint64_t>(config.integer("train.seed")));
+}
+
 } // namespace
 
 std::unique_ptr<Recipe>
 makePretrainedRecipe(const Config &config, const hf::ModelFolder &folder, torch::Device device,
                      const std::function<void(const std::string &)> &progress,
-                     const hf::QuantizedBaseCache &cache) {
+                     const hf::QuantizedBaseCache &cache, const data::Tokenizer *tokenizer) {
     hf::ArchitectureConfig architecture = hf::readArchitectureConfig(folder.config_path);
     const std::int64_t seq_len = config.integer("model.seq_len");
     if (seq_len > architecture.max_positions) {
@@ -282,8 +361,9 @@ makePretrainedRecipe(const Config &config, const hf::ModelFolder &folder, torch:
     }
     models::CausalLmOptions options = hf::causalLmOptions(architecture);
     const std::optional<PreferenceOptions> preference = preferenceOptions(config);
-    // Preference objectives train without dropout, as TRL does by default.
-    if (config.real("model.dropout") == 0 || preference) {
+    const std::optional<GrpoOptions> grpo = grpoOptions(config);
+    // Preference objectives and GRPO train without dropout, as TRL does by default.
+    if (config.real("model.dropout") == 0 || preference || grpo) {
         options.embedding_dropout = options.residual_dropout = options.attention_dropout = 0;
     }
     options.attention = compat::parseAttentionPath(config.text("model.attention"));
@@ -317,8 +397,13 @@ makePretrainedRecipe(const Config &config, const hf::ModelFolder &folder, torch:
     }
     const bool precompute = scorer && needsReference(preference->objective) &&
                             config.integer("pref.precompute_reference") == 1;
+    std::unique_ptr<GrpoRollouts> rollouts;
+    if (grpo) {
+        rollouts = makeRollouts(config, *grpo, options, folder, architecture, tokenizer, progress);
+    }
     return std::make_unique<PretrainedRecipe>(std::move(architecture), std::move(model), seq_len,
-                                              device, std::move(scorer), precompute);
+                                              device, std::move(scorer), precompute,
+                                              std::move(rollouts));
 }
 
 } // namespace headroom::train

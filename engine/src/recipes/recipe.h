@@ -27,7 +27,8 @@ class Config;
 }
 namespace headroom::data {
 struct TabularSchema;
-}
+class Tokenizer;
+} // namespace headroom::data
 
 namespace headroom::train {
 
@@ -149,6 +150,23 @@ public:
         return {};
     }
     virtual void useReferenceTable(std::shared_ptr<const ReferenceTable> table) {}
+
+    // Online RL (grpo): a step draws effective_batch / rowsPerExample() examples (prompts) and
+    // trains on the rows expandStep makes of them (rowsPerExample() sampled completions each,
+    // with what scoring them needs). expandStep runs inside out-of-memory recovery: called
+    // again for the same step (after a smaller micro-batch was chosen) it returns the same rows
+    // without sampling again; it samples at most `micro_batch` rows at once. The rows' losses
+    // are step_total parts.
+    virtual std::int64_t rowsPerExample() const { return 1; }
+    virtual bool expandsStep() const { return false; }
+    virtual std::vector<data::Example> expandStep(const std::vector<data::Example> &examples,
+                                                  std::size_t micro_batch, std::int64_t step) {
+        return examples;
+    }
+    // The step's online-RL figures, once its micro-batches ran.
+    virtual std::optional<GrpoStepMetrics> grpoStepMetrics() const { return std::nullopt; }
+    // Lines for the log after a validation pass (grpo: sampled completions with their rewards).
+    virtual std::vector<std::string> evaluationSamples() { return {}; }
 };
 
 // Sets to -100 (ignored by the loss) the targets [B, seq_len] that an example does not learn: a
@@ -198,10 +216,12 @@ std::unique_ptr<Recipe> makeGptRecipe(const Config &config, std::int64_t vocab_s
 // quantized projections come from the cache when it matches the base, and are written to it
 // otherwise (a failure to write is reported through progress, not thrown). Throws ConfigError
 // (model.seq_len beyond the model's context) or hf::ModelFolderError.
+// train.objective=grpo needs the base's `tokenizer` (it decodes completions for the rewards).
 std::unique_ptr<Recipe>
 makePretrainedRecipe(const Config &config, const hf::ModelFolder &base, torch::Device device,
                      const std::function<void(const std::string &)> &progress = {},
-                     const hf::QuantizedBaseCache &cache = {});
+                     const hf::QuantizedBaseCache &cache = {},
+                     const data::Tokenizer *tokenizer = nullptr);
 // The SPLADE recipe over the BERT-family masked language model in `base` (model.base,
 // located). Throws ConfigError or hf::ModelFolderError.
 std::unique_ptr<Recipe> makeSpladeRecipe(const Config &config, const hf::ModelFolder &base,

@@ -81,6 +81,9 @@ EvalMetrics evalMetrics(const EvalTotals &totals, const Recipe &recipe, std::int
     metrics.r2 = kNaN;
     metrics.mrr_at_10 = totals.mrr_at_10;
     metrics.recall_at_100 = totals.recall_at_100;
+    if (recipe.expandsStep()) {
+        metrics.reward = -metrics.loss; // online RL: the loss is minus the mean reward
+    }
     if (recipe.reportsRmse()) {
         // Squared deviation of the targets from their mean: sum y^2 - (sum y)^2 / n.
         const double spread = totals.target_squares - totals.target_sum * totals.target_sum / count;

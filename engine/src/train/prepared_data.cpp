@@ -57,7 +57,8 @@ data::DataSpec dataSpecFromConfig(const Config &config, const std::string &proje
     spec.packing = config.integer("data.packing") == 1;
     const std::string &objective = config.text("train.objective");
     spec.unpaired = objective == "kto";
-    spec.preference = objective != "sft" && !spec.unpaired;
+    spec.prompts = objective == "grpo";
+    spec.preference = objective != "sft" && !spec.unpaired && !spec.prompts;
     spec.max_prompt_len = config.integer("data.max_prompt_len");
     spec.seed = static_cast<std::uint64_t>(config.integer("train.seed"));
     spec.split_seed = kSplitSeed;
@@ -228,7 +229,8 @@ std::unique_ptr<Recipe> makeRecipe(const Config &config, const PreparedData &pre
         return makeSpladeRecipe(config, *prepared.base, device);
     }
     if (prepared.base) {
-        return makePretrainedRecipe(config, *prepared.base, device, progress, prepared.base_cache);
+        return makePretrainedRecipe(config, *prepared.base, device, progress, prepared.base_cache,
+                                    prepared.tokenizer.get());
     }
     if (prepared.tokenizer) {
         return makeGptRecipe(config, prepared.tokenizer->vocabSize(), device);

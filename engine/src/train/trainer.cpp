@@ -134,6 +134,10 @@ void TrainingRun::setUp() {
     device_name_ = device.str();
     on_cpu_ = device.is_cpu();
     setUpMemory(config);
+    if (launch_ && config.text("train.objective") == "grpo") {
+        throw ConfigError("train.objective=grpo runs in one process: its groups of completions "
+                          "are sampled and scored together (run it without several ranks)");
+    }
     if (launch_) {
         connectRanks();
     }
@@ -325,7 +329,7 @@ void TrainingRun::refreshStreamAnchor() {
     // Serializing the stream costs about its shuffle buffer; doing it once per this many
     // examples keeps it a small share of a step however small the model is.
     constexpr std::int64_t kExamplesPerBufferBetweenAnchors = 8;
-    const std::int64_t drawn = (step_ - anchor_.step) * shape_.effective_batch;
+    const std::int64_t drawn = (step_ - anchor_.step) * examplesPerStep();
     const std::int64_t spacing =
         kExamplesPerBufferBetweenAnchors *
         std::max<std::int64_t>(plan_.config.integer("data.shuffle_buffer"), 1024);
@@ -338,7 +342,7 @@ void TrainingRun::refreshStreamAnchor() {
 std::string TrainingRun::rewindToStepStart() {
     train_stream_->restoreState(anchor_.state);
     data::Example skipped;
-    for (std::int64_t i = (step_ - anchor_.step) * shape_.effective_batch; i > 0; --i) {
+    for (std::int64_t i = (step_ - anchor_.step) * examplesPerStep(); i > 0; --i) {
         train_stream_->next(skipped);
     }
     anchor_.state = train_stream_->saveState();

@@ -99,6 +99,13 @@ void TrainingRun::evaluate() {
 }
 
 void TrainingRun::emitSampleContinuation() {
+    if (recipe_->expandsStep()) {
+        // Online RL: completions the validation sampled, with their rewards.
+        for (const std::string &sample : recipe_->evaluationSamples()) {
+            emit("sample", sample, {{"completion", sample}});
+        }
+        return;
+    }
     const std::int64_t new_tokens = settings_.sample_tokens;
     if (new_tokens == 0 || !data_.tokenizer) {
         return;

@@ -142,6 +142,14 @@ private:
     // bucket went out when the exchange overlaps it).
     void injectOutOfMemoryInBackward(distributed::OverlappedReducer *reducer, std::int64_t step);
     MemorySample sampleMemory() const;
+    // Examples a step draws from the training stream: the effective batch, or its prompts when
+    // each becomes several rows (online RL's groups).
+    std::int64_t examplesPerStep() const {
+        return shape_.effective_batch / recipe_->rowsPerExample();
+    }
+    // A reward that could not be computed: the step is dropped, the checkpoint of its start
+    // written and the run paused with the reward's message.
+    [[noreturn]] void pauseForReward(std::int64_t step, const std::string &message);
 
     // training_run_memory.cpp: memory meter and budget, techniques, optimizer (the ladder is in
     // oom_recovery.cpp).
@@ -240,6 +248,7 @@ private:
     bool breakdown_due_ = true; // measure at the next step (first step, after a recovery)
     // Leak watch: live bytes at the end of recent steps; warned once per run.
     std::vector<std::uint64_t> live_after_steps_;
+    std::vector<data::Example> step_rows_; // online RL: the current step's rows (expandStep)
     bool growth_reported_ = false;
     std::vector<torch::Tensor> injected_leak_;
     std::string device_name_;

@@ -4,6 +4,7 @@
 #include "models/keyed_dropout.h"
 #include "profile/scopes.h"
 #include "project/timestamps.h"
+#include "rewards/rewards.h"
 #include "train/checkpoint.h"
 #include "train/evaluation.h"
 #include "train/training_run.h"
@@ -53,7 +54,7 @@ bool TrainingRun::trainOneStep() {
     const profile::StepScope step_scope(step);
     const auto effective_batch = static_cast<std::size_t>(shape_.effective_batch);
 
-    std::vector<data::Example> examples(effective_batch);
+    std::vector<data::Example> examples(static_cast<std::size_t>(examplesPerStep()));
     std::vector<std::uint64_t> ids;
     ids.reserve(effective_batch);
     for (data::Example &example : examples) {
@@ -106,6 +107,8 @@ bool TrainingRun::trainOneStep() {
                 return false;
             }
             break;
+        } catch (const rewards::RewardError &error) {
+            pauseForReward(step, error.what());
         } catch (const std::exception &error) {
             if (!memory::isOutOfMemory(error)) {
                 throw;
@@ -223,9 +226,10 @@ bool TrainingRun::trainOneStep() {
     metrics.micro_batch = static_cast<int>(shape_.micro_batch);
     metrics.accumulation = static_cast<int>(shape_.accumulation());
     metrics.samples_per_s = static_cast<double>(effective_batch) / seconds;
-    const std::int64_t real_tokens = recipe_->tokensOf(examples);
+    const std::vector<data::Example> &trained = recipe_->expandsStep() ? step_rows_ : examples;
+    const std::int64_t real_tokens = recipe_->tokensOf(trained);
     metrics.tokens_per_s = static_cast<double>(real_tokens) / seconds;
-    const std::int64_t computed = recipe_->computedTokensOf(examples);
+    const std::int64_t computed = recipe_->computedTokensOf(trained);
     metrics.padding_fraction =
         computed > 0 ? 1.0 - static_cast<double>(real_tokens) / static_cast<double>(computed) : 0;
     const MemorySample memory = sampleMemory();
@@ -240,6 +244,7 @@ bool TrainingRun::trainOneStep() {
     metrics.moe = moe_step_.metrics();
     metrics.retrieval = retrieval_step_;
     metrics.preference = preference_step_.means();
+    metrics.grpo = recipe_->grpoStepMetrics();
     metrics.ranks = rank_figures_;
     if (writer_) {
         writer_->post(metrics);
@@ -266,17 +271,25 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
     preference_step_.reset();
     // Shares of the whole step's batch: summed over the ranks they give the single-process
     // gradient and loss.
-    const std::size_t total = examples.size();
-    const std::size_t end = share.first + share.count;
     const auto micro_batch = static_cast<std::size_t>(shape_.micro_batch);
+    const std::vector<data::Example> *rows = &examples;
+    if (recipe_->expandsStep()) {
+        // Online RL: the step trains on completions sampled for its prompts.
+        const compat::ScopedAutocastState autocast(autocastState());
+        const profile::PhaseScope phase(profile::kForwardPhase);
+        step_rows_ = recipe_->expandStep(examples, micro_batch, step);
+        rows = &step_rows_;
+    }
+    const std::size_t total = rows->size();
+    const std::size_t end = share.first + share.count;
     const std::uint64_t dropout_seed =
         models::dropoutStepSeed(static_cast<std::uint64_t>(settings_.seed), step);
-    recipe_->beginStep(examples);
+    recipe_->beginStep(*rows);
     if (recipe_->couplesExamples()) {
         // Every rank computes the whole step's loss (it couples all examples), then
         // back-propagates its own share of it.
         ExampleBatch all;
-        for (const data::Example &example : examples) {
+        for (const data::Example &example : *rows) {
             all.push_back(&example);
         }
         const compat::ScopedAutocastState autocast(autocastState());
@@ -291,7 +304,7 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         }
         ExampleBatch batch;
         for (std::size_t i = start; i < std::min(end, start + micro_batch); ++i) {
-            batch.push_back(&examples[i]);
+            batch.push_back(&(*rows)[i]);
         }
         const double share = static_cast<double>(batch.size()) / static_cast<double>(total);
         // Dropout masks keyed by the step and each example's place in it, for forward and the
@@ -337,6 +350,19 @@ bool TrainingRun::accumulateGradients(const std::vector<data::Example> &examples
         }
     }
     return true;
+}
+
+void TrainingRun::pauseForReward(std::int64_t step, const std::string &message) {
+    optimizer_->zeroGrad();
+    emit("reward_failed", message, {}, step);
+    const std::string step_start_state = rewindToStepStart();
+    if (last_checkpoint_step_ != step_) {
+        writeCheckpoint(step_start_state);
+    }
+    throw RunFailure{FailureKind::CannotContinue,
+                     message + "; the run is paused at step " + std::to_string(step_) +
+                         ": once the reward works, " + kContinueHint,
+                     RunStatus::Paused};
 }
 
 void TrainingRun::watchForLeaks(std::int64_t step) {
