@@ -1,6 +1,7 @@
 // The Live view's Rewards plot: a preference objective's chosen and rejected rewards, their
 // margin and the share of pairs ranked right reach it live and from the project file, sit right
 // under the loss, and are exported with the other plots; supervised runs keep the view as it was.
+#include "plots/GrpoPlot.h"
 #include "plots/LossPlot.h"
 #include "plots/PreferencePlot.h"
 #include "runs/RunSeries.h"
@@ -26,6 +27,7 @@ private Q_SLOTS:
     void supervisedRunsHideThePlot();
     void storedRunShowsItsRewardsAndExportsThem();
     void compareShowsWhereTheRewardsEnded();
+    void grpoStepsFillItsOwnRewards();
 };
 
 namespace {
@@ -138,6 +140,41 @@ void TestPreferencePlot::compareShowsWhereTheRewardsEnded() {
     compare.setSelectedRuns({preference, supervised});
     QCOMPARE(compare.rowValues("final reward margin"), (QStringList{"3.0000", "–"}));
     QCOMPARE(compare.rowValues("final reward accuracy"), (QStringList{"80.0 %", "–"}));
+}
+
+// Online RL: the mean reward, its spread within groups and the completion length reach a plot
+// of their own under the loss; the preference plot stays hidden.
+void TestPreferencePlot::grpoStepsFillItsOwnRewards() {
+    LiveView view;
+    view.resize(900, 1200);
+    view.show();
+    view.beginRun(1, "grpo");
+    plots::GrpoPlot *plot = view.grpoPlot();
+    QVERIFY(!plot->isVisibleTo(&view));
+    QVector<headroom::StepMetrics> steps = preferenceSteps(1, 6, false);
+    for (headroom::StepMetrics &step : steps) {
+        headroom::GrpoStepMetrics grpo;
+        grpo.reward_mean = 0.1 * double(step.step);
+        grpo.reward_std = 0.4;
+        grpo.completion_length = 20.0 + double(step.step);
+        step.grpo = grpo;
+    }
+    view.appendSteps(steps);
+    QVERIFY(plot->isVisibleTo(&view));
+    QVERIFY(!view.preferencePlot()->isVisibleTo(&view));
+    QCOMPARE(plot->rewardGraph()->dataCount(), 6);
+    QCOMPARE(plot->rewardGraph()->data()->at(5)->value, 0.6000000000000001);
+    QCOMPARE(plot->lengthGraph()->valueAxis(), plot->yAxis2);
+    QCOMPARE(plot->lengthGraph()->data()->at(0)->value, 21.0);
+    QTRY_VERIFY(plot->replotCount() > 0);
+    QVERIFY(plot->yAxis->range().lower <= 0 && plot->yAxis->range().upper >= 0.6);
+    QVERIFY(plot->yAxis2->range().upper >= 26);
+    auto *splitter = qobject_cast<QSplitter *>(plot->parentWidget());
+    QVERIFY(splitter != nullptr);
+    QVERIFY(splitter->indexOf(plot) <= splitter->indexOf(view.lossPlot()) + 2);
+    view.beginRun(2, "next run");
+    QCOMPARE(plot->rewardGraph()->dataCount(), 0);
+    QVERIFY(!plot->isVisibleTo(&view));
 }
 
 QTEST_MAIN(TestPreferencePlot)

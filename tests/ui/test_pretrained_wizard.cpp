@@ -13,6 +13,7 @@
 #include "wizard/ObjectiveBox.h"
 #include "wizard/PlanChoiceTable.h"
 #include "wizard/ReviewPage.h"
+#include "wizard/RewardField.h"
 #include "wizard/TokenPreviewPanel.h"
 
 #include <headroom/config.h>
@@ -60,6 +61,7 @@ private Q_SLOTS:
     void preferencePairsOfferTheObjective();
     void preferencePairsNeedAPretrainedModel();
     void unpairedRecordsOfferKto();
+    void promptsOfferGrpoWithAReward();
 
 private:
     // Hardware with the defaults, then the data page with the corpus and `base`.
@@ -488,6 +490,54 @@ void TestPretrainedWizard::unpairedRecordsOfferKto() {
     const headroom::Config config = headroom::Config::fromJson(
         headroom::Project::open(wizard.projectPath().toStdString()).configJson());
     QCOMPARE(QString::fromStdString(config.text("train.objective")), QString("kto"));
+}
+
+// Prompts without completions: the page offers GRPO and asks for the reward, which it checks
+// as the engine does (Next waits for a usable one); the project trains on whole groups.
+void TestPretrainedWizard::promptsOfferGrpoWithAReward() {
+    QByteArray records;
+    for (int i = 0; i < 30; ++i) {
+        records += QString("{\"prompt\": \"What is %1 + 1?\", \"answer\": %2}\n")
+                       .arg(i)
+                       .arg(i + 1)
+                       .toUtf8();
+    }
+    const QString data = writeFile(QDir(dir_.path()), "prompts.jsonl", records);
+    ConfigWizard wizard;
+    QVERIFY(toDataPage(wizard, llama_));
+    headroom::ui::DataPage *page = wizard.dataPage();
+    wizard.setDataPath(data);
+    QTRY_VERIFY_WITH_TIMEOUT(page->isPreferenceData() && !page->isChecking(), kTimeout);
+    auto *objective = page->objectiveBox();
+    QCOMPARE(objective->count(), 1);
+    QCOMPARE(objective->currentData().toString(), QString("grpo"));
+    headroom::ui::RewardField *reward = page->rewardField();
+    QVERIFY(reward->isVisible());
+    QAbstractButton *next_button = wizard.button(QWizard::NextButton);
+    QVERIFY(!next_button->isEnabled()); // no reward yet
+    QVERIFY(reward->problem().contains("grpo.reward is empty"));
+    reward->setText("exact:answer,regex:(");
+    QVERIFY2(reward->problem().contains("term 2") &&
+                 reward->problem().contains("not a valid regular expression"),
+             qPrintable(reward->problem()));
+    QVERIFY(!next_button->isEnabled());
+    reward->setText("exact:answer,regex:\\?*0.1");
+    QVERIFY2(reward->problem().isEmpty(), qPrintable(reward->problem()));
+    QVERIFY(next(wizard));
+    QVERIFY(next(wizard));
+    QVERIFY(next(wizard));
+    wizard.reviewPage()->setProjectPath(dir_.filePath("grpo.headroom"));
+    QSignalSpy accepted(&wizard, &QDialog::accepted);
+    wizard.button(QWizard::FinishButton)->click();
+    QVERIFY2(accepted.wait(kTimeout), qPrintable(wizard.reviewPage()->errorText()));
+    const headroom::Config config = headroom::Config::fromJson(
+        headroom::Project::open(wizard.projectPath().toStdString()).configJson());
+    QCOMPARE(QString::fromStdString(config.text("train.objective")), QString("grpo"));
+    QCOMPARE(QString::fromStdString(config.text("grpo.reward")),
+             QString("exact:answer,regex:\\?*0.1"));
+    QCOMPARE(config.integer("train.micro_batch") * config.integer("train.accumulation") %
+                 config.integer("grpo.group_size"),
+             std::int64_t{0});
 }
 
 QTEST_MAIN(TestPretrainedWizard)

@@ -29,6 +29,12 @@ void RunSeries::append(const StepMetrics &metrics) {
         reward_margin.push_back(metrics.preference->reward_margin);
         reward_accuracy.push_back(metrics.preference->reward_accuracy);
     }
+    if (metrics.grpo) {
+        grpo_steps.push_back(double(metrics.step));
+        grpo_reward.push_back(metrics.grpo->reward_mean);
+        grpo_reward_std.push_back(metrics.grpo->reward_std);
+        grpo_completion_length.push_back(metrics.grpo->completion_length);
+    }
     if (!metrics.ranks.empty()) {
         // The first step's number of ranks holds for the run (a resumed run with another
         // number starts a new run record).

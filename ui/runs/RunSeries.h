@@ -65,6 +65,12 @@ struct RunSeries {
     QVector<double> rejected_rewards;
     QVector<double> reward_margin;
     QVector<double> reward_accuracy;
+    // Online RL (grpo), for the steps that reported it: the mean reward, the mean spread of the
+    // rewards within groups, the mean completion length in tokens.
+    QVector<double> grpo_steps;
+    QVector<double> grpo_reward;
+    QVector<double> grpo_reward_std;
+    QVector<double> grpo_completion_length;
     // Distributed runs, by step and rank: each rank's peak memory (bytes) and the throughput
     // of its share (samples/s). Empty for single-process runs.
     QVector<double> rank_steps;
@@ -87,6 +93,7 @@ struct RunSeries {
     bool hasRetrieval() const { return !retrieval_steps.isEmpty(); }
     bool hasRanks() const { return !rank_steps.isEmpty(); }
     bool hasPreference() const { return !preference_steps.isEmpty(); }
+    bool hasGrpo() const { return !grpo_steps.isEmpty(); }
 };
 
 // Reads a run's metrics, evaluations and events from the project; throws ProjectError.

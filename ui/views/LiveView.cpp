@@ -2,6 +2,7 @@
 
 #include "look/ElidedLabel.h"
 #include "plots/ExpertLoadPlot.h"
+#include "plots/GrpoPlot.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
 #include "plots/PreferencePlot.h"
@@ -89,6 +90,9 @@ LiveView::LiveView(QWidget *parent) : QWidget(parent) {
     preference_ = new plots::PreferencePlot(this);
     splitter->insertWidget(1, preference_); // beside the loss it explains
     splitter->setStretchFactor(1, 3);
+    grpo_ = new plots::GrpoPlot(this);
+    splitter->insertWidget(2, grpo_); // beside the loss, as the preference rewards
+    splitter->setStretchFactor(2, 3);
     for (QWidget *plot : optionalPlots()) {
         plot->hide();
     }
@@ -148,6 +152,7 @@ void LiveView::beginRun(std::int64_t run_id, const QString &caption) {
     retrieval_quality_->clearData();
     ranks_->clearData();
     preference_->clearData();
+    grpo_->clearData();
     for (QWidget *plot : optionalPlots()) {
         plot->hide();
     }
@@ -167,10 +172,11 @@ void LiveView::showRun(const RunSeries &series, const QString &caption) {
     showRetrieval(0, 0);
     showRanks(0);
     showPreference(0);
+    showGrpo(0);
 }
 
 std::vector<QWidget *> LiveView::optionalPlots() const {
-    return {expert_load_, routing_, sparsity_, retrieval_quality_, ranks_, preference_};
+    return {expert_load_, routing_, sparsity_, retrieval_quality_, ranks_, preference_, grpo_};
 }
 
 // Only preference objectives report rewards.
@@ -180,6 +186,15 @@ void LiveView::showPreference(int first_preference_step) {
     }
     preference_->append(series_, first_preference_step);
     preference_->show();
+}
+
+// Only online RL (grpo) reports sampled completions' rewards.
+void LiveView::showGrpo(int first_grpo_step) {
+    if (!series_.hasGrpo()) {
+        return;
+    }
+    grpo_->append(series_, first_grpo_step);
+    grpo_->show();
 }
 
 // Only distributed runs report per-rank figures.
@@ -219,6 +234,7 @@ void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     const int first_retrieval = int(series_.retrieval_steps.size());
     const int first_rank_step = int(series_.rank_steps.size());
     const int first_preference = int(series_.preference_steps.size());
+    const int first_grpo = int(series_.grpo_steps.size());
     for (const StepMetrics &step : steps) {
         series_.append(step);
     }
@@ -232,6 +248,7 @@ void LiveView::appendSteps(const QVector<StepMetrics> &steps) {
     showRetrieval(first_retrieval, int(series_.ranking_eval_steps.size()));
     showRanks(first_rank_step);
     showPreference(first_preference);
+    showGrpo(first_grpo);
 }
 
 void LiveView::appendEvals(const QVector<EvalMetrics> &evals) {
@@ -262,6 +279,9 @@ QStringList LiveView::exportPlots(const QString &path) {
         {"loss", loss_}, {"memory", memory_}, {"throughput", throughput_}};
     if (series_.hasPreference()) {
         parts.emplace_back("rewards", preference_);
+    }
+    if (series_.hasGrpo()) {
+        parts.emplace_back("rewards", grpo_);
     }
     if (series_.hasMoe()) {
         parts.emplace_back("experts", expert_load_);

@@ -16,6 +16,7 @@ namespace plots {
 class ExpertLoadPlot;
 class LossPlot;
 class MemoryPlot;
+class GrpoPlot;
 class PreferencePlot;
 class RetrievalQualityPlot;
 class RetrievalSparsityPlot;
@@ -54,6 +55,7 @@ public:
     plots::RetrievalQualityPlot *retrievalQualityPlot() const { return retrieval_quality_; }
     plots::RankPlot *rankPlot() const { return ranks_; }
     plots::PreferencePlot *preferencePlot() const { return preference_; }
+    plots::GrpoPlot *grpoPlot() const { return grpo_; }
 
     // Writes the plots as NAME-loss.png, NAME-memory.png ... (and NAME-experts, NAME-routing
     // for MoE runs, NAME-sparsity, NAME-retrieval for SPLADE runs, NAME-rewards for preference
@@ -78,6 +80,7 @@ private:
     void showRetrieval(int first_retrieval_step, int first_ranking_eval);
     void showRanks(int first_rank_step);
     void showPreference(int first_preference_step);
+    void showGrpo(int first_grpo_step);
     // The plots only some runs fill (MoE, SPLADE, distributed, preference objectives), hidden
     // until they do.
     std::vector<QWidget *> optionalPlots() const;
@@ -97,6 +100,7 @@ private:
     plots::RetrievalQualityPlot *retrieval_quality_ = nullptr;
     plots::RankPlot *ranks_ = nullptr;
     plots::PreferencePlot *preference_ = nullptr;
+    plots::GrpoPlot *grpo_ = nullptr;
 };
 
 } // namespace headroom::ui

@@ -33,7 +33,9 @@ QString validationFigures(const RunRecord &run) {
     // A preference objective's validation accuracy is the share of pairs its rewards rank right.
     const nlohmann::json config = nlohmann::json::parse(run.config_json, nullptr, false);
     const bool preference = config.is_object() && config.value("train.objective", "sft") != "sft";
-    if (summary.contains("val_accuracy")) {
+    if (summary.contains("val_reward")) {
+        text = RunsPanel::tr("mean reward %1").arg(summary.value("val_reward", 0.0), 0, 'g', 4);
+    } else if (summary.contains("val_accuracy")) {
         text = (preference ? RunsPanel::tr("reward accuracy %1 %") : RunsPanel::tr("accuracy %1 %"))
                    .arg(100.0 * summary.value("val_accuracy", 0.0), 0, 'f', 1);
     } else if (summary.contains("val_rmse")) {
@@ -138,6 +140,8 @@ QString RunsPanel::load(const QString &project_path) {
     subtitle_->setText(
         base.isEmpty()
             ? tr("recipe %1 · data %2").arg(QString::fromStdString(config.text("recipe")), data)
+        : objective == "grpo" ? tr("pretrained %1 · GRPO on sampled completions · data %2")
+                                    .arg(QFileInfo(base).fileName(), data)
         : objective != "sft" ? tr("pretrained %1 · %2 on preference pairs · data %3")
                                    .arg(QFileInfo(base).fileName(),
                                         QString::fromStdString(objective).toUpper(), data)

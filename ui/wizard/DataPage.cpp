@@ -5,6 +5,7 @@
 #include "ChatPreviewPanel.h"
 #include "LoraControls.h"
 #include "ObjectiveBox.h"
+#include "RewardField.h"
 #include "TokenPreviewPanel.h"
 #include "WizardColors.h"
 #include "WizardForms.h"
@@ -115,6 +116,9 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     form->addRow(QString(), packing_);
     objective_ = new ObjectiveBox(this); // shown for preference data (updateObjectiveRow)
     objective_label_ = addBuddyRow(form, tr("&Objective:"), objective_, this);
+    reward_ = new RewardField(this); // shown for prompts (updateObjectiveRow)
+    reward_label_ = buddyLabel(tr("&Reward:"), reward_->edit(), this);
+    form->addRow(reward_label_, reward_);
 
     retrieval_format_ = new QLabel(
         tr("Retrieval data: a JSON array or a JSONL file (one object per line) of records with "
@@ -179,6 +183,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     connect(base_box_, &BaseModelBox::edited, this, &DataPage::startTokenPreview);
     connect(chat_, &ChatPreviewPanel::previewShown, this, &DataPage::tokensShown);
     connect(objective_, &QComboBox::currentIndexChanged, this, &DataPage::startTokenPreview);
+    connect(reward_, &RewardField::changed, this, &DataPage::completeChanged);
     onRecipeChanged();
 }
 
@@ -248,6 +253,8 @@ void DataPage::updateObjectiveRow() {
     const bool offered = offersObjective();
     objective_label_->setVisible(offered);
     objective_->setVisible(offered);
+    reward_label_->setVisible(offered && objective_->isGrpo());
+    reward_->setVisible(offered && objective_->isGrpo());
     packing_->setVisible(isLanguageModel() && !offered);
 }
 
@@ -309,6 +316,7 @@ Config DataPage::currentConfig() const {
     config.set("data.packing", isLanguageModel() && !pairs && packing_->isChecked() ? "1" : "0");
     config.set("train.objective",
                pairs ? objective_->currentData().toString().toStdString() : std::string("sft"));
+    config.set("grpo.reward", pairs && objective_->isGrpo() ? reward_->text().toStdString() : "");
     if (chat_data_) {
         chat_->applyTo(config);
     } else {
@@ -392,9 +400,7 @@ void DataPage::startCheck() {
             preference_data_ =
                 objective_->offerFor(result->error.isEmpty() ? result->preview : DataPreview{});
             if (preference_data_ && !isPretrained()) {
-                result->error = tr("The file holds preference data (\"chosen\" and "
-                                   "\"rejected\", or a \"label\"), which tunes a pretrained "
-                                   "model: choose \"Start from a pretrained model\".");
+                result->error = ObjectiveBox::needsPretrained(result->preview);
             }
             updateObjectiveRow();
             updatePreviewPanels();
@@ -547,7 +553,8 @@ void DataPage::showProblem(const QString &problem) {
 
 bool DataPage::isComplete() const {
     return checked_ok_ && !isChecking() && settings_.facts_known &&
-           (!isPretrained() || base_box_->isReady());
+           (!isPretrained() || base_box_->isReady()) &&
+           (!offersObjective() || !objective_->isGrpo() || reward_->problem().isEmpty());
 }
 
 bool DataPage::validatePage() {
@@ -573,7 +580,7 @@ bool DataPage::validatePage() {
     for (const std::string &key : applied_defaults_) {
         settings_.config.set(key, findConfigKey(key)->default_value);
     }
-    applied_defaults_.clear();
+    applied_defaults_ = ObjectiveBox::fitWholeGroups(settings_.config);
     for (const PlanDecision &decision : settings_.data_defaults) {
         settings_.config.set(decision.setting, decision.value);
         applied_defaults_.push_back(decision.setting);

@@ -17,6 +17,7 @@ class BackgroundJob;
 class BaseModelBox;
 class ChatPreviewPanel;
 class ObjectiveBox;
+class RewardField;
 class TokenPreviewPanel;
 
 // Page (b): the recipe — first a pretrained model's folder, inspected in the background (a causal
@@ -51,6 +52,7 @@ public:
     // The checked file holds preference pairs or KTO's labelled records: the page offers the
     // objective (DPO, ... or KTO).
     bool isPreferenceData() const { return preference_data_; }
+    RewardField *rewardField() const { return reward_; }
     ObjectiveBox *objectiveBox() const { return objective_; }
     bool isTokenizing() const;
     // The problem with the data as shown on the page; empty when it reads cleanly.
@@ -104,7 +106,9 @@ private:
     QComboBox *target_ = nullptr;
     QCheckBox *packing_ = nullptr; // data.packing, language models only
     QLabel *objective_label_ = nullptr;
-    ObjectiveBox *objective_ = nullptr; // train.objective, for preference data
+    ObjectiveBox *objective_ = nullptr; // train.objective, for preference data and prompts
+    QLabel *reward_label_ = nullptr;
+    RewardField *reward_ = nullptr; // grpo.reward, for prompts
     QLabel *summary_ = nullptr;
     QLabel *status_ = nullptr;
     QPlainTextEdit *preview_ = nullptr;

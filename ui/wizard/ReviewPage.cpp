@@ -153,6 +153,10 @@ QString ReviewPage::projectKind() const {
                    ? tr("a pretrained masked language model fine-tuned as a SPLADE retrieval "
                         "encoder (%1)")
                          .arg(architecture)
+               : settings_.config.text("train.objective") == "grpo"
+                   ? tr("a pretrained causal language model, trained with GRPO on its own sampled "
+                        "completions and their rewards (%1)")
+                         .arg(architecture)
                : settings_.config.text("train.objective") != "sft"
                    ? tr("a pretrained causal language model, tuned on preference pairs with %1 "
                         "(%2)")

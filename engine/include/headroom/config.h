@@ -42,6 +42,9 @@ const KeySpec *findConfigKey(const std::string &name);
 // A recipe that trains a causal language model: gpt (from scratch; in projects written before
 // causal_lm existed, also with a model.base) or causal_lm (a pretrained base fine-tuned).
 bool isLanguageModelRecipe(const std::string &recipe);
+// Why a grpo.reward text (with this grpo.answer_pattern) cannot be used, naming the term; empty
+// when it can.
+std::string rewardSpecProblem(const std::string &spec, const std::string &answer_pattern);
 
 // The run configuration: dotted keys with typed, validated values. Values are kept in their
 // normalized text form ("512MiB" stays as typed for bytes, numbers are canonical).

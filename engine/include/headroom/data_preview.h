@@ -24,6 +24,9 @@ struct DataPreview {
     // The records are unpaired preference records ("prompt", "completion", "label": true or
     // false) for train.objective=kto, read as such whatever the config's objective.
     bool unpaired_preference = false;
+    // The records are prompts without completions ("prompt", other fields for the rewards),
+    // for train.objective=grpo, read as such whatever the config's objective.
+    bool prompts = false;
 };
 
 // Reads the whole file once (every record is validated) with the data keys of `config`

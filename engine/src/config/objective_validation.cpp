@@ -1,6 +1,7 @@
 // The checks of train.objective with the keys of its objective: preference tuning (pref.*) and
 // online RL (grpo.*).
 #include "config/changed_keys.h"
+#include "rewards/rewards.h"
 
 #include <headroom/config.h>
 
@@ -71,6 +72,22 @@ void Config::validatePreference() const {
     }
 }
 
+std::string rewardSpecProblem(const std::string &spec, const std::string &answer_pattern) {
+    if (spec.empty()) {
+        return "grpo.reward is empty: say what a completion earns, e.g. exact:answer (the final "
+               "number equals the record's \"answer\"), regex:PATTERN, format:PATTERN, length:N "
+               "or command:CMD";
+    }
+    try {
+        rewards::RewardOptions options;
+        options.answer_pattern = answer_pattern;
+        const rewards::RewardSet checked(rewards::parseRewardSpec(spec), options);
+    } catch (const std::invalid_argument &error) {
+        return error.what();
+    }
+    return {};
+}
+
 void Config::validateGrpo() const {
     if (text("train.objective") != "grpo") {
         return;
@@ -83,6 +100,10 @@ void Config::validateGrpo() const {
         throw ConfigError("train.objective=grpo needs grpo.reward, what a completion earns: "
                           "e.g. grpo.reward=exact:answer (the final number equals the record's "
                           "\"answer\"), regex:PATTERN, format:PATTERN, length:N or command:CMD");
+    }
+    const std::string problem = rewardSpecProblem(text("grpo.reward"), text("grpo.answer_pattern"));
+    if (!problem.empty()) {
+        throw ConfigError(problem);
     }
     if (integer("data.packing") == 1) {
         throw ConfigError("train.objective=grpo samples completions for each prompt; "

@@ -48,6 +48,9 @@ std::string previewOf(const Record &record, Format format) {
     if (!record.query.empty()) {
         return previewUtf8(retrievalPreview(record), kPreviewBytes);
     }
+    if (record.prompt_only) {
+        return previewUtf8(record.prompt + " | " + record.json, kPreviewBytes);
+    }
     if (record.pair) {
         return previewUtf8(record.prompt + " | chosen: " + record.text +
                                " | rejected: " + record.rejected,

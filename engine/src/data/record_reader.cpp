@@ -551,6 +551,15 @@ bool startsWithPreferencePair(const DataSpec &spec) {
            std::find(keys.begin(), keys.end(), spec.text_field) == keys.end();
 }
 
+bool startsWithPrompts(const DataSpec &spec) {
+    const std::vector<std::string> keys = firstRecordKeys(spec);
+    const auto holds = [&](const std::string &key) {
+        return std::find(keys.begin(), keys.end(), key) != keys.end();
+    };
+    return holds("prompt") && !holds("completion") && !holds("chosen") && !holds("rejected") &&
+           !holds(spec.text_field);
+}
+
 bool startsWithUnpairedPreference(const DataSpec &spec) {
     if (!holdsAll(firstRecordKeys(spec), {"prompt", "completion", "label"})) {
         return false;

@@ -112,6 +112,9 @@ private:
 // JSONL or JSON data whose first record holds "chosen" and "rejected" (and no spec.text_field):
 // preference pairs. False for other formats and for a first record that cannot be read.
 bool startsWithPreferencePair(const DataSpec &spec);
+// JSONL or JSON data whose first record holds "prompt" without a completion ("completion",
+// "chosen", "rejected" or spec.text_field): prompts for online RL (grpo).
+bool startsWithPrompts(const DataSpec &spec);
 // JSONL or JSON data whose first record holds "prompt", "completion" and "label": unpaired
 // preference records (KTO).
 bool startsWithUnpairedPreference(const DataSpec &spec);

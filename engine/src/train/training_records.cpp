@@ -331,6 +331,9 @@ void TrainingRun::finish(RunStatus status, const std::string &message) {
     if (result_eval && std::isfinite(result_eval->rmse)) {
         summary["val_rmse"] = result_eval->rmse;
     }
+    if (result_eval && std::isfinite(result_eval->reward)) {
+        summary["val_reward"] = result_eval->reward;
+    }
     if (result_eval && std::isfinite(result_eval->r2)) {
         summary["val_r2"] = result_eval->r2;
     }

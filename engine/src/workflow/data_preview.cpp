@@ -32,6 +32,8 @@ data::DataSpec previewDataSpec(const Config &config, const std::string &data_pat
     spec.preference = spec.preference || (!spec.retrieval && data::startsWithPreferencePair(spec));
     spec.unpaired = spec.unpaired || (!spec.retrieval && !spec.preference &&
                                       data::startsWithUnpairedPreference(spec));
+    spec.prompts = spec.prompts || (!spec.retrieval && !spec.preference && !spec.unpaired &&
+                                    data::startsWithPrompts(spec));
     requireCsvForTabular(config, spec, data_path);
     requireJsonForRetrieval(config, spec, data_path);
     return spec;
@@ -51,6 +53,7 @@ DataPreview previewData(const Config &config, const std::string &data_path, int 
         preview.preview = summary.preview;
         preview.preference_pairs = spec.preference;
         preview.unpaired_preference = spec.unpaired;
+        preview.prompts = spec.prompts;
         return preview;
     } catch (const data::DataError &error) {
         throw InputError(error.what());
