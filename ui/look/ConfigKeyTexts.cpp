@@ -208,16 +208,17 @@ const char *const kDescriptions[] = {
                       "Hard negatives per query in training, taken in turn from each record's "
                       "\"negatives\" (every other passage of the batch is a negative too)"),
     QT_TRANSLATE_NOOP("ConfigKeys",
-                      "Preference pairs: the most prompt tokens kept (the prompt's end, as TRL "
-                      "keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens either "
-                      "way)"),
-    QT_TRANSLATE_NOOP("ConfigKeys",
-                      "What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, "
-                      "orpo = preference tuning on \"prompt\"/\"chosen\"/\"rejected\" pairs "
-                      "(model.base; dpo and ipo against a frozen reference: the base with the LoRA "
-                      "adapters off, or a frozen copy without LoRA); kto = unpaired "
-                      "\"prompt\"/\"completion\"/\"label\" records against the reference. "
-                      "Dropout is off for them, as in TRL"),
+                      "Preference pairs and grpo prompts: the most prompt tokens kept (the "
+                      "prompt's end, as TRL keeps it); 0 = no limit (a pair is cut at "
+                      "model.seq_len + 1 tokens, a prompt at model.seq_len, either way)"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = "
+        "preference tuning on \"prompt\"/\"chosen\"/\"rejected\" pairs (model.base; dpo and ipo "
+        "against a frozen reference: the base with the LoRA adapters off, or a frozen copy without "
+        "LoRA); kto = unpaired \"prompt\"/\"completion\"/\"label\" records against the reference; "
+        "grpo = online RL on \"prompt\" records: completions sampled in groups, scored by "
+        "grpo.reward. Dropout is off for them, as in TRL"),
     QT_TRANSLATE_NOOP("ConfigKeys",
                       "Preference objectives: beta, how far the policy may move from the reference "
                       "(dpo, ipo) or the reward scale (simpo)"),
@@ -241,6 +242,45 @@ const char *const kDescriptions[] = {
                       "dpo and ipo without LoRA: how the frozen reference copy of the base holds "
                       "its attention and MLP weights (int8/nf4 save memory at a small error in the "
                       "reference log-probabilities)"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "grpo: the rewards, comma-separated, each KIND:ARGUMENT*WEIGHT: regex:PATTERN (1 when "
+        "found), format:PATTERN (1 when the whole completion matches), exact:FIELD (the final "
+        "answer equals the record's FIELD), length:N (1 at N tokens, less further away), "
+        "command:CMD (a program reading JSONL on stdin, printing one reward per line); e.g. "
+        "exact:answer,format:<think>.*</think>*0.2"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "grpo, exact: rewards: where the final answer is in a completion (a regular "
+                      "expression; its last match, the first group when it has groups)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "grpo, command: rewards: seconds the program may take for one "
+                                    "step's completions before the run pauses"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "grpo: completions sampled per prompt, whose rewards are compared with each "
+                      "other (train.micro_batch x train.accumulation must be a multiple)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "grpo: the longest completion, in tokens (model.seq_len bounds "
+                                    "prompt and completion together)"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "grpo: sampling temperature of the completions"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "grpo: nucleus sampling, the smallest set of tokens holding this probability; 1 = off"),
+    QT_TRANSLATE_NOOP("ConfigKeys", "grpo: sample among the k most likely tokens only; 0 = off"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "grpo: weight of the KL penalty to the reference (the base with the LoRA "
+                      "adapters off, or a frozen copy); 0 = no reference model, as TRL's default"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "grpo: the policy ratio is clipped to [1 - epsilon, 1 + epsilon_high]"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "grpo: the upper clipping bound (DAPO suggests 0.28); 0 = grpo.epsilon"),
+    QT_TRANSLATE_NOOP(
+        "ConfigKeys",
+        "grpo: how token losses are averaged: dapo = over the step's completion tokens, grpo = per "
+        "completion then over completions, dr_grpo = over completions x grpo.max_new_tokens, bnpo "
+        "= over each micro-batch's completion tokens"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "grpo: advantages are the rewards minus their group's mean, divided by the "
+                      "group's standard deviation (group), the step's (batch), or not (none)"),
+    QT_TRANSLATE_NOOP("ConfigKeys",
+                      "grpo: completions with their rewards written to the log at each validation"),
 };
 
 } // namespace
