@@ -59,6 +59,7 @@ private Q_SLOTS:
     void rewardRisesWithinFortySteps();
     void outOfMemoryReplaysTheSameCompletions();
     void klToTheReferenceIsReported();
+    void fitProbesRealGrpoSteps();
     void failingRewardCommandPausesTheRun();
     void refusesWhatItCannotRun();
 
@@ -195,6 +196,19 @@ void TestCliGrpo::klToTheReferenceIsReported() {
         QVERIFY2(steps[2]["kl"].toDouble() > 1e-7,
                  qPrintable(QString::number(steps[2]["kl"].toDouble())));
     }
+}
+
+void TestCliGrpo::fitProbesRealGrpoSteps() {
+    // `fit` measures real steps: for GRPO they sample and score whole groups; the micro-batch it
+    // stores still makes whole groups per step, and the run trains with it.
+    const QString project = newGrpo("fit", {"--set", "grpo.reward=regex:^a", "--set",
+                                            "train.steps=1", "--set", "memory.budget=1GiB"});
+    QVERIFY(!project.isEmpty());
+    const CliResult fitted = cli({"fit", project});
+    QVERIFY2(fitted.exit_code == 0, qPrintable(fitted.err + fitted.out));
+    const CliResult trained = cli({"train", project, "--json"});
+    QVERIFY2(trained.exit_code == 0, qPrintable(trained.err));
+    QCOMPARE(test_support::jsonLinesOfType(trained.out, "step").size(), 1);
 }
 
 void TestCliGrpo::failingRewardCommandPausesTheRun() {

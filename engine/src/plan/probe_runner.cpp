@@ -73,7 +73,10 @@ FitProbe ProbeRunner::probe(std::int64_t micro_batch, std::int64_t micro_batches
     FitProbe result;
     result.micro_batch = micro_batch;
     stream_->restoreState(stream_start_);
-    std::vector<data::Example> examples(static_cast<std::size_t>(micro_batch * micro_batches));
+    // Online RL draws prompts, each making rowsPerExample() rows (at least one whole group).
+    const std::int64_t per_example = recipe_->rowsPerExample();
+    std::vector<data::Example> examples(static_cast<std::size_t>(
+        std::max<std::int64_t>(1, (micro_batch * micro_batches + per_example - 1) / per_example)));
     for (data::Example &example : examples) {
         stream_->next(example);
     }
@@ -98,9 +101,16 @@ FitProbe ProbeRunner::probe(std::int64_t micro_batch, std::int64_t micro_batches
     return result;
 }
 
-void ProbeRunner::runStep(const std::vector<data::Example> &examples, std::int64_t micro_batch) {
-    const std::size_t total = examples.size();
+void ProbeRunner::runStep(const std::vector<data::Example> &drawn, std::int64_t micro_batch) {
     const auto size = static_cast<std::size_t>(micro_batch);
+    std::vector<data::Example> expanded;
+    if (recipe_->expandsStep()) {
+        const compat::ScopedAutocastState autocast(train::autocastFor(techniques_, device_));
+        expanded = recipe_->expandStep(drawn, size, 1);
+        recipe_->beginStep(expanded); // as the trainer pads a step's rows
+    }
+    const std::vector<data::Example> &examples = recipe_->expandsStep() ? expanded : drawn;
+    const std::size_t total = examples.size();
     // As the trainer keys a step's dropout (models/keyed_dropout.h).
     const std::uint64_t dropout_seed =
         models::dropoutStepSeed(static_cast<std::uint64_t>(config_.integer("train.seed")), 1);

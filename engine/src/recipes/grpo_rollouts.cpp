@@ -163,10 +163,15 @@ std::vector<data::Example> GrpoRollouts::expand(models::CausalLmImpl &policy,
                                                 std::size_t micro_batch, std::int64_t step,
                                                 const torch::Device &device) {
     kl_sum_ = clipped_sum_ = token_sum_ = 0;
-    if (step == step_) {
+    std::vector<std::uint64_t> prompt_ids;
+    for (const data::Example &prompt : prompts) {
+        prompt_ids.push_back(prompt.id);
+    }
+    if (step == step_ && prompt_ids == prompt_ids_) {
         return rows_; // a replay after an out-of-memory error: the same completions
     }
     step_ = -1;
+    prompt_ids_ = std::move(prompt_ids);
     const auto group = static_cast<std::size_t>(options_.group_size);
     const std::size_t rows_at_once = std::max<std::size_t>(1, std::min(group, micro_batch));
     std::vector<const data::Example *> prompt_list;

@@ -86,6 +86,7 @@ private:
 
     // The current step's rollouts.
     std::int64_t step_ = -1;
+    std::vector<std::uint64_t> prompt_ids_;
     std::vector<data::Example> rows_;
     std::vector<double> advantages_;
     std::vector<double> weights_;

@@ -53,8 +53,12 @@ MemoryHistoryRecord runMemoryHistory(const RunRecord &run, const Config &config,
 void TrainingRun::evaluate() {
     last_eval_step_ = step_;
     const std::int64_t eval_batches = settings_.eval_batches;
-    const std::int64_t limit = eval_batches == 0 ? std::numeric_limits<std::int64_t>::max()
-                                                 : eval_batches * settings_.micro_batch;
+    // Online RL validates prompts, each sampled a group of rows: as many rows as training's.
+    const std::int64_t per_example = recipe_->rowsPerExample();
+    const std::int64_t limit =
+        eval_batches == 0
+            ? std::numeric_limits<std::int64_t>::max()
+            : std::max<std::int64_t>(1, eval_batches * settings_.micro_batch / per_example);
     bool inject_oom = failpoints_.at("oom_eval", step_);
     EvaluationOutcome outcome;
     const compat::ScopedAutocastState autocast(autocastState());
