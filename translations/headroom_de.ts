@@ -331,14 +331,6 @@
         <translation>Harte Negative pro Anfrage im Training, reihum aus den &quot;negatives&quot; jedes Datensatzes genommen (jede andere Passage des Batches ist ebenfalls ein Negativ)</translation>
     </message>
     <message>
-        <source>Preference pairs: the most prompt tokens kept (the prompt&apos;s end, as TRL keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens either way)</source>
-        <translation>Präferenzpaare: höchstens so viele Prompt-Token werden behalten (das Ende des Prompts, wie TRL es behält); 0 = keine Grenze (ein Paar wird in jedem Fall bei model.seq_len + 1 Token abgeschnitten)</translation>
-    </message>
-    <message>
-        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA); kto = unpaired &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; records against the reference. Dropout is off for them, as in TRL</source>
-        <translation>Was der Lauf optimiert: sft = Next-Token-Verlust auf den Daten; dpo, ipo, simpo, orpo = Präferenz-Tuning auf &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot;-Paaren (model.base; dpo und ipo gegen ein eingefrorenes Referenzmodell: die Basis mit abgeschalteten LoRA-Adaptern oder ohne LoRA eine eingefrorene Kopie); kto = ungepaarte &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot;-Datensätze gegen das Referenzmodell. Dropout ist bei ihnen aus, wie in TRL</translation>
-    </message>
-    <message>
         <source>kto: the weight of the loss of records labelled desirable (true)</source>
         <translation>kto: das Gewicht des Verlusts der als erwünscht (true) beschrifteten Datensätze</translation>
     </message>
@@ -413,6 +405,70 @@
     <message>
         <source>Language models: place whole records (text, prompt/completion, conversations) side by side in windows of model.seq_len, best fit over the next 64, each attending only to itself with positions from 0; 0 = one padded window per prompt/completion or conversation, plain text as one stream</source>
         <translation>Sprachmodelle: ganze Datensätze (Text, Prompt/Completion, Gespräche) nebeneinander in Fenster von model.seq_len legen, bestmöglich passend unter den nächsten 64, jeder achtet nur auf sich selbst, Positionen ab 0; 0 = ein aufgefülltes Fenster je Prompt/Completion oder Gespräch, reiner Text als ein Strom</translation>
+    </message>
+    <message>
+        <source>Preference pairs and grpo prompts: the most prompt tokens kept (the prompt&apos;s end, as TRL keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens, a prompt at model.seq_len, either way)</source>
+        <translation>Präferenzpaare und GRPO-Prompts: höchstens so viele Prompt-Tokens (das Ende des Prompts, wie TRL); 0 = keine Grenze (ein Paar wird ohnehin bei model.seq_len + 1 Tokens gekürzt, ein Prompt bei model.seq_len)</translation>
+    </message>
+    <message>
+        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA); kto = unpaired &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; records against the reference; grpo = online RL on &quot;prompt&quot; records: completions sampled in groups, scored by grpo.reward. Dropout is off for them, as in TRL</source>
+        <translation>Was der Lauf optimiert: sft = Next-Token-Verlust auf den Daten; dpo, ipo, simpo, orpo = Präferenz-Tuning auf Paaren aus &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; (model.base; dpo und ipo gegen eine eingefrorene Referenz: das Basismodell mit abgeschalteten LoRA-Adaptern oder ohne LoRA eine eingefrorene Kopie); kto = ungepaarte Datensätze &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; gegen die Referenz; grpo = Online-RL auf &quot;prompt&quot;-Datensätzen: Vervollständigungen in Gruppen gezogen, bewertet durch grpo.reward. Dropout ist dabei aus, wie in TRL</translation>
+    </message>
+    <message>
+        <source>grpo: the rewards, comma-separated, each KIND:ARGUMENT*WEIGHT: regex:PATTERN (1 when found), format:PATTERN (1 when the whole completion matches), exact:FIELD (the final answer equals the record&apos;s FIELD), length:N (1 at N tokens, less further away), command:CMD (a program reading JSONL on stdin, printing one reward per line); e.g. exact:answer,format:&lt;think&gt;.*&lt;/think&gt;*0.2</source>
+        <translation>grpo: die Belohnungen, durch Kommas getrennt, jede ART:ARGUMENT*GEWICHT: regex:MUSTER (1, wenn gefunden), format:MUSTER (1, wenn die ganze Vervollständigung passt), exact:FELD (die Endantwort gleicht dem FELD des Datensatzes), length:N (1 bei N Tokens, weniger weiter weg), command:CMD (ein Programm, das JSONL auf stdin liest und je Zeile eine Belohnung ausgibt); z. B. exact:answer,format:&lt;think&gt;.*&lt;/think&gt;*0.2</translation>
+    </message>
+    <message>
+        <source>grpo, exact: rewards: where the final answer is in a completion (a regular expression; its last match, the first group when it has groups)</source>
+        <translation>grpo, exact:-Belohnungen: wo die Endantwort in einer Vervollständigung steht (ein regulärer Ausdruck; sein letzter Treffer, die erste Gruppe, wenn er Gruppen hat)</translation>
+    </message>
+    <message>
+        <source>grpo, command: rewards: seconds the program may take for one step&apos;s completions before the run pauses</source>
+        <translation>grpo, command:-Belohnungen: Sekunden, die das Programm für die Vervollständigungen eines Schritts brauchen darf, bevor der Lauf pausiert</translation>
+    </message>
+    <message>
+        <source>grpo: completions sampled per prompt, whose rewards are compared with each other (train.micro_batch x train.accumulation must be a multiple)</source>
+        <translation>grpo: je Prompt gezogene Vervollständigungen, deren Belohnungen miteinander verglichen werden (train.micro_batch x train.accumulation muss ein Vielfaches sein)</translation>
+    </message>
+    <message>
+        <source>grpo: the longest completion, in tokens (model.seq_len bounds prompt and completion together)</source>
+        <translation>grpo: die längste Vervollständigung in Tokens (model.seq_len begrenzt Prompt und Vervollständigung zusammen)</translation>
+    </message>
+    <message>
+        <source>grpo: sampling temperature of the completions</source>
+        <translation>grpo: Sampling-Temperatur der Vervollständigungen</translation>
+    </message>
+    <message>
+        <source>grpo: nucleus sampling, the smallest set of tokens holding this probability; 1 = off</source>
+        <translation>grpo: Nucleus-Sampling, die kleinste Menge von Tokens mit dieser Wahrscheinlichkeit; 1 = aus</translation>
+    </message>
+    <message>
+        <source>grpo: sample among the k most likely tokens only; 0 = off</source>
+        <translation>grpo: nur unter den k wahrscheinlichsten Tokens ziehen; 0 = aus</translation>
+    </message>
+    <message>
+        <source>grpo: weight of the KL penalty to the reference (the base with the LoRA adapters off, or a frozen copy); 0 = no reference model, as TRL&apos;s default</source>
+        <translation>grpo: Gewicht der KL-Strafe zur Referenz (das Basismodell mit abgeschalteten LoRA-Adaptern oder eine eingefrorene Kopie); 0 = kein Referenzmodell, wie TRLs Voreinstellung</translation>
+    </message>
+    <message>
+        <source>grpo: the policy ratio is clipped to [1 - epsilon, 1 + epsilon_high]</source>
+        <translation>grpo: das Verhältnis der Policy wird auf [1 - epsilon, 1 + epsilon_high] beschnitten</translation>
+    </message>
+    <message>
+        <source>grpo: the upper clipping bound (DAPO suggests 0.28); 0 = grpo.epsilon</source>
+        <translation>grpo: die obere Beschneidungsgrenze (DAPO empfiehlt 0.28); 0 = grpo.epsilon</translation>
+    </message>
+    <message>
+        <source>grpo: how token losses are averaged: dapo = over the step&apos;s completion tokens, grpo = per completion then over completions, dr_grpo = over completions x grpo.max_new_tokens, bnpo = over each micro-batch&apos;s completion tokens</source>
+        <translation>grpo: wie Token-Verluste gemittelt werden: dapo = über die Vervollständigungs-Tokens des Schritts, grpo = je Vervollständigung, dann über die Vervollständigungen, dr_grpo = über Vervollständigungen x grpo.max_new_tokens, bnpo = über die Vervollständigungs-Tokens jedes Micro-Batches</translation>
+    </message>
+    <message>
+        <source>grpo: advantages are the rewards minus their group&apos;s mean, divided by the group&apos;s standard deviation (group), the step&apos;s (batch), or not (none)</source>
+        <translation>grpo: Vorteile sind die Belohnungen minus dem Mittel ihrer Gruppe, geteilt durch die Standardabweichung der Gruppe (group), des Schritts (batch) oder gar nicht (none)</translation>
+    </message>
+    <message>
+        <source>grpo: completions with their rewards written to the log at each validation</source>
+        <translation>grpo: Vervollständigungen mit ihren Belohnungen, die bei jeder Validierung ins Protokoll geschrieben werden</translation>
     </message>
 </context>
 <context>
@@ -1159,8 +1215,8 @@
         <translation>&amp;Ziel:</translation>
     </message>
     <message>
-        <source>The file holds preference data (&quot;chosen&quot; and &quot;rejected&quot;, or a &quot;label&quot;), which tunes a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
-        <translation>Die Datei enthält Präferenzdaten (&quot;chosen&quot; und &quot;rejected&quot; oder ein &quot;label&quot;), mit denen ein vortrainiertes Modell abgestimmt wird: Wählen Sie &quot;Von einem vortrainierten Modell ausgehen&quot;.</translation>
+        <source>&amp;Reward:</source>
+        <translation>&amp;Belohnung:</translation>
     </message>
 </context>
 <context>
@@ -2579,6 +2635,18 @@
         <source>KTO: desirable and undesirable completions, against the base</source>
         <translation>KTO: erwünschte und unerwünschte Antworten, gemessen an der Basis</translation>
     </message>
+    <message>
+        <source>GRPO: sample completions, reinforce the better-rewarded</source>
+        <translation>GRPO: Vervollständigungen ziehen, die besser belohnten verstärken</translation>
+    </message>
+    <message>
+        <source>The file holds prompts without completions, for online RL (GRPO) on a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
+        <translation>Die Datei enthält Prompts ohne Vervollständigungen, für Online-RL (GRPO) auf einem vortrainierten Modell: Wählen Sie &quot;Von einem vortrainierten Modell ausgehen&quot;.</translation>
+    </message>
+    <message>
+        <source>The file holds preference data (&quot;chosen&quot; and &quot;rejected&quot;, or a &quot;label&quot;), which tunes a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
+        <translation>Die Datei enthält Präferenzdaten (&quot;chosen&quot; und &quot;rejected&quot; oder ein &quot;label&quot;), mit denen ein vortrainiertes Modell abgestimmt wird: Wählen Sie &quot;Von einem vortrainierten Modell ausgehen&quot;.</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::PlanChoiceTable</name>
@@ -3180,6 +3248,29 @@ Auf der GPU belegt: %3</translation>
         <source>a pretrained causal language model, tuned on preference pairs with %1 (%2)</source>
         <translation>ein vortrainiertes kausales Sprachmodell, mit %1 auf Präferenzpaaren abgestimmt (%2)</translation>
     </message>
+    <message>
+        <source>a pretrained causal language model, trained with GRPO on its own sampled completions and their rewards (%1)</source>
+        <translation>ein vortrainiertes kausales Sprachmodell, mit GRPO auf seinen eigenen gezogenen Vervollständigungen und deren Belohnungen trainiert (%1)</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::RewardField</name>
+    <message>
+        <source>Reward</source>
+        <translation>Belohnung</translation>
+    </message>
+    <message>
+        <source>e.g. exact:answer,regex:&lt;/think&gt;*0.2</source>
+        <translation>z. B. exact:answer,regex:&lt;/think&gt;*0.2</translation>
+    </message>
+    <message>
+        <source>grpo.reward: what a sampled completion earns, terms separated by commas, each KIND:ARGUMENT*WEIGHT. regex:PATTERN 1 when found; format:PATTERN 1 when the whole completion matches; exact:FIELD 1 when its final number equals the record&apos;s FIELD; length:N 1 at N tokens; command:CMD a program reading JSON lines, printing one reward per line.</source>
+        <translation>grpo.reward: was eine gezogene Vervollständigung erhält, Terme durch Kommas getrennt, jeder ART:ARGUMENT*GEWICHT. regex:MUSTER 1, wenn gefunden; format:MUSTER 1, wenn die ganze Vervollständigung passt; exact:FELD 1, wenn ihre letzte Zahl dem FELD des Datensatzes gleicht; length:N 1 bei N Tokens; command:CMD ein Programm, das JSON-Zeilen liest und je Zeile eine Belohnung ausgibt.</translation>
+    </message>
+    <message>
+        <source>Each prompt gets a group of sampled completions; the better-rewarded ones in its group are reinforced.</source>
+        <translation>Jeder Prompt erhält eine Gruppe gezogener Vervollständigungen; die besser belohnten seiner Gruppe werden verstärkt.</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::RunsPanel</name>
@@ -3296,6 +3387,14 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>reward accuracy %1 %</source>
         <translation>Belohnungsgenauigkeit %1 %</translation>
+    </message>
+    <message>
+        <source>mean reward %1</source>
+        <translation>mittlere Belohnung %1</translation>
+    </message>
+    <message>
+        <source>pretrained %1 · GRPO on sampled completions · data %2</source>
+        <translation>vortrainiert %1 · GRPO auf gezogenen Vervollständigungen · Daten %2</translation>
     </message>
 </context>
 <context>
@@ -3706,6 +3805,37 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Step %1, block %2, expert %3: %4% of the assignments (balanced: %5%)</source>
         <translation>Schritt %1, Block %2, Experte %3: %4 % der Zuweisungen (ausgeglichen: %5 %)</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::GrpoPlot</name>
+    <message>
+        <source>Rewards</source>
+        <translation>Belohnungen</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>Schritt</translation>
+    </message>
+    <message>
+        <source>reward</source>
+        <translation>Belohnung</translation>
+    </message>
+    <message>
+        <source>completion length (tokens)</source>
+        <translation>Länge der Vervollständigung (Tokens)</translation>
+    </message>
+    <message>
+        <source>mean reward</source>
+        <translation>mittlere Belohnung</translation>
+    </message>
+    <message>
+        <source>reward spread in groups</source>
+        <translation>Streuung der Belohnung in Gruppen</translation>
+    </message>
+    <message>
+        <source>completion length</source>
+        <translation>Länge der Vervollständigung</translation>
     </message>
 </context>
 <context>

@@ -331,14 +331,6 @@
         <translation>训练中每个查询的困难负例数，依次取自每条记录的 &quot;negatives&quot;（批次中其他所有段落也都是负例）</translation>
     </message>
     <message>
-        <source>Preference pairs: the most prompt tokens kept (the prompt&apos;s end, as TRL keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens either way)</source>
-        <translation>偏好对：最多保留的提示词元数（保留提示的末尾，与 TRL 相同）；0 = 不限制（无论如何，偏好对都会在 model.seq_len + 1 个词元处截断）</translation>
-    </message>
-    <message>
-        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA); kto = unpaired &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; records against the reference. Dropout is off for them, as in TRL</source>
-        <translation>本次运行优化的目标：sft = 数据上的下一词元损失；dpo、ipo、simpo、orpo = 基于 &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; 偏好对的偏好微调（需要 model.base；dpo 和 ipo 与冻结的参考模型比较：关闭 LoRA 适配器的基座模型，或不用 LoRA 时的一份冻结副本）；kto = 以参考模型为参照的非成对 &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; 记录。与 TRL 一样，这些目标不使用 dropout</translation>
-    </message>
-    <message>
         <source>kto: the weight of the loss of records labelled desirable (true)</source>
         <translation>kto：标记为期望（true）的记录的损失权重</translation>
     </message>
@@ -413,6 +405,70 @@
     <message>
         <source>Language models: place whole records (text, prompt/completion, conversations) side by side in windows of model.seq_len, best fit over the next 64, each attending only to itself with positions from 0; 0 = one padded window per prompt/completion or conversation, plain text as one stream</source>
         <translation>语言模型:将完整记录(文本、提示/补全、对话)并排放入 model.seq_len 的窗口,在接下来的 64 条中最佳匹配,每条只关注自身,位置从 0 开始;0 = 每个提示/补全或对话一个填充窗口,纯文本作为一个流</translation>
+    </message>
+    <message>
+        <source>Preference pairs and grpo prompts: the most prompt tokens kept (the prompt&apos;s end, as TRL keeps it); 0 = no limit (a pair is cut at model.seq_len + 1 tokens, a prompt at model.seq_len, either way)</source>
+        <translation>偏好对与 GRPO 提示：最多保留的提示 token 数（保留提示的末尾，与 TRL 相同）；0 = 不限（无论如何，偏好对在 model.seq_len + 1 个 token 处截断，提示在 model.seq_len 处截断）</translation>
+    </message>
+    <message>
+        <source>What the run optimizes: sft = next-token loss on the data; dpo, ipo, simpo, orpo = preference tuning on &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; pairs (model.base; dpo and ipo against a frozen reference: the base with the LoRA adapters off, or a frozen copy without LoRA); kto = unpaired &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; records against the reference; grpo = online RL on &quot;prompt&quot; records: completions sampled in groups, scored by grpo.reward. Dropout is off for them, as in TRL</source>
+        <translation>运行优化的目标：sft = 数据上的下一个 token 损失；dpo、ipo、simpo、orpo = 基于 &quot;prompt&quot;/&quot;chosen&quot;/&quot;rejected&quot; 偏好对的偏好调优（model.base；dpo 和 ipo 对照冻结的参考模型：关闭 LoRA 适配器的基座，或无 LoRA 时的冻结副本）；kto = 对照参考模型的非成对 &quot;prompt&quot;/&quot;completion&quot;/&quot;label&quot; 记录；grpo = 基于 &quot;prompt&quot; 记录的在线强化学习：按组采样补全，由 grpo.reward 打分。它们都关闭 dropout，与 TRL 相同</translation>
+    </message>
+    <message>
+        <source>grpo: the rewards, comma-separated, each KIND:ARGUMENT*WEIGHT: regex:PATTERN (1 when found), format:PATTERN (1 when the whole completion matches), exact:FIELD (the final answer equals the record&apos;s FIELD), length:N (1 at N tokens, less further away), command:CMD (a program reading JSONL on stdin, printing one reward per line); e.g. exact:answer,format:&lt;think&gt;.*&lt;/think&gt;*0.2</source>
+        <translation>grpo：奖励，以逗号分隔，每项为 类型:参数*权重：regex:模式（找到时为 1），format:模式（整个补全匹配时为 1），exact:字段（最终答案等于记录中的该字段），length:N（N 个 token 时为 1，偏离越远越低），command:命令（从 stdin 读取 JSONL、每行输出一个奖励的程序）；例如 exact:answer,format:&lt;think&gt;.*&lt;/think&gt;*0.2</translation>
+    </message>
+    <message>
+        <source>grpo, exact: rewards: where the final answer is in a completion (a regular expression; its last match, the first group when it has groups)</source>
+        <translation>grpo 的 exact: 奖励：最终答案在补全中的位置（正则表达式；取最后一个匹配，有分组时取第一个分组）</translation>
+    </message>
+    <message>
+        <source>grpo, command: rewards: seconds the program may take for one step&apos;s completions before the run pauses</source>
+        <translation>grpo 的 command: 奖励：程序处理一步的补全可用的秒数，超时则运行暂停</translation>
+    </message>
+    <message>
+        <source>grpo: completions sampled per prompt, whose rewards are compared with each other (train.micro_batch x train.accumulation must be a multiple)</source>
+        <translation>grpo：每个提示采样的补全数，其奖励彼此比较（train.micro_batch x train.accumulation 必须是其倍数）</translation>
+    </message>
+    <message>
+        <source>grpo: the longest completion, in tokens (model.seq_len bounds prompt and completion together)</source>
+        <translation>grpo：最长补全的 token 数（model.seq_len 限制提示与补全的总长度）</translation>
+    </message>
+    <message>
+        <source>grpo: sampling temperature of the completions</source>
+        <translation>grpo：补全的采样温度</translation>
+    </message>
+    <message>
+        <source>grpo: nucleus sampling, the smallest set of tokens holding this probability; 1 = off</source>
+        <translation>grpo：核采样，累计概率达到该值的最小 token 集合；1 = 关闭</translation>
+    </message>
+    <message>
+        <source>grpo: sample among the k most likely tokens only; 0 = off</source>
+        <translation>grpo：只在概率最高的 k 个 token 中采样；0 = 关闭</translation>
+    </message>
+    <message>
+        <source>grpo: weight of the KL penalty to the reference (the base with the LoRA adapters off, or a frozen copy); 0 = no reference model, as TRL&apos;s default</source>
+        <translation>grpo：相对参考模型的 KL 惩罚权重（关闭 LoRA 适配器的基座，或冻结副本）；0 = 不使用参考模型，与 TRL 默认相同</translation>
+    </message>
+    <message>
+        <source>grpo: the policy ratio is clipped to [1 - epsilon, 1 + epsilon_high]</source>
+        <translation>grpo：策略比率被裁剪到 [1 - epsilon, 1 + epsilon_high]</translation>
+    </message>
+    <message>
+        <source>grpo: the upper clipping bound (DAPO suggests 0.28); 0 = grpo.epsilon</source>
+        <translation>grpo：裁剪上界（DAPO 建议 0.28）；0 = grpo.epsilon</translation>
+    </message>
+    <message>
+        <source>grpo: how token losses are averaged: dapo = over the step&apos;s completion tokens, grpo = per completion then over completions, dr_grpo = over completions x grpo.max_new_tokens, bnpo = over each micro-batch&apos;s completion tokens</source>
+        <translation>grpo：token 损失的平均方式：dapo = 对一步中所有补全 token 平均，grpo = 先在每个补全内平均再对补全平均，dr_grpo = 除以 补全数 x grpo.max_new_tokens，bnpo = 对每个微批次的补全 token 平均</translation>
+    </message>
+    <message>
+        <source>grpo: advantages are the rewards minus their group&apos;s mean, divided by the group&apos;s standard deviation (group), the step&apos;s (batch), or not (none)</source>
+        <translation>grpo：优势 = 奖励减去其组的均值，再除以组的标准差（group）、整步的标准差（batch），或不除（none）</translation>
+    </message>
+    <message>
+        <source>grpo: completions with their rewards written to the log at each validation</source>
+        <translation>grpo：每次验证时写入日志的补全及其奖励的数量</translation>
     </message>
 </context>
 <context>
@@ -1150,8 +1206,8 @@
         <translation>目标(&amp;O)：</translation>
     </message>
     <message>
-        <source>The file holds preference data (&quot;chosen&quot; and &quot;rejected&quot;, or a &quot;label&quot;), which tunes a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
-        <translation>该文件包含偏好数据（&quot;chosen&quot; 和 &quot;rejected&quot;，或 &quot;label&quot;），用于微调预训练模型：请选择“从预训练模型开始”。</translation>
+        <source>&amp;Reward:</source>
+        <translation>奖励(&amp;R)：</translation>
     </message>
 </context>
 <context>
@@ -2569,6 +2625,18 @@
         <source>KTO: desirable and undesirable completions, against the base</source>
         <translation>KTO：期望与不期望的回答，以基座模型为参照</translation>
     </message>
+    <message>
+        <source>GRPO: sample completions, reinforce the better-rewarded</source>
+        <translation>GRPO：采样补全，强化奖励更高的</translation>
+    </message>
+    <message>
+        <source>The file holds prompts without completions, for online RL (GRPO) on a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
+        <translation>该文件包含没有补全的提示，用于在预训练模型上进行在线强化学习（GRPO）：请选择“从预训练模型开始”。</translation>
+    </message>
+    <message>
+        <source>The file holds preference data (&quot;chosen&quot; and &quot;rejected&quot;, or a &quot;label&quot;), which tunes a pretrained model: choose &quot;Start from a pretrained model&quot;.</source>
+        <translation>该文件包含偏好数据（&quot;chosen&quot; 和 &quot;rejected&quot;，或 &quot;label&quot;），用于微调预训练模型：请选择“从预训练模型开始”。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::PlanChoiceTable</name>
@@ -3166,6 +3234,29 @@ GPU 上分配：%3</translation>
         <source>a pretrained causal language model, tuned on preference pairs with %1 (%2)</source>
         <translation>预训练因果语言模型，用 %1 在偏好对上微调（%2）</translation>
     </message>
+    <message>
+        <source>a pretrained causal language model, trained with GRPO on its own sampled completions and their rewards (%1)</source>
+        <translation>一个预训练的因果语言模型，用 GRPO 在其自身采样的补全及其奖励上训练（%1）</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::RewardField</name>
+    <message>
+        <source>Reward</source>
+        <translation>奖励</translation>
+    </message>
+    <message>
+        <source>e.g. exact:answer,regex:&lt;/think&gt;*0.2</source>
+        <translation>例如 exact:answer,regex:&lt;/think&gt;*0.2</translation>
+    </message>
+    <message>
+        <source>grpo.reward: what a sampled completion earns, terms separated by commas, each KIND:ARGUMENT*WEIGHT. regex:PATTERN 1 when found; format:PATTERN 1 when the whole completion matches; exact:FIELD 1 when its final number equals the record&apos;s FIELD; length:N 1 at N tokens; command:CMD a program reading JSON lines, printing one reward per line.</source>
+        <translation>grpo.reward：采样补全获得的奖励，各项以逗号分隔，每项为 类型:参数*权重。regex:模式 找到时为 1；format:模式 整个补全匹配时为 1；exact:字段 最后一个数字等于记录中该字段时为 1；length:N 在 N 个 token 时为 1；command:命令 读取 JSON 行、每行输出一个奖励的程序。</translation>
+    </message>
+    <message>
+        <source>Each prompt gets a group of sampled completions; the better-rewarded ones in its group are reinforced.</source>
+        <translation>每个提示得到一组采样补全；组内奖励较高的补全会被强化。</translation>
+    </message>
 </context>
 <context>
     <name>headroom::ui::RunsPanel</name>
@@ -3282,6 +3373,14 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>reward accuracy %1 %</source>
         <translation>奖励准确率 %1 %</translation>
+    </message>
+    <message>
+        <source>mean reward %1</source>
+        <translation>平均奖励 %1</translation>
+    </message>
+    <message>
+        <source>pretrained %1 · GRPO on sampled completions · data %2</source>
+        <translation>预训练 %1 · 基于采样补全的 GRPO · 数据 %2</translation>
     </message>
 </context>
 <context>
@@ -3684,6 +3783,37 @@ headroom-cli train &quot;%1&quot;</translation>
     <message>
         <source>Step %1, block %2, expert %3: %4% of the assignments (balanced: %5%)</source>
         <translation>第 %1 步，块 %2，专家 %3：占分配的 %4%（均衡：%5%）</translation>
+    </message>
+</context>
+<context>
+    <name>headroom::ui::plots::GrpoPlot</name>
+    <message>
+        <source>Rewards</source>
+        <translation>奖励</translation>
+    </message>
+    <message>
+        <source>step</source>
+        <translation>步</translation>
+    </message>
+    <message>
+        <source>reward</source>
+        <translation>奖励</translation>
+    </message>
+    <message>
+        <source>completion length (tokens)</source>
+        <translation>补全长度（token）</translation>
+    </message>
+    <message>
+        <source>mean reward</source>
+        <translation>平均奖励</translation>
+    </message>
+    <message>
+        <source>reward spread in groups</source>
+        <translation>组内奖励离散度</translation>
+    </message>
+    <message>
+        <source>completion length</source>
+        <translation>补全长度</translation>
     </message>
 </context>
 <context>
