@@ -3,8 +3,6 @@
 #include "PlotStyle.h"
 #include "runs/RunSeries.h"
 
-#include <algorithm>
-
 namespace headroom::ui::plots {
 
 GrpoPlot::GrpoPlot(QWidget *parent) : PlotWidget(tr("Rewards"), parent) {
@@ -55,19 +53,7 @@ void GrpoPlot::append(const RunSeries &series, int first_grpo_step) {
 
 void GrpoPlot::fitRanges() {
     PlotWidget::fitRanges();
-    // Rewards are mostly in [0, 1] and may go below 0: the axis keeps 0 in view.
-    double lower = 0;
-    double upper = 0;
-    for (QCPGraph *graph : {reward_, spread_}) {
-        bool found = false;
-        const QCPRange range = graph->getValueRange(found);
-        if (found) {
-            lower = std::min(lower, range.lower);
-            upper = std::max(upper, range.upper);
-        }
-    }
-    const double span = upper - lower > 0 ? upper - lower : 1.0;
-    yAxis->setRange(lower - 0.05 * span, upper + 0.05 * span);
+    fitValuesAroundZero({reward_, spread_});
     bool found = false;
     const QCPRange lengths = length_->getValueRange(found);
     yAxis2->setRange(0, found && lengths.upper > 0 ? lengths.upper * 1.1 : 1.0);

@@ -4,6 +4,8 @@
 
 #include <QFileInfo>
 
+#include <algorithm>
+
 namespace headroom::ui::plots {
 
 PlotWidget::PlotWidget(const QString &title, QWidget *parent) : QCustomPlot(parent) {
@@ -50,6 +52,21 @@ bool PlotWidget::exportTo(const QString &path) {
         return savePdf(path, width(), height());
     }
     return savePng(path, width(), height(), 2.0);
+}
+
+void PlotWidget::fitValuesAroundZero(std::initializer_list<QCPGraph *> graphs) {
+    double lower = 0;
+    double upper = 0;
+    for (QCPGraph *graph : graphs) {
+        bool found = false;
+        const QCPRange range = graph->getValueRange(found);
+        if (found) {
+            lower = std::min(lower, range.lower);
+            upper = std::max(upper, range.upper);
+        }
+    }
+    const double span = upper - lower > 0 ? upper - lower : 1.0;
+    yAxis->setRange(lower - 0.05 * span, upper + 0.05 * span);
 }
 
 void PlotWidget::placeLegendBeside() {

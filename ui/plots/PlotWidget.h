@@ -4,6 +4,8 @@
 
 #include <QTimer>
 
+#include <initializer_list>
+
 namespace headroom::ui::plots {
 
 // A QCustomPlot that replots at most once per kReplotIntervalMs (coalescing any number of
@@ -36,6 +38,9 @@ protected:
     // The legend beside the axes, one entry per row, instead of inside them (where it would
     // cover curves that fill the whole height).
     void placeLegendBeside();
+    // The left axis over the graphs' values with 0 in view and a 5 % margin (rewards start at 0
+    // and move both ways).
+    void fitValuesAroundZero(std::initializer_list<QCPGraph *> graphs);
 
 private:
     void replotNow();

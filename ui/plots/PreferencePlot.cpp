@@ -3,8 +3,6 @@
 #include "PlotStyle.h"
 #include "runs/RunSeries.h"
 
-#include <algorithm>
-
 namespace headroom::ui::plots {
 
 PreferencePlot::PreferencePlot(QWidget *parent) : PlotWidget(tr("Rewards"), parent) {
@@ -60,19 +58,7 @@ void PreferencePlot::append(const RunSeries &series, int first_preference_step) 
 
 void PreferencePlot::fitRanges() {
     PlotWidget::fitRanges();
-    // Rewards start at 0 and move both ways: the axis keeps 0 in view.
-    double lower = 0;
-    double upper = 0;
-    for (QCPGraph *graph : {chosen_, rejected_, margin_}) {
-        bool found = false;
-        const QCPRange range = graph->getValueRange(found);
-        if (found) {
-            lower = std::min(lower, range.lower);
-            upper = std::max(upper, range.upper);
-        }
-    }
-    const double span = upper - lower > 0 ? upper - lower : 1.0;
-    yAxis->setRange(lower - 0.05 * span, upper + 0.05 * span);
+    fitValuesAroundZero({chosen_, rejected_, margin_});
     yAxis2->setRange(0, 1.05);
 }
 

@@ -6,14 +6,14 @@
 
 namespace headroom::models {
 
-namespace {
-
-std::uint64_t mixGroupKey(std::uint64_t value) {
+std::uint64_t mixSamplingKey(std::uint64_t value) {
     value += 0x9E3779B97F4A7C15ULL;
     value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ULL;
     value = (value ^ (value >> 27)) * 0x94D049BB133111EBULL;
     return value ^ (value >> 31);
 }
+
+namespace {
 
 // The logits of the rows' last positions as float32 on the CPU, [R, V].
 torch::Tensor lastLogits(const torch::Tensor &logits, std::int64_t rows) {
@@ -23,8 +23,8 @@ torch::Tensor lastLogits(const torch::Tensor &logits, std::int64_t rows) {
 } // namespace
 
 double keyedUniform(std::uint64_t key, std::int64_t index) {
-    const std::uint64_t bits =
-        mixGroupKey(mixGroupKey(key) ^ static_cast<std::uint64_t>(index) * 0xD1B54A32D192ED03ULL);
+    const std::uint64_t bits = mixSamplingKey(
+        mixSamplingKey(key) ^ static_cast<std::uint64_t>(index) * 0xD1B54A32D192ED03ULL);
     return (static_cast<double>(bits >> 11) + 0.5) / 9007199254740992.0; // 2^53
 }
 

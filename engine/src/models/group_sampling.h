@@ -22,6 +22,9 @@ sampleContinuations(CausalLmImpl &model, const std::vector<std::int64_t> &prompt
                     const std::vector<std::uint64_t> &row_keys, const SamplingOptions &options,
                     const torch::Device &device);
 
+// A 64-bit mix (SplitMix64's finalizer) for making row keys from a seed and counters.
+std::uint64_t mixSamplingKey(std::uint64_t value);
+
 // The uniform number in (0, 1) that row key `key` draws for its `index`-th token.
 double keyedUniform(std::uint64_t key, std::int64_t index);
 

@@ -13,15 +13,11 @@ namespace headroom::train {
 
 namespace {
 
-std::uint64_t mixRolloutKey(std::uint64_t value) {
-    value += 0x9E3779B97F4A7C15ULL;
-    value = (value ^ (value >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    value = (value ^ (value >> 27)) * 0x94D049BB133111EBULL;
-    return value ^ (value >> 31);
-}
-
+// A completion's sampling key: the run's seed, the step (0 for validation), the prompt, its place
+// in the group.
 std::uint64_t rolloutKey(std::uint64_t seed, std::uint64_t a, std::uint64_t b, std::uint64_t c) {
-    return mixRolloutKey(mixRolloutKey(mixRolloutKey(seed ^ a) ^ b) ^ c);
+    using models::mixSamplingKey;
+    return mixSamplingKey(mixSamplingKey(mixSamplingKey(seed ^ a) ^ b) ^ c);
 }
 
 // Up to `limit` bytes of a text on one line (cut on a character), for the log.
