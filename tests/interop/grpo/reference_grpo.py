@@ -1,18 +1,13 @@
-#!/ usr / bin / python3
-""
-    "Independent pure-torch reference for the GRPO loss on fixed completions and rewards.
+#!/usr/bin/python3
+"""Independent pure-torch reference for the GRPO loss on fixed completions and rewards.
 
-    / usr / bin /
-    python3 reference_grpo.py IN.safetensors OUT.safetensors
+    /usr/bin/python3 reference_grpo.py IN.safetensors OUT.safetensors
 
-        Follows Hugging Face TRL v0 .25.1(tag v0 .25.1,
-                                          commit 1cf8d56c06ce095aeaa92d0853fca68e5834a928),
-    trl / trainer / grpo_trainer.py, written from its math,
-    not copied :
+Follows Hugging Face TRL v0.25.1 (tag v0.25.1, commit 1cf8d56c06ce095aeaa92d0853fca68e5834a928),
+trl/trainer/grpo_trainer.py, written from its math, not copied:
 
-    _generate_and_score_completions()
-    : rewards grouped by num_generations consecutive completions;
-advantages = rewards - group mean; scale_rewards "group" divides by the group's std
+  _generate_and_score_completions(): rewards grouped by num_generations consecutive completions;
+      advantages = rewards - group mean; scale_rewards "group" divides by the group's std
       (torch.std, unbiased) + 1e-4, "batch" by the std of all rewards + 1e-4, "none" not at all.
       reward_std logged = the mean over completions of their group's std.
   _compute_loss() per micro-batch (per_device_train_batch_size completions):
@@ -27,8 +22,7 @@ advantages = rewards - group mean; scale_rewards "group" divides by the group's 
   their sum. kl and clip_ratio here are token means over the whole step (TRL logs one mean per
   micro-batch; equal for one micro-batch).
 
-IN:  logps, old_logps, ref_logps, mask F32 [N, T];
-rewards F32[N]; metadata: group_size,
+IN:  logps, old_logps, ref_logps, mask F32 [N, T]; rewards F32 [N]; metadata: group_size,
      micro_batch, loss_type, scale_rewards, beta, epsilon, epsilon_high, max_completion_length,
      use_old ("1": ratio against old_logps).
 OUT: advantages [N], loss [1], grad [N, T] (d loss / d logps), kl [1], clip_ratio [1],
