@@ -4,7 +4,8 @@
 #     55 M parameters): a group of GROUP completions sampled in lockstep through one KV cache, as
 #     a GRPO step samples them, against `generate` producing the same number one by one;
 #  2. the largest group under 2 GiB: a random Llama of Qwen2.5-0.5B's shape (24 layers, dim 896,
-#     14 heads / 2 key-value heads, SwiGLU 4864, vocabulary 151936, tied: 0.49 B parameters) held
+#     14 heads / 2 key-value heads, SwiGLU 4864, vocabulary 151936; make_llama.py writes an untied
+#     head, so 0.63 B parameters where Qwen2.5-0.5B ties it and has 0.49 B) held
 #     as NF4 with LoRA rank 16 on every linear layer; `estimate` predicts the peak of a GRPO step
 #     with memory.budget=2GiB for groups of 2..64 (micro-batch = the group, SEQ_LEN window,
 #     NEW_TOKENS completion tokens), and REAL=1 trains one step of the largest that fits,
@@ -64,7 +65,7 @@ settings=(--set train.objective=grpo --set "grpo.reward=regex:river" --set "mode
           --set train.checkpoint_every=0 --set "train.threads=$THREADS" --set train.steps=1
           --set data.max_prompt_len=$((SEQ_LEN - NEW_TOKENS)))
 echo
-echo "### The largest group under 2 GiB (0.49 B parameters, NF4 + LoRA r16, window $SEQ_LEN)"
+echo "### The largest group under 2 GiB (Qwen2.5-0.5B's shape, untied: 0.63 B, NF4 + LoRA r16, window $SEQ_LEN)"
 cat >estimate_row.py <<'PY'
 import json, sys
 e = json.load(sys.stdin)["estimate"]

@@ -200,6 +200,8 @@ void TestMemoryHistory::migratesVersion3File() {
                            "ALTER TABLE metrics DROP COLUMN ranks; "
                            "ALTER TABLE metrics DROP COLUMN padding_fraction; "
                            "ALTER TABLE metrics DROP COLUMN preference; "
+                           "ALTER TABLE metrics DROP COLUMN grpo; "
+                           "ALTER TABLE evaluations DROP COLUMN reward; "
                            "ALTER TABLE evaluations DROP COLUMN mrr_at_10; "
                            "ALTER TABLE evaluations DROP COLUMN recall_at_100; "
                            "PRAGMA user_version = 3"),

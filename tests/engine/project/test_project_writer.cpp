@@ -43,6 +43,16 @@ StepMetrics stepMetrics(std::int64_t step) {
     if (step % 3 == 0) { // a preference objective's figures
         m.preference = PreferenceStepMetrics{-40.5, -52.25, 0.75, -0.5, 1.25, 0.875};
     }
+    if (step % 4 == 1) { // online RL's figures (no KL: NaN is stored as null)
+        headroom::GrpoStepMetrics grpo;
+        grpo.reward_mean = 0.25 * static_cast<double>(step % 4);
+        grpo.reward_std = 0.375;
+        grpo.zero_std_fraction = 0.5;
+        grpo.completion_length = 17.5;
+        grpo.clip_ratio = 0.0625;
+        grpo.reward_terms = {{"exact:answer", 0.5}, {"format:<think>.*</think>", 0.125}};
+        m.grpo = grpo;
+    }
     if (step % 2 == 0) { // a distributed run's per-rank figures
         m.ranks = {{0, 1000u + static_cast<std::uint64_t>(step), 12.5},
                    {1, 900u + static_cast<std::uint64_t>(step), 11.25}};
@@ -76,6 +86,16 @@ void compareSteps(const StepMetrics &actual, const StepMetrics &expected) {
         QCOMPARE(actual.preference->rejected_rewards, expected.preference->rejected_rewards);
         QCOMPARE(actual.preference->reward_margin, expected.preference->reward_margin);
         QCOMPARE(actual.preference->reward_accuracy, expected.preference->reward_accuracy);
+    }
+    QCOMPARE(actual.grpo.has_value(), expected.grpo.has_value());
+    if (expected.grpo) {
+        QCOMPARE(actual.grpo->reward_mean, expected.grpo->reward_mean);
+        QCOMPARE(actual.grpo->reward_std, expected.grpo->reward_std);
+        QCOMPARE(actual.grpo->zero_std_fraction, expected.grpo->zero_std_fraction);
+        QCOMPARE(actual.grpo->completion_length, expected.grpo->completion_length);
+        QCOMPARE(actual.grpo->clip_ratio, expected.grpo->clip_ratio);
+        QVERIFY(std::isnan(actual.grpo->kl));
+        QVERIFY(actual.grpo->reward_terms == expected.grpo->reward_terms);
     }
     QCOMPARE(actual.ranks.size(), expected.ranks.size());
     for (std::size_t i = 0; i < expected.ranks.size(); ++i) {
