@@ -3,16 +3,17 @@
 #  1. sampling: grpo_benchmark on the mid-size random Llama (make_llama.py: 8 layers, dim 512,
 #     55 M parameters): a group of GROUP completions sampled in lockstep through one KV cache, as
 #     a GRPO step samples them, against `generate` producing the same number one by one;
-#  2. the largest group under 2 GiB: a random Llama of Qwen2.5-0.5B's shape (24 layers, dim 896,
-#     14 heads / 2 key-value heads, SwiGLU 4864, vocabulary 151936; make_llama.py writes an untied
-#     head, so 0.63 B parameters where Qwen2.5-0.5B ties it and has 0.49 B) held
-#     as NF4 with LoRA rank 16 on every linear layer; `estimate` predicts the peak of a GRPO step
-#     with memory.budget=2GiB for groups of 2..64 (micro-batch = the group, SEQ_LEN window,
-#     NEW_TOKENS completion tokens), and REAL=1 trains one step of the largest that fits,
-#     reporting its measured peak.
+#  2. groups under 2 GiB: a random Llama of Qwen2.5-0.5B's shape (24 layers, dim 896, 14 heads /
+#     2 key-value heads, SwiGLU 4864, vocabulary 151936; make_llama.py writes an untied head, so
+#     0.63 B parameters where Qwen2.5-0.5B ties it and has 0.49 B) held as NF4 with LoRA rank 16 on
+#     every linear layer, memory.budget=2GiB: `estimate` gives the plan (techniques, micro-batch x
+#     accumulation, predicted peak) for groups of 2..64 (SEQ_LEN window, NEW_TOKENS completion
+#     tokens); REAL=1 trains one step of group REAL_GROUP with its plan and reports the measured
+#     peak. A group is sampled and scored min(group, micro-batch) rows at a time, so its size is
+#     bounded by time, not memory.
 #
 #   tests/benchmarks/grpo.sh
-#   GROUP=8 NEW_TOKENS=64 SEQ_LEN=512 REAL=1 THREADS=2 tests/benchmarks/grpo.sh
+#   GROUP=8 NEW_TOKENS=64 SEQ_LEN=512 REAL=1 REAL_GROUP=8 THREADS=2 tests/benchmarks/grpo.sh
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
@@ -65,36 +66,40 @@ settings=(--set train.objective=grpo --set "grpo.reward=regex:river" --set "mode
           --set train.checkpoint_every=0 --set "train.threads=$THREADS" --set train.steps=1
           --set data.max_prompt_len=$((SEQ_LEN - NEW_TOKENS)))
 echo
-echo "### The largest group under 2 GiB (Qwen2.5-0.5B's shape, untied: 0.63 B, NF4 + LoRA r16, window $SEQ_LEN)"
-cat >estimate_row.py <<'PY'
+echo "### Groups under 2 GiB (Qwen2.5-0.5B's shape, untied: 0.63 B, NF4 + LoRA r16, window $SEQ_LEN)"
+cat >plan_row.py <<'PY'
 import json, sys
-e = json.load(sys.stdin)["estimate"]
-fits = "yes" if e["fits"] else "no"
-print("| %s | %d | %.0f MiB | %s |" % (sys.argv[1], e["micro_batch"], e["peak"] / 2**20, fits))
-sys.exit(0 if e["fits"] else 3)
+plan = json.load(sys.stdin)["plan"]
+e = plan["estimate"]
+print("| %s | %s | %d x %d | %.0f MiB | %s |" % (sys.argv[1], "yes" if plan["feasible"] else "no",
+      e["micro_batch"], e["accumulation"], e["peak"] / 2**20, plan["summary"]))
+with open("plan-%s.txt" % sys.argv[1], "w") as out:
+    out.write(" ".join("--set " + o for o in plan["overrides"]))
 PY
 cat >step_row.py <<'PY'
 import json, sys
 for line in sys.stdin:
     o = json.loads(line)
     if o.get("type") == "step":
-        print("measured peak %.0f MiB at micro-batch %d, %.0f s, completion length %.0f tokens"
-              % (o["mem_peak"] / 2**20, o["micro_batch"], o["elapsed_s"], o["completion_length"]))
+        print("measured peak %.0f MiB at micro-batch %d x %d, %.0f s, completion length %.0f tokens"
+              % (o["mem_peak"] / 2**20, o["micro_batch"], o["accumulation"], o["elapsed_s"],
+                 o["completion_length"]))
     elif "oom_recovered" in line:
         print("out-of-memory recovery: " + str(o.get("message")))
 PY
-echo "| group | micro-batch | predicted peak | fits 2 GiB |"
-echo "|---:|---:|---:|---|"
-largest=0
+echo "| group | fits | plan: micro-batch x accumulation | predicted peak | the plan |"
+echo "|---:|---|---:|---:|---|"
 for group in 2 4 8 16 32 64; do
   rm -f "g$group.headroom"
   "$CLI" new "g$group.headroom" --base qwen-shape --data prompts.jsonl "${settings[@]}" \
-    --set "grpo.group_size=$group" --set "train.micro_batch=$group" >/dev/null
-  "$CLI" estimate "g$group.headroom" --json | "$PYTHON" estimate_row.py "$group" &&
-    largest=$group || true
+    --set "grpo.group_size=$group" --set "train.micro_batch=$group" >/dev/null 2>&1
+  "$CLI" estimate "g$group.headroom" --json | "$PYTHON" plan_row.py "$group"
 done
-if [ "$REAL" = 1 ] && [ "$largest" -gt 0 ]; then
+REAL_GROUP="${REAL_GROUP:-8}"
+if [ "$REAL" = 1 ]; then
   echo
-  echo "One real step of group $largest:"
-  "$CLI" train "g$largest.headroom" --json 2>"g$largest.log" | "$PYTHON" step_row.py
+  echo "One real step of group $REAL_GROUP with its plan:"
+  # shellcheck disable=SC2046
+  "$CLI" train "g$REAL_GROUP.headroom" --json $(cat "plan-$REAL_GROUP.txt") \
+    2>"g$REAL_GROUP.log" | "$PYTHON" step_row.py
 fi
