@@ -119,6 +119,12 @@ RecordTokens tokenizeAsTraining(data::Record &record, bool newline_separator,
     if (record.instruction || record.pair) {
         return promptAndCompletion(record.prompt, record.text, tokenizer);
     }
+    if (record.prompt_only) { // grpo: the prompt alone, its completions are sampled
+        result.ids = tokenizer.encodeStart(record.prompt);
+        result.prompt_tokens = static_cast<std::int64_t>(result.ids.size());
+        result.characters = countCharacters(record.prompt);
+        return result;
+    }
     if (newline_separator) {
         record.text.push_back('\n');
         result.ids = tokenizer.encode(record.text);
@@ -225,8 +231,9 @@ TokenPreview measureTokens(const data::DataSpec &spec, const data::Tokenizer &to
             counts.push_back(count);
             special_tokens += std::count_if(tokens.ids.begin(), tokens.ids.end(),
                                             [&](std::int32_t id) { return speller.isSpecial(id); });
-            const bool keep_sample = static_cast<int>(preview.samples.size()) < limits.samples &&
-                                     (record.instruction || record.pair || !record.text.empty());
+            const bool keep_sample =
+                static_cast<int>(preview.samples.size()) < limits.samples &&
+                (record.instruction || record.pair || record.prompt_only || !record.text.empty());
             if (!keep_sample) {
                 continue;
             }
