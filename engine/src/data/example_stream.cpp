@@ -4,6 +4,7 @@
 #include "data/data_error.h"
 #include "data/document_packer.h"
 #include "data/preference_pairs.h"
+#include "data/prompt_examples.h"
 #include "data/record_reader.h"
 #include "data/split.h"
 #include "data/state_codec.h"
@@ -162,7 +163,6 @@ struct ExampleStream::Impl {
     bool produce(Example &out);
     void instructionExample(Example &out);
     bool chatExample(Example &out);
-    void promptExample(Example &out);
     void padToWindow(Example &out) const;
     void retrievalExample(Example &out);
     void appendSegment(Example &out, const std::string &text);
@@ -243,7 +243,7 @@ bool ExampleStream::Impl::produce(Example &out) {
             return true;
         }
         if (record.prompt_only) {
-            promptExample(out);
+            counts.tokens += promptExample(*tokenizer, spec, record, out, counts.pairs);
             out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
             ++counts.examples;
             return true;
@@ -313,40 +313,6 @@ void ExampleStream::Impl::instructionExample(Example &out) {
     }
     out.prompt_tokens = static_cast<std::int32_t>(prompt);
     out.real_tokens = static_cast<std::int32_t>(real);
-}
-
-// A prompt of online RL: its text with the begin-of-text the tokenizer adds, or its messages
-// rendered through the chat template with the assistant's header after them (tokenized
-// without added specials: the template writes them). Only the prompt's last max_prompt_len
-// tokens are kept (TRL keeps the end), and at most seq_len, so a completion has room.
-void ExampleStream::Impl::promptExample(Example &out) {
-    if (record.conversation) {
-        if (!spec.chat_data) {
-            throw DataError(spec.path, record.line,
-                            "a conversational prompt, but there is no chat template to render "
-                            "it: the base model folder has none; set data.chat_template=chatml "
-                            "or a template file");
-        }
-        try {
-            out.tokens = tokenizer->encode(
-                spec.chat_data->chat_template.render(*record.conversation, true).text);
-        } catch (const chat::ConversationError &error) {
-            throw DataError(spec.path, record.line, error.what());
-        }
-    } else {
-        out.tokens = tokenizer->encodeStart(record.prompt);
-    }
-    counts.tokens += static_cast<std::int64_t>(out.tokens.size());
-    std::int64_t keep = spec.seq_len;
-    if (spec.max_prompt_len > 0) {
-        keep = std::min(keep, spec.max_prompt_len);
-    }
-    if (static_cast<std::int64_t>(out.tokens.size()) > keep) {
-        out.tokens.erase(out.tokens.begin(), out.tokens.end() - static_cast<std::ptrdiff_t>(keep));
-        ++counts.pairs.prompts_cut;
-    }
-    out.prompt_tokens = out.real_tokens = static_cast<std::int32_t>(out.tokens.size());
-    out.record = std::move(record.json);
 }
 
 // One example per conversation, rendered through the chat template: the trained tokens are the
