@@ -33,6 +33,8 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <optional>
+
 using headroom::ui::ConfigWizard;
 using test_support::writeFile;
 
@@ -67,6 +69,9 @@ private:
     // Hardware with the defaults, then the data page with the corpus and `base`.
     bool toDataPage(ConfigWizard &wizard, const QString &base);
     bool next(ConfigWizard &wizard);
+    // From the data page through the remaining pages to Finish: the created project's config,
+    // nothing when a page or the creation failed.
+    std::optional<headroom::Config> finishProject(ConfigWizard &wizard, const QString &name);
 
     QTemporaryDir dir_;
     QString corpus_;
@@ -458,6 +463,24 @@ void TestPretrainedWizard::preferencePairsNeedAPretrainedModel() {
     QVERIFY(!wizard.button(QWizard::NextButton)->isEnabled());
 }
 
+std::optional<headroom::Config> TestPretrainedWizard::finishProject(ConfigWizard &wizard,
+                                                                    const QString &name) {
+    for (int page = 0; page < 3; ++page) {
+        if (!next(wizard)) {
+            return std::nullopt;
+        }
+    }
+    wizard.reviewPage()->setProjectPath(dir_.filePath(name));
+    QSignalSpy accepted(&wizard, &QDialog::accepted);
+    wizard.button(QWizard::FinishButton)->click();
+    if (!accepted.wait(kTimeout)) {
+        qWarning() << wizard.reviewPage()->errorText();
+        return std::nullopt;
+    }
+    return headroom::Config::fromJson(
+        headroom::Project::open(wizard.projectPath().toStdString()).configJson());
+}
+
 // KTO's unpaired records (a boolean "label"): the page offers KTO alone, and the project
 // trains with it.
 void TestPretrainedWizard::unpairedRecordsOfferKto() {
@@ -480,16 +503,9 @@ void TestPretrainedWizard::unpairedRecordsOfferKto() {
     QVERIFY(objective->isVisible());
     QCOMPARE(objective->count(), 1);
     QCOMPARE(objective->currentData().toString(), QString("kto"));
-    QVERIFY(next(wizard));
-    QVERIFY(next(wizard));
-    QVERIFY(next(wizard));
-    wizard.reviewPage()->setProjectPath(dir_.filePath("kto.headroom"));
-    QSignalSpy accepted(&wizard, &QDialog::accepted);
-    wizard.button(QWizard::FinishButton)->click();
-    QVERIFY2(accepted.wait(kTimeout), qPrintable(wizard.reviewPage()->errorText()));
-    const headroom::Config config = headroom::Config::fromJson(
-        headroom::Project::open(wizard.projectPath().toStdString()).configJson());
-    QCOMPARE(QString::fromStdString(config.text("train.objective")), QString("kto"));
+    const std::optional<headroom::Config> config = finishProject(wizard, "kto.headroom");
+    QVERIFY(config);
+    QCOMPARE(QString::fromStdString(config->text("train.objective")), QString("kto"));
 }
 
 // Prompts without completions: the page offers GRPO and asks for the reward, which it checks
@@ -523,20 +539,13 @@ void TestPretrainedWizard::promptsOfferGrpoWithAReward() {
     QVERIFY(!next_button->isEnabled());
     reward->setText("exact:answer,regex:\\?*0.1");
     QVERIFY2(reward->problem().isEmpty(), qPrintable(reward->problem()));
-    QVERIFY(next(wizard));
-    QVERIFY(next(wizard));
-    QVERIFY(next(wizard));
-    wizard.reviewPage()->setProjectPath(dir_.filePath("grpo.headroom"));
-    QSignalSpy accepted(&wizard, &QDialog::accepted);
-    wizard.button(QWizard::FinishButton)->click();
-    QVERIFY2(accepted.wait(kTimeout), qPrintable(wizard.reviewPage()->errorText()));
-    const headroom::Config config = headroom::Config::fromJson(
-        headroom::Project::open(wizard.projectPath().toStdString()).configJson());
-    QCOMPARE(QString::fromStdString(config.text("train.objective")), QString("grpo"));
-    QCOMPARE(QString::fromStdString(config.text("grpo.reward")),
+    const std::optional<headroom::Config> config = finishProject(wizard, "grpo.headroom");
+    QVERIFY(config);
+    QCOMPARE(QString::fromStdString(config->text("train.objective")), QString("grpo"));
+    QCOMPARE(QString::fromStdString(config->text("grpo.reward")),
              QString("exact:answer,regex:\\?*0.1"));
-    QCOMPARE(config.integer("train.micro_batch") * config.integer("train.accumulation") %
-                 config.integer("grpo.group_size"),
+    QCOMPARE(config->integer("train.micro_batch") * config->integer("train.accumulation") %
+                 config->integer("grpo.group_size"),
              std::int64_t{0});
 }
 
