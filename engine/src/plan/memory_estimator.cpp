@@ -106,12 +106,11 @@ void applyDistributed(const Config &config, std::int64_t trainable, MemoryEstima
 
 // Preference objectives: the rows of a pair, and the frozen reference copy a full fine-tune
 // compares with for dpo and ipo (with LoRA the base itself is the reference: no bytes).
-// GRPO: the sampling before the step's passes holds a KV cache of min(group, micro_batch) rows
-// over the whole window (and their logits), released before the training passes; a full
+// GRPO: the sampling before the step's passes holds a KV cache of a whole group's rows over the
+// whole window (and their logits), released before the training passes; a full
 // fine-tune with a KL penalty keeps a frozen fp32 copy of the base as its reference.
 void applyGrpo(const Config &config, const ModelFacts &facts, MemoryEstimate &estimate) {
-    const std::int64_t rows =
-        std::min(config.integer("grpo.group_size"), config.integer("train.micro_batch"));
+    const std::int64_t rows = config.integer("grpo.group_size");
     std::uint64_t cache = 0;
     if (facts.pretrained) {
         const PretrainedArchitecture &model = *facts.pretrained;

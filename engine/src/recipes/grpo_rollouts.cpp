@@ -1,6 +1,7 @@
 #include "recipes/grpo_rollouts.h"
 
 #include "data/utf8.h"
+#include "memory/oom.h"
 #include "models/group_sampling.h"
 #include "models/lora.h"
 #include "tokenizers/unicode.h"
@@ -44,7 +45,8 @@ GrpoRollouts::GrpoRollouts(GrpoOptions options, rewards::RewardSet rewards,
                            std::int64_t bnpo_block, std::uint64_t seed)
     : options_(std::move(options)), rewards_(std::move(rewards)), reference_(std::move(reference)),
       tokenizer_(tokenizer), eos_ids_(std::move(eos_ids)), seq_len_(seq_len),
-      bnpo_block_(bnpo_block), seed_(seed) {}
+      bnpo_block_(bnpo_block), seed_(seed),
+      sampling_rows_(static_cast<std::size_t>(options_.group_size)) {}
 
 void GrpoRollouts::moveTo(const torch::Device &device) {
     if (reference_) {
@@ -60,9 +62,29 @@ std::string GrpoRollouts::describe() const {
     return text + rewards::formatRewardSpec(rewards_.terms());
 }
 
+// Sampling runs in eval mode; the policy trains again afterwards, also when sampling threw (the
+// step's replay needs its activation checkpointing).
+class ScopedEvalMode {
+public:
+    explicit ScopedEvalMode(models::CausalLmImpl &model)
+        : model_(model), was_training_(model.is_training()) {
+        model_.eval();
+    }
+    ~ScopedEvalMode() {
+        if (was_training_) {
+            model_.train();
+        }
+    }
+    ScopedEvalMode(const ScopedEvalMode &) = delete;
+    ScopedEvalMode &operator=(const ScopedEvalMode &) = delete;
+
+private:
+    models::CausalLmImpl &model_;
+    bool was_training_;
+};
+
 std::vector<std::vector<GrpoRollouts::Completion>> GrpoRollouts::sampleGroups(
     models::CausalLmImpl &policy, const std::vector<const data::Example *> &prompts,
-    std::size_t rows_at_once,
     const std::function<std::uint64_t(const data::Example &, std::size_t)> &key_of,
     const torch::Device &device) {
     models::SamplingOptions sampling;
@@ -71,8 +93,7 @@ std::vector<std::vector<GrpoRollouts::Completion>> GrpoRollouts::sampleGroups(
     sampling.top_p = options_.top_p;
     sampling.eos_ids = eos_ids_;
     const auto group = static_cast<std::size_t>(options_.group_size);
-    const bool was_training = policy.is_training();
-    policy.eval();
+    const ScopedEvalMode sampling_mode(policy);
     std::vector<std::vector<Completion>> groups(prompts.size());
     std::vector<rewards::Sample> samples;
     for (std::size_t p = 0; p < prompts.size(); ++p) {
@@ -85,14 +106,26 @@ std::vector<std::vector<GrpoRollouts::Completion>> GrpoRollouts::sampleGroups(
         // Byte-level ids may cut a character: the rewards and the log get valid UTF-8.
         const std::string prompt_text = tokenizers::utf8Lossy(
             tokenizer_.decode({prompt.tokens.begin(), prompt.tokens.begin() + prompt.real_tokens}));
-        for (std::size_t first = 0; first < group; first += rows_at_once) {
+        for (std::size_t first = 0; first < group;) {
+            const std::size_t rows = std::min(sampling_rows_, group - first);
             std::vector<std::uint64_t> keys;
-            for (std::size_t member = first; member < std::min(group, first + rows_at_once);
-                 ++member) {
+            for (std::size_t member = first; member < first + rows; ++member) {
                 keys.push_back(key_of(prompt, member));
             }
-            for (std::vector<std::int64_t> &ids :
-                 models::sampleContinuations(policy, prompt_ids, keys, sampling, device)) {
+            std::vector<std::vector<std::int64_t>> continuations;
+            try {
+                continuations =
+                    models::sampleContinuations(policy, prompt_ids, keys, sampling, device);
+            } catch (const std::exception &error) {
+                if (!memory::isOutOfMemory(error) || sampling_rows_ <= 1) {
+                    throw; // the trainer's out-of-memory recovery takes it from here
+                }
+                // Fewer rows at a time sample the same completions (keyed draws).
+                sampling_rows_ = std::max<std::size_t>(1, sampling_rows_ / 2);
+                continue;
+            }
+            first += rows;
+            for (std::vector<std::int64_t> &ids : continuations) {
                 Completion completion;
                 completion.ids = std::move(ids);
                 std::vector<std::int32_t> text_ids(completion.ids.begin(), completion.ids.end());
@@ -107,9 +140,6 @@ std::vector<std::vector<GrpoRollouts::Completion>> GrpoRollouts::sampleGroups(
                 groups[p].push_back(std::move(completion));
             }
         }
-    }
-    if (was_training) {
-        policy.train();
     }
     const std::vector<std::vector<double>> scores = rewards_.score(samples);
     const std::vector<double> combined = rewards_.combine(scores);
@@ -176,7 +206,7 @@ std::vector<data::Example> GrpoRollouts::expand(models::CausalLmImpl &policy,
     }
     const auto step_key = static_cast<std::uint64_t>(step);
     const std::vector<std::vector<Completion>> groups = sampleGroups(
-        policy, prompt_list, rows_at_once,
+        policy, prompt_list,
         [&](const data::Example &prompt, std::size_t member) {
             return rolloutKey(seed_, step_key, prompt.id, member);
         },
@@ -293,7 +323,7 @@ void GrpoRollouts::evaluate(models::CausalLmImpl &policy, const ExampleBatch &pr
                             EvalTotals &totals, const torch::Device &device) {
     const std::vector<const data::Example *> prompt_list(prompts.begin(), prompts.end());
     const std::vector<std::vector<Completion>> groups = sampleGroups(
-        policy, prompt_list, static_cast<std::size_t>(options_.group_size),
+        policy, prompt_list,
         [&](const data::Example &prompt, std::size_t member) {
             return rolloutKey(seed_ ^ 0x5EEDULL, 0, data::exampleOrdinal(prompt.id), member);
         },

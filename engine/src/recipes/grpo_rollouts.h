@@ -1,7 +1,7 @@
 // A GRPO step's rollouts: each prompt's group of completions sampled from the policy with the
 // KV cache, scored by the rewards, turned into advantages, and (with a KL penalty) the
-// reference's token log-probabilities; then the
-// micro-batches' losses over those completions, and the step's figures.
+// reference's token log-probabilities; then the micro-batches' losses over those completions,
+// and the step's figures.
 #pragma once
 
 #include "models/causal_lm.h"
@@ -60,10 +60,10 @@ private:
         std::vector<double> term_rewards;
         std::string text;
     };
-    // Samples and scores the groups of `prompts`, row keys from `key_of(prompt, member)`.
+    // Samples and scores the groups of `prompts`, row keys from `key_of(prompt, member)`,
+    // sampling_rows_ rows at a time (halved after an out-of-memory error there, down to 1).
     std::vector<std::vector<Completion>>
     sampleGroups(models::CausalLmImpl &policy, const std::vector<const data::Example *> &prompts,
-                 std::size_t rows_at_once,
                  const std::function<std::uint64_t(const data::Example &, std::size_t)> &key_of,
                  const torch::Device &device);
     // The token log-probabilities of each row's completion, by `model` (or the policy with its
@@ -83,6 +83,9 @@ private:
     std::int64_t seq_len_;
     std::int64_t bnpo_block_;
     std::uint64_t seed_;
+    // Rows sampled at once: a whole group, unless sampling ran out of memory. A group's KV cache
+    // is far smaller than a training pass over it, so this does not follow the micro-batch.
+    std::size_t sampling_rows_;
 
     // The current step's rollouts.
     std::int64_t step_ = -1;
