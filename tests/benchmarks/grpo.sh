@@ -9,7 +9,7 @@
 #     every linear layer, memory.budget=2GiB: `estimate` gives the plan (techniques, micro-batch x
 #     accumulation, predicted peak) for groups of 2..64 (SEQ_LEN window, NEW_TOKENS completion
 #     tokens); REAL=1 trains one step of group REAL_GROUP with its plan and reports the measured
-#     peak. A group is sampled and scored min(group, micro-batch) rows at a time, so its size is
+#     peak. A group is sampled whole and scored micro-batch rows at a time, so its size is
 #     bounded by time, not memory.
 #
 #   tests/benchmarks/grpo.sh
