@@ -53,11 +53,11 @@ Options parse(int argc, char **argv) {
             continue;
         }
         std::int64_t *target = key == "--group"        ? &options.group
-                                : key == "--prompt"     ? &options.prompt
-                                : key == "--new-tokens" ? &options.new_tokens
-                                : key == "--repeats"    ? &options.repeats
-                                : key == "--threads"    ? &options.threads
-                                                        : nullptr;
+                               : key == "--prompt"     ? &options.prompt
+                               : key == "--new-tokens" ? &options.new_tokens
+                               : key == "--repeats"    ? &options.repeats
+                               : key == "--threads"    ? &options.threads
+                                                       : nullptr;
         if (target == nullptr) {
             throw std::invalid_argument("unknown option " + key);
         }
