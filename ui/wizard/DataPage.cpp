@@ -117,8 +117,7 @@ DataPage::DataPage(WizardSettings &settings, QWidget *parent)
     objective_ = new ObjectiveBox(this); // shown for preference data (updateObjectiveRow)
     objective_label_ = addBuddyRow(form, tr("&Objective:"), objective_, this);
     reward_ = new RewardField(this); // shown for prompts (updateObjectiveRow)
-    reward_label_ = buddyLabel(tr("&Reward:"), reward_->edit(), this);
-    form->addRow(reward_label_, reward_);
+    form->addRow(reward_->label(), reward_);
 
     retrieval_format_ = new QLabel(
         tr("Retrieval data: a JSON array or a JSONL file (one object per line) of records with "
@@ -253,8 +252,7 @@ void DataPage::updateObjectiveRow() {
     const bool offered = offersObjective();
     objective_label_->setVisible(offered);
     objective_->setVisible(offered);
-    reward_label_->setVisible(offered && objective_->isGrpo());
-    reward_->setVisible(offered && objective_->isGrpo());
+    reward_->setRowVisible(offered && objective_->isGrpo());
     packing_->setVisible(isLanguageModel() && !offered);
 }
 

@@ -107,8 +107,7 @@ private:
     QCheckBox *packing_ = nullptr; // data.packing, language models only
     QLabel *objective_label_ = nullptr;
     ObjectiveBox *objective_ = nullptr; // train.objective, for preference data and prompts
-    QLabel *reward_label_ = nullptr;
-    RewardField *reward_ = nullptr; // grpo.reward, for prompts
+    RewardField *reward_ = nullptr;     // grpo.reward, for prompts
     QLabel *summary_ = nullptr;
     QLabel *status_ = nullptr;
     QPlainTextEdit *preview_ = nullptr;

@@ -1,6 +1,7 @@
 #include "RewardField.h"
 
 #include "WizardColors.h"
+#include "WizardForms.h"
 
 #include <headroom/config.h>
 
@@ -21,6 +22,7 @@ RewardField::RewardField(QWidget *parent) : QWidget(parent) {
            "completion matches; exact:FIELD 1 when its final number equals the record's FIELD; "
            "length:N 1 at N tokens; command:CMD a program reading JSON lines, printing one "
            "reward per line."));
+    label_ = buddyLabel(tr("&Reward:"), edit_, parent);
     verdict_ = new QLabel(this);
     verdict_->setObjectName(QStringLiteral("rewardVerdict"));
     verdict_->setWordWrap(true);
@@ -33,6 +35,11 @@ RewardField::RewardField(QWidget *parent) : QWidget(parent) {
         Q_EMIT changed();
     });
     check();
+}
+
+void RewardField::setRowVisible(bool visible) {
+    label_->setVisible(visible);
+    setVisible(visible);
 }
 
 QString RewardField::text() const {

@@ -22,6 +22,10 @@ public:
     // Why the text cannot be used; empty when it can.
     QString problem() const;
     QLineEdit *edit() const { return edit_; }
+    // "Reward:", the field's form label (its buddy the line edit).
+    QLabel *label() const { return label_; }
+    // Shows or hides the field with its label.
+    void setRowVisible(bool visible);
 
 Q_SIGNALS:
     void changed();
@@ -30,6 +34,7 @@ private:
     void check();
 
     QLineEdit *edit_;
+    QLabel *label_;
     QLabel *verdict_;
     QString problem_;
 };

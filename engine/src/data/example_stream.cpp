@@ -161,6 +161,12 @@ struct ExampleStream::Impl {
     }
 
     bool produce(Example &out);
+    // The current record's example is ready: its id, counted.
+    bool recordExample(Example &out) {
+        out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
+        ++counts.examples;
+        return true;
+    }
     void instructionExample(Example &out);
     bool chatExample(Example &out);
     void padToWindow(Example &out) const;
@@ -221,15 +227,11 @@ bool ExampleStream::Impl::produce(Example &out) {
         ++counts.split_records;
         if (spec.retrieval) {
             retrievalExample(out);
-            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
-            ++counts.examples;
-            return true;
+            return recordExample(out);
         }
         if (encoder) {
             encoder->encode(record.fields, record.line, out);
-            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
-            ++counts.examples;
-            return true;
+            return recordExample(out);
         }
         if (record.pair) {
             if (!preferenceExample(*tokenizer, spec, record, out, counts.pairs)) {
@@ -238,15 +240,11 @@ bool ExampleStream::Impl::produce(Example &out) {
             counts.tokens += out.real_tokens + out.rejected.front().real_tokens;
             padToWindow(out);
             padToWindow(out.rejected.front());
-            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
-            ++counts.examples;
-            return true;
+            return recordExample(out);
         }
         if (record.prompt_only) {
             counts.tokens += promptExample(*tokenizer, spec, record, out, counts.pairs);
-            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
-            ++counts.examples;
-            return true;
+            return recordExample(out);
         }
         if (record.conversation || record.instruction) {
             if (!record.conversation) {
@@ -261,9 +259,7 @@ bool ExampleStream::Impl::produce(Example &out) {
                 continue;
             }
             padToWindow(out);
-            out.id = makeExampleId(epoch, static_cast<std::uint64_t>(record.ordinal));
-            ++counts.examples;
-            return true;
+            return recordExample(out);
         }
         std::vector<std::int32_t> tokens;
         if (newline_separator) {

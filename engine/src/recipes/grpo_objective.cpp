@@ -115,6 +115,10 @@ std::vector<double> completionWeights(const std::vector<std::int64_t> &tokens, G
     }
     const auto block = static_cast<std::size_t>(std::max<std::int64_t>(1, bnpo_block));
     const std::size_t blocks = (tokens.size() + block - 1) / block;
+    std::vector<double> block_tokens(blocks, 0.0);
+    for (std::size_t i = 0; i < tokens.size(); ++i) {
+        block_tokens[i / block] += static_cast<double>(tokens[i]);
+    }
     for (std::size_t i = 0; i < tokens.size(); ++i) {
         const double own = std::max<double>(1, static_cast<double>(tokens[i]));
         switch (type) {
@@ -127,15 +131,9 @@ std::vector<double> completionWeights(const std::vector<std::int64_t> &tokens, G
         case GrpoLossType::DrGrpo:
             weights[i] = 1 / (completions * static_cast<double>(max_new_tokens));
             break;
-        case GrpoLossType::Bnpo: {
-            const std::size_t first = i / block * block;
-            double block_tokens = 0;
-            for (std::size_t j = first; j < std::min(tokens.size(), first + block); ++j) {
-                block_tokens += static_cast<double>(tokens[j]);
-            }
-            weights[i] = 1 / (std::max(1.0, block_tokens) * static_cast<double>(blocks));
+        case GrpoLossType::Bnpo:
+            weights[i] = 1 / (std::max(1.0, block_tokens[i / block]) * static_cast<double>(blocks));
             break;
-        }
         }
     }
     return weights;
@@ -151,17 +149,26 @@ GrpoTerms grpoTerms(const GrpoOptions &options, const GrpoInputs &inputs) {
     torch::Tensor token_losses = -torch::min(ratio * advantages, clipped * advantages);
     GrpoTerms terms;
     const torch::Tensor &mask = inputs.mask;
+    torch::Tensor kl_sum = torch::zeros({}, mask.options());
     if (options.beta != 0 && inputs.ref_logps.defined()) {
         const torch::Tensor difference = inputs.ref_logps - logps;
         const torch::Tensor kl = torch::exp(difference) - difference - 1;
         token_losses = token_losses + options.beta * kl;
-        terms.kl_sum = (kl.detach() * mask).sum().item<double>();
+        kl_sum = (kl.detach() * mask).sum();
     }
     terms.loss = (token_losses * mask * inputs.weights.unsqueeze(1)).sum();
     const torch::Tensor region = ((ratio < 1 - options.epsilon) & (advantages < 0)) |
                                  ((ratio > 1 + options.epsilon_high) & (advantages > 0));
-    terms.clipped_sum = (region.to(mask.dtype()) * mask).sum().item<double>();
-    terms.token_count = mask.sum().item<double>();
+    // The figures reach the host in one copy (this runs in every micro-batch of a step).
+    const torch::Tensor figures =
+        torch::stack({kl_sum.to(torch::kFloat64),
+                      (region.to(mask.dtype()) * mask).sum().to(torch::kFloat64),
+                      mask.sum().to(torch::kFloat64)})
+            .cpu();
+    const double *values = figures.data_ptr<double>();
+    terms.kl_sum = values[0];
+    terms.clipped_sum = values[1];
+    terms.token_count = values[2];
     return terms;
 }
 

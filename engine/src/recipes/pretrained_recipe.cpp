@@ -322,10 +322,9 @@ makeRollouts(const Config &config, const GrpoOptions &grpo, const models::Causal
     rewards::RewardOptions reward_options;
     reward_options.answer_pattern = grpo.answer_pattern;
     reward_options.command_timeout_s = grpo.reward_timeout_s;
-    std::vector<rewards::RewardTerm> terms;
+    std::optional<rewards::RewardSet> rewards;
     try {
-        terms = rewards::parseRewardSpec(grpo.reward);
-        rewards::RewardSet checked(terms, reward_options);
+        rewards.emplace(rewards::parseRewardSpec(grpo.reward), reward_options);
     } catch (const std::invalid_argument &error) {
         throw ConfigError(error.what());
     }
@@ -340,9 +339,8 @@ makeRollouts(const Config &config, const GrpoOptions &grpo, const models::Causal
             loadReferenceCopy(options, folder, architecture, models::BaseFormat::Fp32, progress);
     }
     return std::make_unique<GrpoRollouts>(
-        grpo, rewards::RewardSet(std::move(terms), reward_options), std::move(reference),
-        *tokenizer, std::move(eos_ids), config.integer("model.seq_len"),
-        config.integer("train.micro_batch"),
+        grpo, std::move(*rewards), std::move(reference), *tokenizer, std::move(eos_ids),
+        config.integer("model.seq_len"), config.integer("train.micro_batch"),
         static_cast<std::uint64_t>(config.integer("train.seed")));
 }
 
