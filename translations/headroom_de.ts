@@ -1214,10 +1214,6 @@
         <source>&amp;Objective:</source>
         <translation>&amp;Ziel:</translation>
     </message>
-    <message>
-        <source>&amp;Reward:</source>
-        <translation>&amp;Belohnung:</translation>
-    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -3270,6 +3266,10 @@ Auf der GPU belegt: %3</translation>
     <message>
         <source>Each prompt gets a group of sampled completions; the better-rewarded ones in its group are reinforced.</source>
         <translation>Jeder Prompt erhält eine Gruppe gezogener Vervollständigungen; die besser belohnten seiner Gruppe werden verstärkt.</translation>
+    </message>
+    <message>
+        <source>&amp;Reward:</source>
+        <translation>&amp;Belohnung:</translation>
     </message>
 </context>
 <context>

@@ -1205,10 +1205,6 @@
         <source>&amp;Objective:</source>
         <translation>目标(&amp;O)：</translation>
     </message>
-    <message>
-        <source>&amp;Reward:</source>
-        <translation>奖励(&amp;R)：</translation>
-    </message>
 </context>
 <context>
     <name>headroom::ui::EmptyProjectView</name>
@@ -3256,6 +3252,10 @@ GPU 上分配：%3</translation>
     <message>
         <source>Each prompt gets a group of sampled completions; the better-rewarded ones in its group are reinforced.</source>
         <translation>每个提示得到一组采样补全；组内奖励较高的补全会被强化。</translation>
+    </message>
+    <message>
+        <source>&amp;Reward:</source>
+        <translation>奖励(&amp;R)：</translation>
     </message>
 </context>
 <context>
